@@ -1,0 +1,27 @@
+import type { Role } from '../generated/prisma/enums.js';
+
+export type { Role };
+
+/** Roles from least to most powerful; a role can do everything the roles before it can. */
+export const ROLES: readonly Role[] = ['viewer', 'member', 'manager', 'admin', 'owner'];
+
+export function roleAtLeast(role: Role, minimum: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(minimum);
+}
+
+export type CredentialKind = 'pat' | 'oauth' | 'session';
+
+/** A signed-in user acting through one credential. */
+export interface UserPrincipal {
+  kind: 'user';
+  userId: string;
+  credential: { kind: CredentialKind; id: string };
+  /** The organization this request acts in, with the user's current role there. */
+  org: { id: string; role: Role } | null;
+  /** PATs and OAuth tokens are bound to one organization and never see another. */
+  orgBound: boolean;
+}
+
+export type Principal = { kind: 'anonymous' } | UserPrincipal;
+
+export const anonymous: Principal = { kind: 'anonymous' };

@@ -1,0 +1,129 @@
+// npm run admin -- <command> [options]: operator commands against DATABASE_URL.
+import { parseArgs } from 'node:util';
+import { mintApiKey } from '../auth/api-keys.js';
+import { ROLES, type Role } from '../auth/principal.js';
+import type { Db } from '../db/client.js';
+import { withDatabase } from './open.js';
+import { addMember, createOrganization, createProject, createUser } from './operations.js';
+
+const HELP = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  create-user     --email E --name N --username U [--password P]
+  create-org      --name N --slug S [--public]
+  add-member      --org ORG --user USER --role ${ROLES.join('|')}   (also changes a role)
+  remove-member   --org ORG --user USER                     (deletes their API keys in ORG)
+  create-project  --org ORG --name N --key KEY
+  create-key      --org ORG --user USER --name N [--expires-at ISO-8601]
+                  prints the token once; only its hash is stored
+  revoke-key      --id KEY_ID
+  list            organizations, members and projects
+
+ORG is an organization id or slug; USER a user id, username or e-mail.
+DATABASE_URL selects the database, as for the server (default: the embedded ./data).`;
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    help: { type: 'boolean', short: 'h' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    username: { type: 'string' },
+    password: { type: 'string' },
+    slug: { type: 'string' },
+    public: { type: 'boolean' },
+    org: { type: 'string' },
+    user: { type: 'string' },
+    role: { type: 'string' },
+    key: { type: 'string' },
+    id: { type: 'string' },
+    'expires-at': { type: 'string' },
+  },
+});
+
+class UsageError extends Error {}
+
+function need(name: keyof typeof values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+
+async function findOrg(db: Db, ref: string) {
+  const org = await db.organization.findFirst({ where: isUuid(ref) ? { id: ref } : { slug: ref } });
+  if (!org) throw new UsageError(`no organization ${ref}`);
+  return org;
+}
+
+async function findUser(db: Db, ref: string) {
+  const user = await db.user.findFirst({
+    where: isUuid(ref) ? { id: ref } : ref.includes('@') ? { email: ref.toLowerCase() } : { username: ref },
+  });
+  if (!user) throw new UsageError(`no user ${ref}`);
+  return user;
+}
+
+function role(): Role {
+  const value = need('role');
+  if (!(ROLES as readonly string[]).includes(value)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  return value as Role;
+}
+
+const commands: Record<string, (db: Db) => Promise<unknown>> = {
+  'create-user': (db) =>
+    createUser(db, { email: need('email'), name: need('name'), username: need('username'), password: values.password }),
+  'create-org': (db) => createOrganization(db, { name: need('name'), slug: need('slug'), isPublic: values.public }),
+  'add-member': async (db) => {
+    const [org, user] = [await findOrg(db, need('org')), await findUser(db, need('user'))];
+    return addMember(db, { orgId: org.id, userId: user.id, role: role() });
+  },
+  'remove-member': async (db) => {
+    const [org, user] = [await findOrg(db, need('org')), await findUser(db, need('user'))];
+    return db.membership.delete({ where: { orgId_userId: { orgId: org.id, userId: user.id } } });
+  },
+  'create-project': async (db) => createProject(db, { orgId: (await findOrg(db, need('org'))).id, name: need('name'), key: need('key') }),
+  'create-key': async (db) => {
+    const [org, user] = [await findOrg(db, need('org')), await findUser(db, need('user'))];
+    const expiresAt = values['expires-at'] ? new Date(values['expires-at']) : null;
+    if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires-at must be an ISO 8601 date');
+    const member = await db.membership.findUnique({ where: { orgId_userId: { orgId: org.id, userId: user.id } } });
+    if (!member) throw new UsageError(`${user.username} is not a member of ${org.slug}`);
+    const { key, token } = await mintApiKey(db, { userId: user.id, orgId: org.id, name: need('name'), expiresAt });
+    return { id: key.id, name: key.name, org_id: key.orgId, user_id: key.userId, expires_at: key.expiresAt, token };
+  },
+  'revoke-key': (db) => db.apiKey.update({ where: { id: need('id') }, data: { revokedAt: new Date() }, select: { id: true, revokedAt: true } }),
+  list: (db) =>
+    db.organization.findMany({
+      orderBy: { slug: 'asc' },
+      select: {
+        id: true,
+        slug: true,
+        name: true,
+        memberships: { select: { role: true, user: { select: { username: true, email: true } } } },
+        projects: { select: { id: true, key: true, name: true } },
+      },
+    }),
+};
+
+const command = positionals[0];
+if (values.help || !command) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(command || values.help ? 0 : 2);
+}
+const run = commands[command];
+if (!run) {
+  process.stderr.write(`Unknown command ${command}.\n\n${HELP}\n`);
+  process.exit(2);
+}
+await withDatabase(async (db) => {
+  try {
+    const result = await run(db.prisma);
+    process.stdout.write(`${JSON.stringify(result, (k, v) => (k === 'passwordHash' || k === 'tokenHash' ? undefined : v), 2)}\n`);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exitCode = 2;
+  }
+});

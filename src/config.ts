@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const databaseUrl = z
+  .string()
+  .refine((v) => /^(file:.+|memory:\/\/.*|postgres(ql)?:\/\/.+)$/.test(v), {
+    message: 'must be file:<dir>, memory://, postgres://... or postgresql://...',
+  });
+
+/** Every variable the service reads, with its default. The README documents each one. */
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine((u) => !/[?#]/.test(u), { message: 'must not have a query or fragment' })
+    .optional(),
+  DATABASE_URL: databaseUrl.optional(),
+  MIGRATE_ON_START: bool.default(true),
+  TRUST_PROXY: bool.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Public address, no trailing slash: the API lives at `${baseUrl}/api`. */
+  baseUrl: string;
+  /** Where the data lives: `file:<dir>`, `memory://` or a PostgreSQL URL. */
+  databaseUrl: string;
+  migrateOnStart: boolean;
+  /** Believe X-Forwarded-For / X-Forwarded-Proto from the proxy in front of us. */
+  trustProxy: boolean;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  production: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once; every problem is reported together. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([k, v]) => k in EnvSchema.shape && v !== '')),
+  );
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: e.DATABASE_URL ?? 'file:./data',
+    migrateOnStart: e.MIGRATE_ON_START,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    production: e.NODE_ENV === 'production',
+  };
+}
+
+/** A complete configuration for tests and tools, with overrides. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ LOG_LEVEL: 'silent' }), databaseUrl: 'memory://', ...overrides };
+}

@@ -1,0 +1,101 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import lockfile from 'proper-lockfile';
+import { PrismaClient } from '../generated/prisma/client.js';
+import { countQueries, type QueryCounter } from './query-counter.js';
+
+export type Db = PrismaClient;
+
+export interface Database {
+  prisma: PrismaClient;
+  /** The adapter the client runs on; the migration runner binds to the same one. */
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  kind: 'pglite' | 'postgres';
+  /** SQL statements sent to the driver so far (tests and benchmarks read it). */
+  queries: QueryCounter;
+  close(): Promise<void>;
+}
+
+export class DatabaseInUseError extends Error {
+  constructor(readonly dir: string) {
+    super(
+      `The embedded database in ${dir} is already open in another process. ` +
+        'PGlite allows one process per data directory: stop the other process, ' +
+        'or point DATABASE_URL at another directory or at PostgreSQL.',
+    );
+    this.name = 'DatabaseInUseError';
+  }
+}
+
+/**
+ * Opens the database named by `url`:
+ * `file:<dir>` (embedded PGlite on disk), `memory://` (embedded, in memory),
+ * `postgres://` / `postgresql://` (PostgreSQL through node-postgres).
+ */
+export async function openDatabase(url: string): Promise<Database> {
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    return wrap(new PrismaPg({ connectionString: url }), 'postgres', async () => {});
+  }
+  if (url.startsWith('memory://')) {
+    const pg = await PGlite.create();
+    return wrap(new PrismaPGlite(pg), 'pglite', () => pg.close());
+  }
+  if (url.startsWith('file:')) {
+    const dir = resolve(url.slice('file:'.length));
+    mkdirSync(dir, { recursive: true });
+    const release = await lockDataDir(dir);
+    try {
+      const pg = await PGlite.create(dir);
+      return wrap(new PrismaPGlite(pg), 'pglite', async () => {
+        await pg.close();
+        await release();
+      });
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+  throw new Error(`Unsupported DATABASE_URL: ${url.replace(/\/\/[^@]*@/, '//***@')}`);
+}
+
+/**
+ * PGlite is a single-process database: two processes writing one directory corrupt it.
+ * A lock file (refreshed while we run, stale after a crash) turns that into a clear error.
+ */
+async function lockDataDir(dir: string): Promise<() => Promise<void>> {
+  try {
+    return await lockfile.lock(dir, {
+      lockfilePath: resolve(dir, '.lock'),
+      stale: 10_000,
+      update: 2_000,
+      realpath: false,
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new DatabaseInUseError(dir);
+    throw error;
+  }
+}
+
+function wrap(
+  factory: SqlMigrationAwareDriverAdapterFactory,
+  kind: Database['kind'],
+  closeDriver: () => Promise<void>,
+): Database {
+  const queries: QueryCounter = { count: 0 };
+  const adapterFactory = countQueries(factory, queries);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    prisma,
+    adapterFactory,
+    kind,
+    queries,
+    async close() {
+      await prisma.$disconnect();
+      await closeDriver();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { MigrationList } from '@prisma/schema-engine-wasm';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { openSchemaEngine } from './schema-engine.js';
+
+const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const schemaPath = join(root, 'prisma', 'schema.prisma');
+export const migrationsDir = join(root, 'prisma', 'migrations');
+const noFilters = { externalTables: [], externalEnums: [] };
+
+async function readSchema() {
+  return { path: relative(root, schemaPath), content: await readFile(schemaPath, 'utf8') };
+}
+
+/** The committed migrations, in the shape the schema engine reads (what `prisma migrate` reads). */
+export async function readMigrations(dir = migrationsDir): Promise<MigrationList> {
+  const names = existsSync(dir)
+    ? (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort()
+    : [];
+  const lockPath = join(dir, 'migration_lock.toml');
+  return {
+    baseDir: dir,
+    lockfile: {
+      path: 'migration_lock.toml',
+      content: existsSync(lockPath) ? await readFile(lockPath, 'utf8') : null,
+    },
+    shadowDbInitScript: '',
+    migrationDirectories: await Promise.all(
+      names.map(async (name) => ({
+        path: name,
+        migrationFile: {
+          path: 'migration.sql',
+          content: { tag: 'ok' as const, value: await readFile(join(dir, name, 'migration.sql'), 'utf8') },
+        },
+      })),
+    ),
+  };
+}
+
+/**
+ * Applies every committed migration not yet applied, recording them in `_prisma_migrations`
+ * exactly as `prisma migrate deploy` does, so either tool can take over.
+ */
+export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
+  const engine = await openSchemaEngine(adapterFactory, await readSchema());
+  try {
+    const out = await engine.applyMigrations({ migrationsList: await readMigrations(), filters: noFilters });
+    return out.appliedMigrationNames;
+  } finally {
+    engine.free();
+  }
+}
+
+/** A throwaway in-memory database for the engine to replay migrations into. */
+function scratchAdapter() {
+  return new PrismaPGlite(new PGlite('memory://'));
+}
+
+/**
+ * SQL that would bring a database built by the committed migrations to the current
+ * schema.prisma; the empty string when they already agree.
+ */
+export async function pendingSchemaChanges(): Promise<string> {
+  const schema = await readSchema();
+  const engine = await openSchemaEngine(scratchAdapter(), schema);
+  try {
+    const out = await engine.diff({
+      from: { tag: 'migrations', ...(await readMigrations()) },
+      to: { tag: 'schemaDatamodel', files: [schema] },
+      script: true,
+      exitCode: null,
+      filters: noFilters,
+    });
+    const sql = out.stdout ?? '';
+    return /^\s*(-- This is an empty migration\.)?\s*$/.test(sql) ? '' : sql;
+  } finally {
+    engine.free();
+  }
+}
+
+/**
+ * Writes prisma/migrations/<timestamp>_<name>/migration.sql with the changes of schema.prisma
+ * since the last migration; returns the directory, or null when there is nothing to write.
+ * (The WebAssembly engine's own createMigration wants a shadow database factory it cannot be
+ * given, so we name and write the directory here, in the layout `prisma migrate dev` uses.)
+ */
+export async function createMigration(name: string, now = new Date()): Promise<string | null> {
+  const sql = await pendingSchemaChanges();
+  if (!sql) return null;
+  const stamp = now.toISOString().replace(/\D/g, '').slice(0, 14);
+  const dir = join(migrationsDir, `${stamp}_${name}`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'migration.sql'), sql);
+  return dir;
+}

@@ -1,0 +1,45 @@
+import { readFile } from 'node:fs/promises';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
+import type { SchemaEngine } from '@prisma/schema-engine-wasm';
+
+type Bindings = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
+
+let bindings: Promise<Bindings> | undefined;
+
+/**
+ * Loads Prisma's WebAssembly schema engine once per process.
+ *
+ * The package's entry imports the .wasm file as an ES module, which Node 20 cannot do,
+ * so we instantiate it ourselves with the JS glue module as its import object.
+ */
+function loadBindings(): Promise<Bindings> {
+  bindings ??= (async () => {
+    const glueUrl = import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
+    const glue = (await import('@prisma/schema-engine-wasm/schema_engine_bg')) as Bindings & {
+      __wbg_set_wasm(exports: WebAssembly.Exports): void;
+    };
+    const bytes = await readFile(new URL('schema_engine_bg.wasm', glueUrl));
+    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue as never });
+    glue.__wbg_set_wasm(instance.exports);
+    (instance.exports.__wbindgen_start as () => void)();
+    return glue;
+  })();
+  return bindings;
+}
+
+/** Opens a schema engine over a driver adapter, with `schema` as the target datamodel. */
+export async function openSchemaEngine(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  schema: { path: string; content: string },
+  log: (message: string) => void = () => {},
+): Promise<SchemaEngine> {
+  const { SchemaEngine } = await loadBindings();
+  return SchemaEngine.new(
+    { datamodels: [[schema.path, schema.content]] },
+    log,
+    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+  );
+}

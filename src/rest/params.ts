@@ -1,0 +1,21 @@
+import { problems } from './problem.js';
+
+/**
+ * One query parameter. `int` turns digit strings into numbers so that the operation's
+ * Int variables can check them; anything else is passed on for the schema to refuse.
+ */
+export function queryValue(url: URL, name: string, kind: 'string' | 'int' = 'string'): string | number | undefined {
+  const values = url.searchParams.getAll(name);
+  if (values.length > 1) throw problems.validation([{ field: name, message: 'must be given once' }]);
+  const value = values[0];
+  if (value === undefined) return undefined;
+  if (kind === 'int' && /^-?\d{1,15}$/.test(value)) return Number(value);
+  return value;
+}
+
+/** `{ project_id: 1 }` -> `{ projectId: 1 }`: REST bodies use the spec's snake_case, GraphQL inputs camelCase. */
+export function snakeToCamelKeys(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(body).map(([key, value]) => [key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()), value]),
+  );
+}

@@ -1,0 +1,39 @@
+import { builder } from './builder.js';
+import { AppError, ForbiddenError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+
+export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
+  fields: (t) => ({
+    message: t.exposeString('message'),
+    code: t.exposeString('code', { description: 'Stable machine-readable code, e.g. VALIDATION_FAILED.' }),
+  }),
+});
+
+const FieldErrorType = builder.objectRef<FieldError>('FieldError').implement({
+  fields: (t) => ({
+    field: t.exposeString('field'),
+    message: t.exposeString('message'),
+  }),
+});
+
+builder.objectType(ValidationError, {
+  name: 'ValidationError',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof ValidationError,
+  fields: (t) => ({
+    fieldErrors: t.field({ type: [FieldErrorType], resolve: (error) => error.fieldErrors }),
+  }),
+});
+
+builder.objectType(NotFoundError, {
+  name: 'NotFoundError',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof NotFoundError,
+  fields: (t) => ({ resource: t.exposeString('resource') }),
+});
+
+builder.objectType(ForbiddenError, {
+  name: 'ForbiddenError',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof ForbiddenError,
+  fields: () => ({}),
+});

@@ -1,0 +1,10 @@
+import { builder } from './builder.js';
+import './scalars.js';
+import './error-types.js';
+import './user.js';
+import './organization.js';
+import './membership.js';
+import './project.js';
+import './issue.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,13 @@
+/**
+ * The issue workflow every organization starts with. The spec shows Backlog, In Progress,
+ * high and medium and leaves the full sets open; these are the documented defaults.
+ * Values are case-sensitive, exactly as written here.
+ */
+export const ISSUE_STATUSES = ['Backlog', 'Todo', 'In Progress', 'In Review', 'Done', 'Canceled'] as const;
+export const ISSUE_PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
+
+export const DEFAULT_STATUS: (typeof ISSUE_STATUSES)[number] = 'Backlog';
+export const DEFAULT_PRIORITY: (typeof ISSUE_PRIORITIES)[number] = 'none';
+
+export const TITLE_MAX = 255;
+export const DESCRIPTION_MAX = 50_000;

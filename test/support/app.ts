@@ -1,0 +1,49 @@
+import { createApp, type App } from '../../src/app.js';
+import { testConfig, type Config } from '../../src/config.js';
+import { seedDemo, type DemoSeed } from '../../src/cli/demo-data.js';
+import { openTestDatabase } from './database.js';
+
+export interface TestApp {
+  app: App;
+  seed: DemoSeed;
+  /** A request through the real stack (`app.fetch`), no socket. */
+  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  /** The demo user with this username, in this org slug (default acme). */
+  user(username: string, orgSlug?: string): DemoSeed['users'][number];
+  org(slug: string): DemoSeed['orgs'][number];
+  close(): Promise<void>;
+}
+
+/** A migrated database with the demo seed, and the app over it. */
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const db = await openTestDatabase();
+  const seed = await seedDemo(db.prisma, { password: 'correct horse battery staple' });
+  const app = await createApp(testConfig(overrides), { db });
+  const base = app.config.baseUrl;
+  return {
+    app,
+    seed,
+    call(method, path, { token, body, headers = {} } = {}) {
+      const init: RequestInit = { method, headers: { ...headers } };
+      if (token) (init.headers as Record<string, string>).authorization = `Bearer ${token}`;
+      if (body !== undefined) {
+        init.body = typeof body === 'string' ? body : JSON.stringify(body);
+        (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+      }
+      return app.fetch(new Request(`${base}${path}`, init));
+    },
+    user(username, orgSlug = 'acme') {
+      const org = seed.orgs.find((o) => o.slug === orgSlug)!;
+      const found = seed.users.find((u) => u.username === username && u.org_id === org.id);
+      if (!found) throw new Error(`no demo user ${username} in ${orgSlug}`);
+      return found;
+    },
+    org(slug) {
+      return seed.orgs.find((o) => o.slug === slug)!;
+    },
+    async close() {
+      await app.close();
+      await db.close();
+    },
+  };
+}

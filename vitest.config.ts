@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+// Every suite runs on the embedded database; with TEST_POSTGRES_URL set (as .ci/run does)
+// the same suites run again on PostgreSQL.
+const postgres = process.env.TEST_POSTGRES_URL;
+
+export default defineConfig({
+  // graphql 16 ships ESM (.mjs) and CJS; Node loads the CJS build for our dependencies, so
+  // our own code must get the same one or graphql refuses schemas "from another realm".
+  resolve: { alias: { graphql: 'graphql/index.js' } },
+  test: {
+    env: { NODE_ENV: 'test' },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true as const, test: { name: 'pglite', include: ['test/**/*.test.ts'], exclude: ['test/browser/**'], env: { TEST_DB: 'pglite' } } },
+      ...(postgres
+        ? [{ extends: true as const, test: { name: 'postgres', include: ['test/**/*.test.ts'], exclude: ['test/browser/**', 'test/pglite/**'], env: { TEST_DB: 'postgres' } } }]
+        : []),
+    ],
+  },
+});
