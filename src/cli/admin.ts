@@ -117,13 +117,15 @@ if (!run) {
   process.stderr.write(`Unknown command ${command}.\n\n${HELP}\n`);
   process.exit(2);
 }
-await withDatabase(async (db) => {
+const code = await withDatabase(async (db) => {
   try {
     const result = await run(db.prisma);
     process.stdout.write(`${JSON.stringify(result, (k, v) => (k === 'passwordHash' || k === 'tokenHash' ? undefined : v), 2)}\n`);
+    return 0;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`${error.message}\n`);
-    process.exitCode = 2;
+    return 2;
   }
 });
+process.exit(code);

@@ -4,12 +4,12 @@ import { withDatabase } from './open.js';
 
 const asJson = process.argv.includes('--json');
 
-await withDatabase(async (db, config) => {
+const code = await withDatabase(async (db, config) => {
   try {
     const seed = await seedDemo(db.prisma);
     if (asJson) {
       process.stdout.write(`${JSON.stringify(seed, null, 2)}\n`);
-      return;
+      return 0;
     }
     const lines = [
       `Demo data loaded into ${config.databaseUrl.replace(/\/\/[^@]*@/, '//***@')}.`,
@@ -26,9 +26,11 @@ await withDatabase(async (db, config) => {
       `Try: curl -H "Authorization: Bearer ${seed.users[0]!.token}" ${config.baseUrl}/api/me/orgs`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
   } catch (error) {
     if (!(error instanceof AlreadySeededError)) throw error;
     process.stderr.write(`${error.message}\n`);
-    process.exitCode = 1;
+    return 1;
   }
 });
+process.exit(code);

@@ -22,7 +22,19 @@ function loadBindings(): Promise<Bindings> {
       __wbg_set_wasm(exports: WebAssembly.Exports): void;
     };
     const bytes = await readFile(new URL('schema_engine_bg.wasm', glueUrl));
-    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue as never });
+    // The engine arms timers it never clears; unref them so a finished command can exit
+    // (otherwise `npm run seed` and friends linger ~10 s after their work is done).
+    const imports: Record<string, unknown> = { ...glue };
+    for (const [name, fn] of Object.entries(glue)) {
+      if (name.startsWith('__wbg_setTimeout_') && typeof fn === 'function') {
+        imports[name] = (...args: unknown[]) => {
+          const timer = (fn as (...a: unknown[]) => unknown)(...args);
+          (timer as { unref?: () => void }).unref?.();
+          return timer;
+        };
+      }
+    }
+    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': imports as never });
     glue.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
     return glue;

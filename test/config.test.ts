@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  test('defaults: port 4000, loopback, BASE_URL from the port, embedded database under ./data', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 4000,
+      host: '127.0.0.1',
+      baseUrl: 'http://localhost:4000',
+      databaseUrl: 'file:./data',
+      migrateOnStart: true,
+      trustProxy: false,
+    });
+    expect(loadConfig({ PORT: '8080' }).baseUrl).toBe('http://localhost:8080');
+  });
+
+  test('BASE_URL loses its trailing slash; database URLs of every supported kind are accepted', () => {
+    expect(loadConfig({ BASE_URL: 'https://work.example.com/' }).baseUrl).toBe('https://work.example.com');
+    for (const url of ['file:/var/lib/wm', 'memory://', 'postgres://u@db/wm', 'postgresql://u@db:5432/wm']) {
+      expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+    }
+  });
+
+  test('every problem is reported at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', BASE_URL: 'ftp://x', DATABASE_URL: 'mysql://db', TRUST_PROXY: 'maybe' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'BASE_URL', 'DATABASE_URL', 'TRUST_PROXY']) expect(problems).toContain(name);
+    expect((error as ConfigError).problems).toHaveLength(4);
+  });
+});

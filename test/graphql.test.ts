@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestApp, type TestApp } from './support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+async function gql(token: string, query: string, variables?: Record<string, unknown>) {
+  const response = await t.call('POST', '/api/graphql', { token, body: { query, variables } });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { data?: Record<string, any>; errors?: { message: string; extensions?: { code?: string } }[] };
+}
+
+describe('GraphQL at /api/graphql', () => {
+  test('me and memberships, bound to the key\'s organization', async () => {
+    const mark = t.user('mark', 'globex');
+    const { data } = await gql(mark.token, '{ me { id username } memberships { role organization { slug projects { key } } } }');
+    expect(data).toEqual({
+      me: { id: mark.id, username: 'mark' },
+      memberships: [{ role: 'member', organization: { slug: 'globex', projects: [{ key: 'RES' }] } }],
+    });
+  });
+
+  test('issues as a Relay connection with first/after', async () => {
+    const { token } = t.user('mark');
+    const projectId = t.org('acme').projects[0]!.id;
+    const query = 'query($p: ID, $after: String) { issues(projectId: $p, first: 3, after: $after) { edges { cursor node { id title } } pageInfo { hasNextPage endCursor } } }';
+    const first = await gql(token, query, { p: projectId });
+    expect(first.data!.issues.edges).toHaveLength(3);
+    expect(first.data!.issues.pageInfo.hasNextPage).toBe(true);
+    const second = await gql(token, query, { p: projectId, after: first.data!.issues.pageInfo.endCursor });
+    expect(second.data!.issues.edges).toHaveLength(1);
+    expect(second.data!.issues.pageInfo.hasNextPage).toBe(false);
+    const ids = [...first.data!.issues.edges, ...second.data!.issues.edges].map((e: { node: { id: string } }) => e.node.id);
+    expect(new Set(ids).size).toBe(4);
+  });
+
+  test('createIssue returns the issue, or typed errors in its result union', async () => {
+    const mutation = `mutation($input: CreateIssueInput!) { createIssue(input: $input) {
+      __typename
+      ... on MutationCreateIssueSuccess { data { title status number } }
+      ... on Error { code message }
+      ... on ValidationError { fieldErrors { field message } } } }`;
+    const projectId = t.org('acme').projects[0]!.id;
+    const ok = await gql(t.user('mark').token, mutation, { input: { projectId, title: 'Via GraphQL', status: 'Todo' } });
+    expect(ok.data!.createIssue).toEqual({ __typename: 'MutationCreateIssueSuccess', data: { title: 'Via GraphQL', status: 'Todo', number: 5 } });
+    const invalid = await gql(t.user('mark').token, mutation, { input: { projectId, title: '', priority: 'P0' } });
+    expect(invalid.data!.createIssue).toMatchObject({
+      __typename: 'ValidationError',
+      code: 'VALIDATION_FAILED',
+      fieldErrors: [
+        { field: 'title', message: 'must not be empty' },
+        { field: 'priority', message: 'must be one of: urgent, high, medium, low, none' },
+      ],
+    });
+    const foreign = await gql(t.user('mark').token, mutation, { input: { projectId: t.org('globex').projects[0]!.id, title: 'x' } });
+    expect(foreign.data!.createIssue).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
+  });
+
+  test('a role too low is a FORBIDDEN error, not data', async () => {
+    const result = await gql(t.user('victor').token, 'mutation { createIssue(input: { projectId: "00000000-0000-4000-8000-000000000000", title: "x" }) { __typename } }');
+    expect(result.data).toBeNull();
+    expect(result.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  test('the issue workflow is discoverable', async () => {
+    const { data } = await gql(t.user('victor').token, '{ issueStatuses issuePriorities }');
+    expect(data).toEqual({
+      issueStatuses: ['Backlog', 'Todo', 'In Progress', 'In Review', 'Done', 'Canceled'],
+      issuePriorities: ['urgent', 'high', 'medium', 'low', 'none'],
+    });
+  });
+});
+
+describe('nested selections cost a constant number of SQL statements', () => {
+  const NESTED = `{ memberships { role organization { name projects { key name issues(first: 50) {
+    edges { node { title status assignee { name username } project { key } } } } } } } }`;
+
+  async function statementsFor(token: string) {
+    const before = t.app.db.queries.count;
+    const result = await gql(token, NESTED);
+    expect(result.errors).toBeUndefined();
+    return { statements: t.app.db.queries.count - before, data: result.data! };
+  }
+
+  test('the same count with 2 projects x 4 issues and with 12 projects x 50 issues', async () => {
+    const { token, org_id: orgId, id: userId } = t.user('olivia');
+    const small = await statementsFor(token);
+    for (let p = 0; p < 10; p++) {
+      const project = await t.app.db.prisma.project.create({ data: { orgId, name: `Load ${p}`, key: `LD${p}` } });
+      await t.app.db.prisma.issue.createMany({
+        data: Array.from({ length: 60 }, (_, i) => ({ orgId, projectId: project.id, number: i + 1, title: `L${p}-${i}`, status: 'Todo', priority: 'low', assigneeId: userId })),
+      });
+    }
+    const large = await statementsFor(token);
+    const projects = large.data.memberships[0].organization.projects;
+    expect(projects).toHaveLength(12);
+    expect(projects.filter((p: { issues: { edges: unknown[] } }) => p.issues.edges.length === 50)).toHaveLength(10);
+    // Authentication is one statement; the whole nested selection is the rest.
+    console.info(`nested query: ${small.statements} statements (small), ${large.statements} (large)`);
+    expect(large.statements).toBe(small.statements);
+    expect(large.statements).toBeLessThanOrEqual(3);
+  });
+});
