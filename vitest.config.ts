@@ -15,7 +15,7 @@ export default defineConfig({
     projects: [
       { extends: true as const, test: { name: 'pglite', include: ['test/**/*.test.ts'], exclude: ['test/browser/**'], env: { TEST_DB: 'pglite' } } },
       ...(postgres
-        ? [{ extends: true as const, test: { name: 'postgres', include: ['test/**/*.test.ts'], exclude: ['test/browser/**', 'test/pglite/**'], env: { TEST_DB: 'postgres' } } }]
+        ? [{ extends: true as const, test: { name: 'postgres', include: ['test/**/*.test.ts'], exclude: ['test/browser/**', 'test/pglite/**', 'test/limits/**'], env: { TEST_DB: 'postgres' } } }]
         : []),
     ],
   },

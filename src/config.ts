@@ -19,6 +19,10 @@ const EnvSchema = z.object({
     .refine((u) => !/[?#]/.test(u), { message: 'must not have a query or fragment' })
     .optional(),
   DATABASE_URL: databaseUrl.optional(),
+  REDIS_URL: z
+    .string()
+    .refine((v) => /^rediss?:\/\/.+/.test(v), { message: 'must be redis://... or rediss://...' })
+    .optional(),
   MIGRATE_ON_START: bool.default(true),
   TRUST_PROXY: bool.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -32,8 +36,10 @@ export interface Config {
   baseUrl: string;
   /** Where the data lives: `file:<dir>`, `memory://` or a PostgreSQL URL. */
   databaseUrl: string;
+  /** Rate-limit buckets shared by every instance; unset: kept in this process. */
+  redisUrl: string | undefined;
   migrateOnStart: boolean;
-  /** Believe X-Forwarded-For / X-Forwarded-Proto from the proxy in front of us. */
+  /** Believe X-Forwarded-For / X-Forwarded-Proto from the one proxy in front of us. */
   trustProxy: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   production: boolean;
@@ -60,6 +66,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL ?? 'file:./data',
+    redisUrl: e.REDIS_URL,
     migrateOnStart: e.MIGRATE_ON_START,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,

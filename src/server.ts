@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -21,7 +21,11 @@ const config = (() => {
   }
 })();
 const app = await createApp(config).catch(fail);
-const server = createServer(createServerAdapter((request: Request) => app.fetch(request)));
+const server = createServer(
+  createServerAdapter<{ req: IncomingMessage }>((request, { req }) =>
+    app.fetch(request, { remoteAddress: req.socket.remoteAddress }),
+  ),
+);
 
 server.listen(config.port, config.host, async () => {
   app.logger.info({ url: config.baseUrl, host: config.host, port: config.port, database: app.db.kind }, 'listening');

@@ -7,7 +7,7 @@ import { anonymous, type Principal } from './principal.js';
  * The one token a request carries: `Authorization: Bearer <t>`, or `X-Auth-Token: <t>` for
  * clients behind proxies that strip Authorization. Both at once must agree.
  */
-function presentedToken(headers: Headers): string | AuthError | null {
+export function presentedToken(headers: Headers): string | AuthError | null {
   const authorization = headers.get('authorization');
   let bearer: string | null = null;
   if (authorization !== null) {
@@ -24,8 +24,12 @@ function presentedToken(headers: Headers): string | AuthError | null {
  * Identifies the caller. Strategies are tried in order; each answers "not mine" (null),
  * a principal, or an AuthError. No credential at all is the anonymous principal.
  */
-export async function authenticate(db: Db, headers: Headers, now = new Date()): Promise<Principal | AuthError> {
-  const token = presentedToken(headers);
+export async function authenticate(
+  db: Db,
+  headers: Headers,
+  token: string | AuthError | null = presentedToken(headers),
+  now = new Date(),
+): Promise<Principal | AuthError> {
   if (token instanceof AuthError) return token;
   if (token === null) return anonymous;
   const requestedOrgId = headers.get('x-org-id')?.trim() || null;
