@@ -1,5 +1,7 @@
 import { AuthError } from './auth/auth-error.js';
-import { authenticate, presentedToken } from './auth/authenticate.js';
+import { authenticate, presentedCredentials, type Credentials } from './auth/authenticate.js';
+import type { Principal } from './auth/principal.js';
+import { sessionCookie } from './auth/session.js';
 import type { Config } from './config.js';
 import type { Context } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
@@ -7,12 +9,14 @@ import { applyMigrations } from './db/migrations.js';
 import { createGraphQLServer } from './graphql/yoga.js';
 import { clientIp } from './http/client-ip.js';
 import { httpsRedirect } from './http/https-policy.js';
-import { retryAfter } from './limits/headers.js';
+import { isSameOrigin, isUnsafeMethod } from './http/same-origin.js';
+import { retryAfter, type PolicyDecision } from './limits/headers.js';
 import { applyRateLimitHeaders, createLimiterStore, RateLimiter, rateLimitSubject } from './limits/limiter.js';
 import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
 import { HttpProblem, problems } from './rest/problem.js';
 import { createRestRouter } from './rest/router.js';
+import { createWebRouter } from './web/router.js';
 
 export interface RequestInfo {
   /** The socket's peer address (the Node adapter passes it; tests may). */
@@ -48,12 +52,14 @@ function authProblem(config: Config, error: AuthError): HttpProblem {
   return new HttpProblem(error.status, error.code.toUpperCase(), error.detail, undefined, headers);
 }
 
-function tooManyRequests(decisions: Parameters<typeof retryAfter>[0]): Response {
+function tooManyRequests(decisions: PolicyDecision[]): Response {
   const wait = retryAfter(decisions);
   return new HttpProblem(429, 'RATE_LIMITED', `Too many requests. Wait ${wait} seconds (X-RateLimit-Reset) before retrying.`, undefined, {
     'retry-after': wait,
   }).toResponse();
 }
+
+const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/');
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -65,42 +71,65 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const limiter = new RateLimiter(options.limiterStore ?? (await createLimiterStore(config.redisUrl, logger)));
   const rest = createRestRouter(logger);
   const graphql = createGraphQLServer(config, logger);
+  const web = createWebRouter(logger);
 
-  async function handleApi(request: Request, token: ReturnType<typeof presentedToken>): Promise<Response> {
-    const principal = await authenticate(db.prisma, request.headers, token);
+  const contextFor = (principal: Principal, clientIp: string): Context => ({
+    principal,
+    prisma: db.prisma,
+    config,
+    clientIp,
+    limiter,
+    rateLimits: [],
+  });
+
+  async function handleApi(request: Request, principal: Principal | AuthError, ctx: Context): Promise<Response> {
     if (principal instanceof AuthError) return authProblem(config, principal).toResponse();
     if (principal.kind === 'anonymous') {
       return new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
         'www-authenticate': bearerChallenge(config),
       }).toResponse();
     }
-    const ctx: Context = { principal, prisma: db.prisma, config };
-    const path = new URL(request.url).pathname;
-    if (path === '/api/graphql') return graphql.handleRequest(request, ctx);
+    if (new URL(request.url).pathname === '/api/graphql') return graphql.handleRequest(request, ctx);
     return (await rest.fetch(request, ctx)) as Response;
   }
 
-  function route(request: Request, token: ReturnType<typeof presentedToken>): Promise<Response> | Response {
+  async function route(request: Request, credentials: Credentials, ctx: Context): Promise<Response> {
     const redirect = httpsRedirect(request, config.baseUrl, config.trustProxy);
     if (redirect) return redirect;
     const path = new URL(request.url).pathname;
-    if (path === '/api' || path.startsWith('/api/')) return handleApi(request, token);
-    return problems.notFound().toResponse();
+    const api = isApiPath(path);
+    // Writes that a browser could be tricked into sending: cookie-authenticated ones and page forms.
+    if (isUnsafeMethod(request.method) && credentials.token === null && (credentials.sessionToken !== null || !api)) {
+      if (!isSameOrigin(request, config.baseUrl)) {
+        return new HttpProblem(403, 'CSRF_REJECTED', 'Cross-site request refused: Origin (or Referer) must be this service.').toResponse();
+      }
+    }
+    if (web.serves(path)) {
+      const principal = await authenticate(db.prisma, credentials);
+      ctx.principal = principal instanceof AuthError ? ctx.principal : principal;
+      return web.fetch(request, ctx);
+    }
+    if (!api) return problems.notFound().toResponse();
+    const principal = await authenticate(db.prisma, credentials);
+    if (!(principal instanceof AuthError)) ctx.principal = principal;
+    return handleApi(request, principal, ctx);
   }
 
   async function fetch(request: Request, info: RequestInfo = {}): Promise<Response> {
     const ip = clientIp(request, info.remoteAddress, config.trustProxy);
-    const token = presentedToken(request.headers);
+    const credentials = presentedCredentials(config, request.headers);
+    const presented = typeof credentials.token === 'string' ? credentials.token : credentials.sessionToken;
+    const ctx = contextFor({ kind: 'anonymous' }, ip);
     let response: Response;
-    let decisions: Awaited<ReturnType<RateLimiter['admit']>>['decisions'] = [];
+    let decisions: PolicyDecision[] = [];
     try {
       // Counted before any other work, so a refused request costs no database query.
-      const admission = await limiter.admit(rateLimitSubject(typeof token === 'string' ? token : null, ip));
+      const admission = await limiter.admit(rateLimitSubject(presented, ip));
       decisions = admission.decisions;
-      response = admission.allowed ? await route(request, token) : tooManyRequests(decisions);
+      response = admission.allowed ? await route(request, credentials, ctx) : tooManyRequests(decisions);
       // A refused credential is charged to its address too: rotating made-up tokens
       // must not buy a fresh bucket per request.
-      if (response.status === 401 && typeof token === 'string') {
+      if (response.status === 401 && typeof credentials.token === 'string') {
         const byAddress = await limiter.admit(rateLimitSubject(null, ip));
         if (!byAddress.allowed) {
           decisions = byAddress.decisions;
@@ -111,7 +140,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logger.error({ err: error }, 'unexpected error');
       response = problems.internal().toResponse();
     }
-    applyRateLimitHeaders(response, decisions);
+    applyRateLimitHeaders(response, [...decisions, ...ctx.rateLimits]);
+    const refreshed = ctx.principal.kind === 'user' ? ctx.principal.sessionRefreshedUntil : null;
+    if (refreshed && credentials.sessionToken && !response.headers.has('set-cookie')) {
+      response.headers.append('set-cookie', sessionCookie(config, credentials.sessionToken, refreshed));
+    }
     response.headers.set('x-content-type-options', 'nosniff');
     if (!response.headers.has('cache-control')) response.headers.set('cache-control', 'no-store');
     return response;

@@ -1,10 +1,17 @@
 import type { Principal } from './auth/principal.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
+import type { PolicyDecision } from './limits/headers.js';
+import type { RateLimiter } from './limits/limiter.js';
 
-/** What every resolver sees, whichever surface (REST or GraphQL) the request came through. */
+/** What every resolver sees, whichever surface (REST, GraphQL or a page) the request came through. */
 export interface Context {
   principal: Principal;
   prisma: Db;
   config: Config;
+  /** The client's address (see src/http/client-ip.ts). */
+  clientIp: string;
+  limiter: RateLimiter;
+  /** Per-operation rate-limit decisions taken while serving this request, for its headers. */
+  rateLimits: PolicyDecision[];
 }

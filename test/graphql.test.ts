@@ -87,6 +87,9 @@ describe('nested selections cost a constant number of SQL statements', () => {
 
   test('the same count with 2 projects x 4 issues and with 12 projects x 50 issues', async () => {
     const { token, org_id: orgId, id: userId } = t.user('olivia');
+    // The key's first use in a minute records last_used_at (off the request path); let it land first.
+    await gql(token, '{ me { id } }');
+    await expect.poll(() => t.app.db.prisma.apiKey.count({ where: { userId, orgId, lastUsedAt: { not: null } } })).toBe(1);
     const small = await statementsFor(token);
     for (let p = 0; p < 10; p++) {
       const project = await t.app.db.prisma.project.create({ data: { orgId, name: `Load ${p}`, key: `LD${p}` } });

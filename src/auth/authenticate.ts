@@ -1,13 +1,25 @@
+import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AuthError, authErrors } from './auth-error.js';
 import { authenticatePat } from './pat.js';
-import { anonymous, type Principal } from './principal.js';
+import { anonymous, type Principal, type UserPrincipal } from './principal.js';
+import { readSessionCookie, resolveSession } from './session.js';
+
+/** What a request presents, read once from its headers. */
+export interface Credentials {
+  /** `Authorization: Bearer` or `X-Auth-Token`; an AuthError when malformed or ambiguous. */
+  token: string | AuthError | null;
+  /** The browser session cookie, used only when no token is sent. */
+  sessionToken: string | null;
+  /** `X-Org-Id`: which organization to act in. */
+  requestedOrgId: string | null;
+}
 
 /**
  * The one token a request carries: `Authorization: Bearer <t>`, or `X-Auth-Token: <t>` for
  * clients behind proxies that strip Authorization. Both at once must agree.
  */
-export function presentedToken(headers: Headers): string | AuthError | null {
+function presentedToken(headers: Headers): string | AuthError | null {
   const authorization = headers.get('authorization');
   let bearer: string | null = null;
   if (authorization !== null) {
@@ -20,23 +32,53 @@ export function presentedToken(headers: Headers): string | AuthError | null {
   return bearer ?? xAuth;
 }
 
-/**
- * Identifies the caller. Strategies are tried in order; each answers "not mine" (null),
- * a principal, or an AuthError. No credential at all is the anonymous principal.
- */
-export async function authenticate(
-  db: Db,
-  headers: Headers,
-  token: string | AuthError | null = presentedToken(headers),
-  now = new Date(),
-): Promise<Principal | AuthError> {
-  if (token instanceof AuthError) return token;
-  if (token === null) return anonymous;
-  const requestedOrgId = headers.get('x-org-id')?.trim() || null;
-  const strategies = [authenticatePat];
-  for (const strategy of strategies) {
-    const result = await strategy(db, token, requestedOrgId, now);
-    if (result) return result;
+export function presentedCredentials(config: Config, headers: Headers): Credentials {
+  const token = presentedToken(headers);
+  return {
+    token,
+    sessionToken: token === null ? readSessionCookie(config, headers) : null,
+    requestedOrgId: headers.get('x-org-id')?.trim() || null,
+  };
+}
+
+async function authenticateSession(db: Db, sessionToken: string, requestedOrgId: string | null, now: Date): Promise<UserPrincipal | null | AuthError> {
+  const session = await resolveSession(db, sessionToken, now);
+  if (!session) return null;
+  let org: UserPrincipal['org'] = null;
+  if (requestedOrgId !== null) {
+    const membership = session.memberships.find((m) => m.orgId === requestedOrgId);
+    if (!membership) return authErrors.notMember();
+    org = { id: membership.orgId, role: membership.role };
+  } else if (session.memberships.length === 1) {
+    // With one organization there is nothing to choose.
+    org = { id: session.memberships[0]!.orgId, role: session.memberships[0]!.role };
   }
-  return authErrors.unknown();
+  return {
+    kind: 'user',
+    userId: session.userId,
+    credential: { kind: 'session', id: session.id },
+    org,
+    orgBound: false,
+    sessionRefreshedUntil: session.refreshedUntil,
+  };
+}
+
+/**
+ * Identifies the caller. Token strategies are tried in order; each answers "not mine" (null),
+ * a principal, or an AuthError. Without a token, the session cookie; without either, the
+ * anonymous principal. An expired or unknown session is anonymous (the browser signs in again).
+ */
+export async function authenticate(db: Db, credentials: Credentials, now = new Date()): Promise<Principal | AuthError> {
+  const { token, sessionToken, requestedOrgId } = credentials;
+  if (token instanceof AuthError) return token;
+  if (token !== null) {
+    const strategies = [authenticatePat];
+    for (const strategy of strategies) {
+      const result = await strategy(db, token, requestedOrgId, now);
+      if (result) return result;
+    }
+    return authErrors.unknown();
+  }
+  if (sessionToken !== null) return (await authenticateSession(db, sessionToken, requestedOrgId, now)) ?? anonymous;
+  return anonymous;
 }

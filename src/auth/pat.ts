@@ -4,6 +4,9 @@ import { AuthError, authErrors } from './auth-error.js';
 import { hashToken, isWellFormedPat, PAT_PREFIX } from './pat-token.js';
 import type { UserPrincipal } from './principal.js';
 
+/** last_used_at is kept to the minute, so a busy key costs one write a minute, not one per request. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
 /**
  * Resolves a personal access token: "not mine" (null) for other token kinds, a principal
  * for a live key, or an AuthError. The user's role is read from their membership at every
@@ -27,6 +30,7 @@ export async function authenticatePat(
       tokenHash: true,
       expiresAt: true,
       revokedAt: true,
+      lastUsedAt: true,
       membership: { select: { role: true } },
     },
   });
@@ -36,6 +40,10 @@ export async function authenticatePat(
   if (key.revokedAt) return authErrors.revoked();
   if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return authErrors.expired();
   if (requestedOrgId !== null && requestedOrgId !== key.orgId) return authErrors.orgMismatch();
+  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
+    // Best effort and off the request's path: a lost update only makes last use look older.
+    void db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now }, select: { id: true } }).catch(() => {});
+  }
   return {
     kind: 'user',
     userId: key.userId,

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { readJsonObject } from './body.js';
 import { json } from './json.js';
-import { defineOperation, runOperation, unwrapResult, type FieldNames } from './operation.js';
+import { defineOperation, ERROR_FIELDS, FIELD_ERRORS, runOperation, unwrapResult, type FieldNames } from './operation.js';
 import { snakeToCamelKeys, queryValue } from './params.js';
 
 const ISSUE_FIELDS = /* GraphQL */ `
@@ -23,10 +23,9 @@ const LIST_ISSUES = defineOperation(/* GraphQL */ `
 const CREATE_ISSUE = defineOperation(/* GraphQL */ `
   mutation CreateIssue($input: CreateIssueInput!) {
     createIssue(input: $input) {
-      __typename
       ... on MutationCreateIssueSuccess { data { ...IssueFields } }
-      ... on Error { message code }
-      ... on ValidationError { fieldErrors { field message } }
+      ${ERROR_FIELDS}
+      ${FIELD_ERRORS}
     }
   }
   ${ISSUE_FIELDS}

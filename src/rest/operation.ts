@@ -68,10 +68,18 @@ function checkVariables(op: Operation, variables: Record<string, unknown>, names
 }
 
 /** Turns a typed error (from a result union or a thrown GraphQL error) into a problem. */
-export function problemFrom(error: { code: string; message: string; fieldErrors?: FieldError[] }, names: FieldNames = {}): HttpProblem {
+interface TypedError {
+  code: string;
+  message: string;
+  fieldErrors?: FieldError[];
+  retryAfter?: number;
+}
+
+export function problemFrom(error: TypedError, names: FieldNames = {}): HttpProblem {
   const fieldErrors = error.fieldErrors?.map((e) => ({ field: restField(e.field.split('.'), names), message: e.message }));
   if (fieldErrors?.length) return problems.validation(fieldErrors);
-  return new HttpProblem(statusForCode(error.code), error.code, error.message);
+  const headers: Record<string, string> = error.retryAfter !== undefined ? { 'retry-after': String(error.retryAfter) } : {};
+  return new HttpProblem(statusForCode(error.code), error.code, error.message, undefined, headers);
 }
 
 /**
@@ -90,14 +98,26 @@ export async function runOperation<T>(
   const [first] = result.errors ?? [];
   if (first) {
     const exposed = first instanceof GraphQLError ? clientError(first) : null;
-    if (exposed) throw problemFrom({ code: exposed.code, message: exposed.message, fieldErrors: (exposed as { fieldErrors?: FieldError[] }).fieldErrors }, names);
+    if (exposed) {
+      const { fieldErrors, retryAfter } = exposed.extensions as { fieldErrors?: FieldError[]; retryAfter?: number };
+      throw problemFrom({ code: exposed.code, message: exposed.message, fieldErrors, retryAfter }, names);
+    }
     throw first.originalError ?? first;
   }
   return result.data as T;
 }
 
 /** Unwraps an errors-plugin result union: the `data` of the success member, or a problem. */
-export function unwrapResult<T>(result: { __typename: string; data?: T; code?: string; message?: string; fieldErrors?: FieldError[] }, names: FieldNames = {}): T {
-  if (result.code !== undefined) throw problemFrom(result as { code: string; message: string; fieldErrors?: FieldError[] }, names);
+export function unwrapResult<T>(result: { __typename: string; data?: T } & Partial<TypedError>, names: FieldNames = {}): T {
+  if (result.code !== undefined) throw problemFrom(result as TypedError, names);
   return result.data as T;
 }
+
+/** The selection every result union needs so unwrapResult can map its errors. */
+export const ERROR_FIELDS = /* GraphQL */ `
+  __typename
+  ... on Error { message code }
+`;
+
+/** For unions that include ValidationError: its per-field errors. */
+export const FIELD_ERRORS = /* GraphQL */ `... on ValidationError { fieldErrors { field message } }`;

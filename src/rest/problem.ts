@@ -8,6 +8,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  KEY_LIMIT_REACHED: 409,
+  RATE_LIMITED: 429,
 };
 
 export function statusForCode(code: string): number {

@@ -1,8 +1,10 @@
 import { Router, type IRequest, type RouterType } from 'itty-router';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
 import { createIssue, listIssues } from './issues.js';
 import { getMe, getMyOrgs } from './me.js';
+import { createInvitation, createOrg, joinOrg, listOrgs, searchOrgs } from './orgs.js';
 import { HttpProblem, problems } from './problem.js';
 
 type Handler = (request: Request, ctx: Context) => Promise<Response>;
@@ -24,6 +26,14 @@ export function createRestRouter(logger: Logger): RouterType<IRequest, [Context]
     .get('/me/orgs', route(getMyOrgs))
     .get('/issues', route(listIssues))
     .post('/issues', route(createIssue))
+    .get('/api-keys', route(listApiKeys))
+    .post('/api-keys', route(createApiKey))
+    .delete('/api-keys/:id', route(revokeApiKey))
+    .get('/orgs', route(listOrgs))
+    .post('/orgs', route(createOrg))
+    .get('/orgs/search', route(searchOrgs))
+    .post('/orgs/join', route(joinOrg))
+    .post('/invitations', route(createInvitation))
     .all('*', (request: IRequest) => {
       const path = new URL(request.url).pathname;
       const allow = router.routes

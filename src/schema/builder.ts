@@ -2,7 +2,7 @@ import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
-import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import { roleAtLeast, type Role } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import type PrismaTypes from '../generated/pothos-types.js';
@@ -12,7 +12,8 @@ import { ForbiddenError } from './errors.js';
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { signedIn: boolean; role: Role };
+  AuthScopes: { signedIn: boolean; role: Role; notPat: boolean };
+  DefaultAuthStrategy: 'all';
   Scalars: { DateTime: { Input: Date; Output: Date } };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: true;
@@ -21,16 +22,14 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   defaultInputFieldRequiredness: true,
   scopeAuth: {
+    // Every scope listed on a field must hold.
+    defaultStrategy: 'all',
     authScopes: (ctx) => ({
       signedIn: ctx.principal.kind === 'user',
       role: (minimum) => ctx.principal.kind === 'user' && !!ctx.principal.org && roleAtLeast(ctx.principal.org.role, minimum),
+      notPat: ctx.principal.kind === 'user' && ctx.principal.credential.kind !== 'pat',
     }),
-    unauthorizedError: (_parent, ctx) =>
-      new ForbiddenError(
-        ctx.principal.kind === 'user' && !ctx.principal.org
-          ? 'Select an organization with the X-Org-Id header.'
-          : 'Your role in this organization does not allow this operation.',
-      ),
+    unauthorizedError: (_parent, ctx, _info, result) => new ForbiddenError(forbiddenMessage(ctx, firstFailedScope(result.failure))),
   },
   prisma: {
     client: (ctx) => ctx.prisma,
@@ -41,6 +40,26 @@ export const builder = new SchemaBuilder<{
   relay: { clientMutationId: 'omit', cursorType: 'String' },
   errors: { defaultTypes: [] },
 });
+
+function firstFailedScope(failure: AuthFailure): string | undefined {
+  if (failure.kind === AuthScopeFailureType.AuthScope) return failure.scope;
+  if (failure.kind === AuthScopeFailureType.AllAuthScopes || failure.kind === AuthScopeFailureType.AnyAuthScopes) {
+    for (const inner of failure.failures) {
+      const scope = firstFailedScope(inner);
+      if (scope) return scope;
+    }
+  }
+  return undefined;
+}
+
+function forbiddenMessage(ctx: Context, scope: string | undefined): string {
+  if (ctx.principal.kind !== 'user') return 'Sign in first.';
+  if (scope === 'notPat') {
+    return 'An API key cannot do this (a key cannot mint or revoke keys, nor act across organizations). Use a browser session or an OAuth token.';
+  }
+  if (!ctx.principal.org) return 'Select an organization with the X-Org-Id header.';
+  return 'Your role in this organization does not allow this operation.';
+}
 
 builder.queryType({});
 builder.mutationType({});

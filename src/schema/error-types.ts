@@ -1,5 +1,5 @@
 import { builder } from './builder.js';
-import { AppError, ForbiddenError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, ValidationError, type FieldError } from './errors.js';
 
 export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
   fields: (t) => ({
@@ -36,4 +36,20 @@ builder.objectType(ForbiddenError, {
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof ForbiddenError,
   fields: () => ({}),
+});
+
+builder.objectType(ConflictError, {
+  name: 'ConflictError',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof ConflictError,
+  fields: () => ({}),
+});
+
+builder.objectType(RateLimitedError, {
+  name: 'RateLimitedError',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof RateLimitedError,
+  fields: (t) => ({
+    retryAfter: t.int({ description: 'Seconds to wait before retrying.', resolve: (error) => Number(error.retryAfterSeconds) }),
+  }),
 });

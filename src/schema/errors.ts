@@ -35,3 +35,17 @@ export class ForbiddenError extends AppError {
     super(message, 'FORBIDDEN');
   }
 }
+
+export class ConflictError extends AppError {
+  constructor(message: string, code = 'CONFLICT') {
+    super(message, code);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(readonly retryAfterSeconds: string) {
+    super(`Too many requests for this operation. Wait ${retryAfterSeconds} seconds before retrying.`, 'RATE_LIMITED', {
+      retryAfter: Number(retryAfterSeconds),
+    });
+  }
+}

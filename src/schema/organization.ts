@@ -1,10 +1,86 @@
+import { z } from 'zod';
+import { Prisma } from '../generated/prisma/client.js';
+import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
+import { ConflictError, RateLimitedError, ValidationError } from './errors.js';
+import { limitOperation } from './rate-limit.js';
+import { validate } from './validate.js';
+import { viewer } from './viewer.js';
 
 builder.prismaObject('Organization', {
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
+    isPublic: t.exposeBoolean('isPublic', { description: 'Listed in the public organization directory.' }),
     projects: t.relation('projects', { query: { orderBy: [{ key: 'asc' }] } }),
   }),
 });
+
+const SearchQuery = z.object({ q: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') });
+
+builder.queryField('searchOrganizations', (t) =>
+  t.prismaField({
+    type: ['Organization'],
+    description:
+      'Searches the public organization directory by name or slug (at most 20 results). A cross-organization operation: not available to API keys.',
+    authScopes: { notPat: true, signedIn: true },
+    args: { q: t.arg.string({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      await limitOperation(ctx, ROUTE_POLICIES.search);
+      const { q } = validate(SearchQuery, args);
+      return ctx.prisma.organization.findMany({
+        ...query,
+        where: {
+          isPublic: true,
+          OR: [{ name: { contains: q, mode: 'insensitive' } }, { slug: { contains: q, mode: 'insensitive' } }],
+        },
+        orderBy: [{ name: 'asc' }, { id: 'asc' }],
+        take: 20,
+      });
+    },
+  }),
+);
+
+const CreateOrganizationInput = builder.inputType('CreateOrganizationInput', {
+  fields: (t) => ({
+    name: t.string(),
+    slug: t.string({ description: 'Lowercase letters, digits and dashes; unique.' }),
+    isPublic: t.boolean({ required: false, description: 'List it in the public directory (default false).' }),
+  }),
+});
+
+const CreateOrganization = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  slug: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, 'must be 1-40 lowercase letters, digits or dashes, not starting or ending with a dash'),
+  isPublic: z.boolean().default(false),
+});
+
+builder.mutationField('createOrganization', (t) =>
+  t.prismaField({
+    type: 'Membership',
+    description: 'Creates an organization with the caller as its owner. A cross-organization operation: not available to API keys.',
+    authScopes: { notPat: true, signedIn: true },
+    errors: { types: [ValidationError, ConflictError] },
+    args: { input: t.arg({ type: CreateOrganizationInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const me = viewer(ctx);
+      const input = validate(CreateOrganization, { ...args.input, isPublic: args.input.isPublic ?? undefined });
+      try {
+        return await ctx.prisma.$transaction(async (tx) => {
+          const org = await tx.organization.create({ data: input, select: { id: true } });
+          return tx.membership.create({ ...query, data: { orgId: org.id, userId: me.userId, role: 'owner' } });
+        });
+      } catch (error) {
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+          throw new ConflictError(`The slug "${input.slug}" is taken.`);
+        }
+        throw error;
+      }
+    },
+  }),
+);

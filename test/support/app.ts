@@ -11,13 +11,27 @@ export interface TestApp {
   /** The demo user with this username, in this org slug (default acme). */
   user(username: string, orgSlug?: string): DemoSeed['users'][number];
   org(slug: string): DemoSeed['orgs'][number];
+  /** Signs in through POST /login as a browser would; returns the session cookie ("name=value"). */
+  signIn(email: string, password?: string): Promise<string>;
   close(): Promise<void>;
+}
+
+export const ORIGIN = 'http://localhost:4000';
+export const PASSWORD = 'correct horse battery staple';
+
+/** A form POST as a browser sends it from one of our pages. */
+export function formPost(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Request {
+  return new Request(`${ORIGIN}${path}`, {
+    method: 'POST',
+    body: new URLSearchParams(fields),
+    headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+  });
 }
 
 /** A migrated database with the demo seed, and the app over it. */
 export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const db = await openTestDatabase();
-  const seed = await seedDemo(db.prisma, { password: 'correct horse battery staple' });
+  const seed = await seedDemo(db.prisma, { password: PASSWORD });
   const app = await createApp(testConfig(overrides), { db });
   const base = app.config.baseUrl;
   return {
@@ -40,6 +54,11 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     },
     org(slug) {
       return seed.orgs.find((o) => o.slug === slug)!;
+    },
+    async signIn(email, password = PASSWORD) {
+      const response = await app.fetch(formPost('/login', { email, password, next: '/' }));
+      if (response.status !== 303) throw new Error(`sign-in as ${email} failed: ${response.status}`);
+      return response.headers.get('set-cookie')!.split(';')[0]!;
     },
     async close() {
       await app.close();

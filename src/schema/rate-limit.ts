@@ -1,0 +1,21 @@
+import { retryAfter } from '../limits/headers.js';
+import type { Policy } from '../limits/policy.js';
+import type { Context } from '../context.js';
+import { RateLimitedError } from './errors.js';
+
+/**
+ * Draws one request from an operation's own bucket (on top of the global one), atomically,
+ * in the same store. Called by the resolver, so a REST route and the GraphQL field behind it
+ * share the bucket. The decision joins the response's rate-limit headers.
+ */
+export async function limitOperation(ctx: Context, policy: Policy, subject = credentialSubject(ctx)): Promise<void> {
+  const { allowed, decisions } = await ctx.limiter.admit(subject, [policy]);
+  ctx.rateLimits.push(...decisions);
+  if (!allowed) throw new RateLimitedError(retryAfter(decisions));
+}
+
+/** Per-token buckets, like the global one: a key, an OAuth grant, a session. */
+function credentialSubject(ctx: Context): string {
+  const { principal } = ctx;
+  return principal.kind === 'user' ? `${principal.credential.kind}:${principal.credential.id}` : 'anonymous';
+}

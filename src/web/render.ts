@@ -1,0 +1,29 @@
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+
+// Every `<%= %>` is HTML-escaped by Eta; raw output (`<%~ %>`) is used only for the layout's body.
+const eta = new Eta({ views: fileURLToPath(new URL('./templates', import.meta.url)), autoEscape: true, cache: true });
+
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'same-origin',
+};
+
+export function formatDate(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** A server-rendered page. */
+export function page(view: string, data: Record<string, unknown>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  const html = eta.render(`./${view}`, { date: formatDate, user: null, orgs: [], currentOrg: null, ...data });
+  return new Response(html, {
+    status: init.status ?? 200,
+    headers: { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...init.headers },
+  });
+}
+
+export function redirect(location: string, headers: Record<string, string> = {}): Response {
+  return new Response(null, { status: 303, headers: { location, ...headers } });
+}

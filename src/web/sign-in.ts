@@ -1,0 +1,53 @@
+import { verifyPassword } from '../auth/password.js';
+import { clearedSessionCookie, endSession, readSessionCookie, sessionCookie, startSession } from '../auth/session.js';
+import type { Context } from '../context.js';
+import type { Policy } from '../limits/policy.js';
+import { page, redirect } from './render.js';
+
+/** Guessing passwords: 10 tries per address and account per 15 minutes, on top of the global limit. */
+const SIGN_IN_POLICY: Policy = { name: 'sign-in', limit: 10, windowMs: 15 * 60 * 1000 };
+
+// Compared against when the e-mail is unknown, so both answers take the time of one scrypt.
+const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+/** Only same-site paths: `next` must never send someone to another host. */
+export function safeNext(value: unknown): string {
+  return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/';
+}
+
+export function showSignIn(request: Request, ctx: Context): Response {
+  const next = safeNext(new URL(request.url).searchParams.get('next'));
+  if (ctx.principal.kind === 'user') return redirect(next);
+  return page('login', { title: 'Sign in', next, email: '', error: null });
+}
+
+export async function signIn(request: Request, ctx: Context): Promise<Response> {
+  const form = await request.formData().catch(() => new FormData());
+  const email = String(form.get('email') ?? '').trim().toLowerCase();
+  const password = String(form.get('password') ?? '');
+  const next = safeNext(form.get('next'));
+  const retry = (error: string, status: number, headers: Record<string, string> = {}) =>
+    page('login', { title: 'Sign in', next, email, error }, { status, headers });
+
+  const { allowed, decisions } = await ctx.limiter.admit(`sign-in:${ctx.clientIp}:${email}`, [SIGN_IN_POLICY]);
+  ctx.rateLimits.push(...decisions);
+  if (!allowed) {
+    const wait = String(decisions[0]!.decision.resetSeconds);
+    return retry(`Too many sign-in attempts. Try again in ${Math.ceil(Number(wait) / 60)} minutes.`, 429, { 'retry-after': wait });
+  }
+  const user = email ? await ctx.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } }) : null;
+  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !user.passwordHash || !ok) return retry('The email or password is incorrect.', 401);
+
+  // A new session id at every sign-in; whatever session the browser carried ends here.
+  const previous = readSessionCookie(ctx.config, request.headers);
+  if (previous) await endSession(ctx.prisma, previous);
+  const { token, session } = await startSession(ctx.prisma, user.id);
+  return redirect(next, { 'set-cookie': sessionCookie(ctx.config, token, session.expiresAt, session.createdAt) });
+}
+
+export async function signOut(request: Request, ctx: Context): Promise<Response> {
+  const token = readSessionCookie(ctx.config, request.headers);
+  if (token) await endSession(ctx.prisma, token);
+  return redirect('/login', { 'set-cookie': clearedSessionCookie(ctx.config) });
+}
