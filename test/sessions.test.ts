@@ -159,7 +159,8 @@ describe('CSRF: cookie-authenticated writes must come from our own pages', () =>
   test('no Origin, a foreign Origin, or a foreign Referer is refused; our Origin or Referer passes', async () => {
     const cookie = await t.signIn('olivia@example.com');
     const post = (headers: Record<string, string>) => t.call('POST', '/api/issues', { body: body(), headers: { cookie, ...headers } });
-    for (const headers of [{}, { origin: 'https://evil.example' }, { referer: 'https://evil.example/page' }, { origin: 'null' }]) {
+    const attempts: Record<string, string>[] = [{}, { origin: 'https://evil.example' }, { referer: 'https://evil.example/page' }, { origin: 'null' }];
+    for (const headers of attempts) {
       const response = await post(headers);
       expect(response.status).toBe(403);
       expect((await response.json()).code).toBe('csrf_rejected');
