@@ -1,5 +1,9 @@
 import { AuthError } from './auth/auth-error.js';
-import { authenticate, presentedCredentials, type Credentials } from './auth/authenticate.js';
+import { authenticate, presentedCredentials, type AuthDeps, type Credentials } from './auth/authenticate.js';
+import { resourceMetadataUrl } from './auth/oauth/metadata.js';
+import { createOAuthRouter } from './auth/oauth/router.js';
+import { SigningKeys } from './auth/oauth/signing-keys.js';
+import { looksLikeJwt, verifyAccessToken } from './auth/oauth/tokens.js';
 import type { Principal } from './auth/principal.js';
 import { sessionCookie } from './auth/session.js';
 import type { Config } from './config.js';
@@ -42,7 +46,7 @@ export interface AppOptions {
 }
 
 function bearerChallenge(config: Config, error?: AuthError): string {
-  const parts = [`realm="${config.baseUrl}/api"`];
+  const parts = [`realm="${config.baseUrl}/api"`, `resource_metadata="${resourceMetadataUrl(config)}"`];
   if (error?.bearerError) parts.push(`error="${error.bearerError}"`, `error_description="${error.detail.replace(/"/g, "'")}"`);
   return `Bearer ${parts.join(', ')}`;
 }
@@ -72,6 +76,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const rest = createRestRouter(logger);
   const graphql = createGraphQLServer(config, logger);
   const web = createWebRouter(logger);
+  const keys = await SigningKeys.open(db.prisma);
+  const oauth = createOAuthRouter(logger, keys);
+  const authDeps: AuthDeps = { db: db.prisma, keys, config };
 
   const contextFor = (principal: Principal, clientIp: string): Context => ({
     principal,
@@ -89,6 +96,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         'www-authenticate': bearerChallenge(config),
       }).toResponse();
     }
+    if (new URL(request.url).searchParams.has('access_token')) {
+      return authProblem(config, new AuthError(401, 'token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request')).toResponse();
+    }
     if (new URL(request.url).pathname === '/api/graphql') return graphql.handleRequest(request, ctx);
     return (await rest.fetch(request, ctx)) as Response;
   }
@@ -98,33 +108,46 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (redirect) return redirect;
     const path = new URL(request.url).pathname;
     const api = isApiPath(path);
-    // Writes that a browser could be tricked into sending: cookie-authenticated ones and page forms.
-    if (isUnsafeMethod(request.method) && credentials.token === null && (credentials.sessionToken !== null || !api)) {
+    // Writes that a browser could be tricked into sending: cookie-authenticated API calls and page forms.
+    // (The OAuth back-channel endpoints authenticate clients, not cookies.)
+    const page = web.serves(path) || oauth.isPage(path);
+    if (isUnsafeMethod(request.method) && credentials.token === null && ((api && credentials.sessionToken !== null) || page)) {
       if (!isSameOrigin(request, config.baseUrl)) {
         return new HttpProblem(403, 'CSRF_REJECTED', 'Cross-site request refused: Origin (or Referer) must be this service.').toResponse();
       }
     }
-    if (web.serves(path)) {
-      const principal = await authenticate(db.prisma, credentials);
-      ctx.principal = principal instanceof AuthError ? ctx.principal : principal;
-      return web.fetch(request, ctx);
+    if (web.serves(path) || oauth.serves(path)) {
+      if (page) {
+        const principal = await authenticate(authDeps, { ...credentials, token: null });
+        if (!(principal instanceof AuthError)) ctx.principal = principal;
+      }
+      return web.serves(path) ? web.fetch(request, ctx) : oauth.fetch(request, ctx);
     }
     if (!api) return problems.notFound().toResponse();
-    const principal = await authenticate(db.prisma, credentials);
+    const principal = await authenticate(authDeps, credentials);
     if (!(principal instanceof AuthError)) ctx.principal = principal;
     return handleApi(request, principal, ctx);
+  }
+
+  /** The bucket of a request: an OAuth grant (all its access tokens share one), another credential, or the address. */
+  async function subjectOf(credentials: Credentials, ip: string): Promise<string> {
+    const token = typeof credentials.token === 'string' ? credentials.token : null;
+    if (token && looksLikeJwt(token)) {
+      const claims = await verifyAccessToken(keys, config, token).catch(() => null);
+      if (claims) return `grant:${claims.grant_id}`;
+    }
+    return rateLimitSubject(token ?? credentials.sessionToken, ip);
   }
 
   async function fetch(request: Request, info: RequestInfo = {}): Promise<Response> {
     const ip = clientIp(request, info.remoteAddress, config.trustProxy);
     const credentials = presentedCredentials(config, request.headers);
-    const presented = typeof credentials.token === 'string' ? credentials.token : credentials.sessionToken;
     const ctx = contextFor({ kind: 'anonymous' }, ip);
     let response: Response;
     let decisions: PolicyDecision[] = [];
     try {
       // Counted before any other work, so a refused request costs no database query.
-      const admission = await limiter.admit(rateLimitSubject(presented, ip));
+      const admission = await limiter.admit(await subjectOf(credentials, ip));
       decisions = admission.decisions;
       response = admission.allowed ? await route(request, credentials, ctx) : tooManyRequests(decisions);
       // A refused credential is charged to its address too: rotating made-up tokens

@@ -1,6 +1,8 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AuthError, authErrors } from './auth-error.js';
+import { authenticateOAuth } from './oauth/access.js';
+import type { SigningKeys } from './oauth/signing-keys.js';
 import { authenticatePat } from './pat.js';
 import { anonymous, type Principal, type UserPrincipal } from './principal.js';
 import { readSessionCookie, resolveSession } from './session.js';
@@ -68,13 +70,23 @@ async function authenticateSession(db: Db, sessionToken: string, requestedOrgId:
  * a principal, or an AuthError. Without a token, the session cookie; without either, the
  * anonymous principal. An expired or unknown session is anonymous (the browser signs in again).
  */
-export async function authenticate(db: Db, credentials: Credentials, now = new Date()): Promise<Principal | AuthError> {
+export interface AuthDeps {
+  db: Db;
+  keys: SigningKeys;
+  config: Config;
+}
+
+export async function authenticate(deps: AuthDeps, credentials: Credentials, now = new Date()): Promise<Principal | AuthError> {
+  const { db } = deps;
   const { token, sessionToken, requestedOrgId } = credentials;
   if (token instanceof AuthError) return token;
   if (token !== null) {
-    const strategies = [authenticatePat];
+    const strategies = [
+      () => authenticatePat(db, token, requestedOrgId, now),
+      () => authenticateOAuth(db, deps.keys, deps.config, token, requestedOrgId),
+    ];
     for (const strategy of strategies) {
-      const result = await strategy(db, token, requestedOrgId, now);
+      const result = await strategy();
       if (result) return result;
     }
     return authErrors.unknown();

@@ -20,6 +20,8 @@ export interface UserPrincipal {
   org: { id: string; role: Role } | null;
   /** PATs and OAuth tokens are bound to one organization and never see another. */
   orgBound: boolean;
+  /** OAuth tokens carry scopes; other credentials can do whatever the role allows (undefined). */
+  scopes?: string[];
   /** A session whose expiry this request pushed forward: its cookie is sent again. */
   sessionRefreshedUntil?: Date | null;
 }

@@ -99,8 +99,14 @@ export async function runOperation<T>(
   if (first) {
     const exposed = first instanceof GraphQLError ? clientError(first) : null;
     if (exposed) {
-      const { fieldErrors, retryAfter } = exposed.extensions as { fieldErrors?: FieldError[]; retryAfter?: number };
-      throw problemFrom({ code: exposed.code, message: exposed.message, fieldErrors, retryAfter }, names);
+      const { fieldErrors, retryAfter, http } = exposed.extensions as {
+        fieldErrors?: FieldError[];
+        retryAfter?: number;
+        http?: { headers?: Record<string, string> };
+      };
+      const problem = problemFrom({ code: exposed.code, message: exposed.message, fieldErrors, retryAfter }, names);
+      Object.assign(problem.headers, http?.headers);
+      throw problem;
     }
     throw first.originalError ?? first;
   }

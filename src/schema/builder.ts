@@ -7,12 +7,12 @@ import { roleAtLeast, type Role } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
-import { ForbiddenError } from './errors.js';
+import { ForbiddenError, InsufficientScopeError } from './errors.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { signedIn: boolean; role: Role; notPat: boolean };
+  AuthScopes: { signedIn: boolean; role: Role; notPat: boolean; tokenScope: 'read' | 'write' };
   DefaultAuthStrategy: 'all';
   Scalars: { DateTime: { Input: Date; Output: Date } };
   DefaultFieldNullability: false;
@@ -28,8 +28,14 @@ export const builder = new SchemaBuilder<{
       signedIn: ctx.principal.kind === 'user',
       role: (minimum) => ctx.principal.kind === 'user' && !!ctx.principal.org && roleAtLeast(ctx.principal.org.role, minimum),
       notPat: ctx.principal.kind === 'user' && ctx.principal.credential.kind !== 'pat',
+      // Only OAuth tokens carry scopes; keys and sessions are limited by the role alone.
+      tokenScope: (scope) => ctx.principal.kind === 'user' && (!ctx.principal.scopes || ctx.principal.scopes.includes(scope)),
     }),
-    unauthorizedError: (_parent, ctx, _info, result) => new ForbiddenError(forbiddenMessage(ctx, firstFailedScope(result.failure))),
+    unauthorizedError: (_parent, ctx, info, result) => {
+      const scope = firstFailedScope(result.failure);
+      if (scope === 'tokenScope') return new InsufficientScopeError(info.parentType.name === 'Mutation' ? 'write' : 'read');
+      return new ForbiddenError(forbiddenMessage(ctx, scope));
+    },
   },
   prisma: {
     client: (ctx) => ctx.prisma,
@@ -61,5 +67,6 @@ function forbiddenMessage(ctx: Context, scope: string | undefined): string {
   return 'Your role in this organization does not allow this operation.';
 }
 
-builder.queryType({});
-builder.mutationType({});
+// Reading needs the `read` scope and every mutation `write`, on both surfaces, for OAuth tokens.
+builder.queryType({ authScopes: { tokenScope: 'read' } });
+builder.mutationType({ authScopes: { tokenScope: 'write' } });

@@ -49,3 +49,15 @@ export class RateLimitedError extends AppError {
     });
   }
 }
+
+/** An OAuth token without the scope an operation needs (RFC 6750 insufficient_scope). */
+export class InsufficientScopeError extends AppError {
+  constructor(readonly scope: string) {
+    const challenge = `Bearer error="insufficient_scope", scope="${scope}"`;
+    super(`This token lacks the "${scope}" scope.`, 'INSUFFICIENT_SCOPE', {
+      scope,
+      // graphql-yoga answers with this status and header (and strips `http` from the body).
+      http: { status: 403, headers: { 'www-authenticate': challenge } },
+    });
+  }
+}

@@ -1,0 +1,42 @@
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import { AuthError, authErrors } from '../auth-error.js';
+import type { UserPrincipal } from '../principal.js';
+import type { SigningKeys } from './signing-keys.js';
+import { looksLikeJwt, verifyAccessToken } from './tokens.js';
+
+/**
+ * Resolves an OAuth access token: "not mine" (null) for other token kinds. The JWT proves who
+ * issued it, for which audience and until when; the grant row decides whether it still counts
+ * (revoked, or the membership gone) and gives the user's current role in the token's org.
+ */
+export async function authenticateOAuth(
+  db: Db,
+  keys: SigningKeys,
+  config: Config,
+  token: string,
+  requestedOrgId: string | null,
+): Promise<UserPrincipal | AuthError | null> {
+  if (!looksLikeJwt(token)) return null;
+  let claims;
+  try {
+    claims = await verifyAccessToken(keys, config, token);
+  } catch (error) {
+    return (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? authErrors.expired() : authErrors.unknown();
+  }
+  const grant = await db.oAuthGrant.findUnique({
+    where: { id: claims.grant_id },
+    select: { revokedAt: true, orgId: true, userId: true, membership: { select: { role: true } } },
+  });
+  if (!grant || grant.orgId !== claims.org_id || grant.userId !== claims.sub) return authErrors.unknown();
+  if (grant.revokedAt) return authErrors.revoked();
+  if (requestedOrgId !== null && requestedOrgId !== grant.orgId) return authErrors.orgMismatch();
+  return {
+    kind: 'user',
+    userId: grant.userId,
+    credential: { kind: 'oauth', id: claims.grant_id },
+    org: { id: grant.orgId, role: grant.membership.role },
+    orgBound: true,
+    scopes: claims.scope.split(' '),
+  };
+}

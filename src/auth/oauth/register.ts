@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Context } from '../../context.js';
+import { ROUTE_POLICIES } from '../../limits/policy.js';
+import { hashToken } from '../pat-token.js';
+import { OAuthError } from './errors.js';
+import { randomSecret } from './tokens.js';
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** https anywhere, http only on loopback (native apps); never a fragment or a script-capable scheme. */
+function redirectUriProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `${value} is not an absolute URI`;
+  }
+  if (url.hash || value.includes('#')) return `${value} has a fragment`;
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && LOOPBACK.has(url.hostname)) return null;
+  if (url.protocol === 'http:') return `${value}: http is allowed only on loopback (localhost, 127.0.0.1, [::1])`;
+  return `${value}: the ${url.protocol} scheme is not allowed`;
+}
+
+const Registration = z.object({
+  client_name: z.string().trim().min(1).max(100).optional(),
+  redirect_uris: z.array(z.string()).min(1).max(10),
+  grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).min(1).default(['authorization_code']),
+  response_types: z.array(z.literal('code')).optional(),
+  token_endpoint_auth_method: z.enum(['none', 'client_secret_basic', 'client_secret_post']).default('client_secret_basic'),
+  application_type: z.enum(['web', 'native']).default('web'),
+  scope: z.string().optional(),
+});
+
+/** POST /oauth/register: RFC 7591 dynamic client registration. 5 per hour per address. */
+export async function register(request: Request, ctx: Context): Promise<Response> {
+  const { allowed, decisions } = await ctx.limiter.admit(`ip:${ctx.clientIp}`, [ROUTE_POLICIES.oauthRegister]);
+  ctx.rateLimits.push(...decisions);
+  if (!allowed) {
+    const wait = String(decisions[0]!.decision.resetSeconds);
+    throw new OAuthError('slow_down', `Too many registrations from this address. Retry in ${wait} seconds.`, 429, { 'retry-after': wait });
+  }
+  if (!/^application\/json\s*(;|$)/i.test(request.headers.get('content-type') ?? '')) {
+    throw new OAuthError('invalid_client_metadata', 'Send the client metadata as JSON (Content-Type: application/json).');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.text());
+  } catch {
+    throw new OAuthError('invalid_client_metadata', 'The body is not valid JSON.');
+  }
+  const parsed = Registration.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = String(issue.path[0] ?? 'metadata');
+    throw new OAuthError(field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata', `${field}: ${issue.message}`);
+  }
+  const metadata = parsed.data;
+  for (const uri of metadata.redirect_uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new OAuthError('invalid_redirect_uri', problem);
+  }
+  if (!metadata.grant_types.includes('authorization_code')) {
+    throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code.');
+  }
+  const clientId = `client_${randomBytes(16).toString('base64url')}`;
+  const secret = metadata.token_endpoint_auth_method === 'none' ? null : randomSecret('cs_');
+  const client = await ctx.prisma.oAuthClient.create({
+    data: {
+      id: clientId,
+      name: metadata.client_name ?? 'Unnamed application',
+      redirectUris: metadata.redirect_uris,
+      grantTypes: metadata.grant_types,
+      tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
+      applicationType: metadata.application_type,
+      secretHash: secret ? hashToken(secret) : null,
+    },
+  });
+  return new Response(
+    JSON.stringify({
+      client_id: client.id,
+      client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
+      ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+      client_name: client.name,
+      redirect_uris: client.redirectUris,
+      grant_types: client.grantTypes,
+      response_types: ['code'],
+      token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+      application_type: client.applicationType,
+    }),
+    { status: 201, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache' } },
+  );
+}

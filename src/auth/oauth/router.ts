@@ -1,0 +1,52 @@
+import { Router, type IRequest } from 'itty-router';
+import type { Context } from '../../context.js';
+import type { Logger } from '../../logger.js';
+import { decideAuthorize, showAuthorize } from './authorize.js';
+import { OAuthError } from './errors.js';
+import { introspect } from './introspect.js';
+import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
+import { register } from './register.js';
+import { revoke } from './revoke.js';
+import type { SigningKeys } from './signing-keys.js';
+import { token } from './token.js';
+
+function json(body: unknown, cache = 'public, max-age=300'): Response {
+  return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json', 'cache-control': cache } });
+}
+
+/** The authorization server: discovery, registration, authorization, token, revocation, introspection. */
+export function createOAuthRouter(logger: Logger, keys: SigningKeys) {
+  const router = Router<IRequest, [Context]>({
+    catch: (error: unknown) => {
+      if (error instanceof OAuthError) return error.toResponse();
+      logger.error({ err: error }, 'unexpected error in the authorization server');
+      return new OAuthError('server_error', 'Something went wrong on our side. It has been logged.', 500).toResponse();
+    },
+  });
+  type Handler = (request: Request, ctx: Context) => Promise<Response> | Response;
+  const route = (handler: Handler) => (request: IRequest, ctx: Context) => handler(request as unknown as Request, ctx);
+  router
+    .get('/.well-known/oauth-authorization-server', route((_r, ctx) => json(authorizationServerMetadata(ctx.config))))
+    .get('/.well-known/oauth-protected-resource', route((_r, ctx) => json(protectedResourceMetadata(ctx.config))))
+    .get('/.well-known/oauth-protected-resource/api', route((_r, ctx) => json(protectedResourceMetadata(ctx.config))))
+    .get('/oauth/jwks', route(() => json(keys.publicJwks())))
+    .post('/oauth/register', route(register))
+    .get('/oauth/authorize', route(showAuthorize))
+    .post('/oauth/authorize', route(decideAuthorize))
+    .post('/oauth/token', route((r, ctx) => token(r, ctx, keys)))
+    .post('/oauth/revoke', route((r, ctx) => revoke(r, ctx, keys)))
+    .post('/oauth/introspect', route((r, ctx) => introspect(r, ctx, keys)))
+    .all('*', (request: IRequest) => {
+      const path = new URL(request.url).pathname;
+      const allow = router.routes.filter(([m, p]) => m !== 'ALL' && p.test(path)).map(([m]) => m);
+      return allow.length
+        ? new OAuthError('invalid_request', `Use ${allow.join(' or ')}.`, 405, { allow: allow.join(', ') }).toResponse()
+        : new OAuthError('invalid_request', 'No such endpoint.', 404).toResponse();
+    });
+  return {
+    serves: (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/'),
+    /** Pages a browser posts to (subject to the CSRF check), as opposed to back-channel endpoints. */
+    isPage: (path: string) => path === '/oauth/authorize',
+    fetch: async (request: Request, ctx: Context) => (await router.fetch(request, ctx)) as Response,
+  };
+}
