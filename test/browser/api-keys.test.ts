@@ -1,63 +1,21 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createServerAdapter } from '@whatwg-node/server';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { seedDemo } from '../../src/cli/demo-data.js';
-import { testConfig } from '../../src/config.js';
-import type { Database } from '../../src/db/client.js';
-import { openTestDatabase } from '../support/database.js';
+import { chromiumAvailable, SHOTS, signInOnPage, startHarness, type Harness } from './harness.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = 'test-output/screenshots';
-// CI installs Chromium (.ci/run); elsewhere the suite says why it did not run rather than pass silently.
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`Chromium not found at ${CHROMIUM}; .ci/run installs it (apt-get install chromium).`);
-
-describe.skipIf(!available)('Settings > Integrations in a real browser', () => {
-  let db: Database;
-  let app: App;
-  let server: Server;
-  let base: string;
-  let browser: Browser;
-  let page: Page;
-  const password = 'correct horse battery staple';
-
+describe.skipIf(!chromiumAvailable)('Settings > Integrations in a real browser', () => {
+  let h: Harness;
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    db = await openTestDatabase();
-    await seedDemo(db.prisma, { password });
-    let handler: (request: Request, ctx: { req: IncomingMessage }) => Promise<Response> = async () => new Response(null, { status: 503 });
-    server = createServer(createServerAdapter<{ req: IncomingMessage }>((request, ctx) => handler(request, ctx)));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    app = await createApp(testConfig({ baseUrl: base }), { db });
-    handler = (request, { req }) => app.fetch(request, { remoteAddress: req.socket.remoteAddress });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
+    h = await startHarness();
   });
+  afterAll(() => h?.close());
 
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    await app?.close();
-    await db?.close();
-  });
-
-  const api = (token: string) => fetch(`${base}/api/me`, { headers: { authorization: `Bearer ${token}` } });
+  const api = (token: string) => fetch(`${h.base}/api/me`, { headers: { authorization: `Bearer ${token}` } });
 
   test('sign in, create a key, read it once, use it, revoke it, and see the next call fail', async () => {
+    const { page, base } = h;
     await page.goto(`${base}/orgs/acme/settings/integrations`);
     await expect.poll(() => page.url()).toContain('/login?next=');
     await page.screenshot({ path: `${SHOTS}/1-sign-in.png`, fullPage: true });
-    await page.getByLabel('Email').fill('maya@example.com');
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInOnPage(page, 'maya@example.com');
     await page.waitForURL(`${base}/orgs/acme/settings/integrations`);
     await page.screenshot({ path: `${SHOTS}/2-integrations.png`, fullPage: true });
 

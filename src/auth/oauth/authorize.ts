@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import type { OAuthClient } from '../../generated/prisma/client.js';
-import { page, redirect } from '../../web/render.js';
+import { contentSecurityPolicy, page, redirect } from '../../web/render.js';
 import { loadShell } from '../../web/shell.js';
 import { hashToken } from '../pat-token.js';
 import { singleValued } from './params.js';
@@ -82,7 +82,8 @@ function consentPage(ctx: Context, request: AuthorizationRequest, shell: Awaited
       params: [...raw.entries()].filter(([name]) => !['org_id', 'decision'].includes(name)),
       error: error ?? null,
     },
-    { status: error ? 400 : 200 },
+    // Chromium applies form-action to the redirect that follows the form, so the client's origin is allowed too.
+    { status: error ? 400 : 200, headers: { 'content-security-policy': contentSecurityPolicy([new URL(request.redirectUri).origin]) } },
   );
 }
 
