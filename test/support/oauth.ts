@@ -84,3 +84,51 @@ export async function obtainTokens(app: App, cookie: string, orgId: string, scop
   expect(tokens.status).toBe(200);
   return { client, tokens: tokens.body };
 }
+
+/** The registration request itself, for tests of refused metadata: the raw response. A string body is sent as is. */
+export function registrationRequest(
+  app: App,
+  body: unknown,
+  { remoteAddress = nextAddress(), contentType = 'application/json' }: { remoteAddress?: string; contentType?: string | null } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = contentType === null ? {} : { 'content-type': contentType };
+  return app.fetch(new Request(`${ORIGIN}/oauth/register`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers }), {
+    remoteAddress,
+  });
+}
+
+/** GET /oauth/authorize as the person's browser sends it (redirects are not followed). */
+export function authorizeRequest(app: App, params: URLSearchParams | string, cookie?: string): Promise<Response> {
+  return app.fetch(new Request(`${ORIGIN}/oauth/authorize?${params}`, { headers: cookie ? { cookie } : {} }));
+}
+
+/** Consent for an already registered client: the code, its verifier and the callback URL. */
+export async function authorizeCode(app: App, cookie: string, clientId: string, orgId: string, extra: Record<string, string> = {}) {
+  const { verifier, challenge } = pkce();
+  const location = await consent(app, cookie, authorizeParams(clientId, challenge, extra), orgId);
+  const code = location.searchParams.get('code');
+  expect(code).toBeTruthy();
+  return { code: code!, verifier, location };
+}
+
+/** HTTP Basic client credentials as RFC 6749 §2.3.1 asks: each part form-urlencoded, then Base64. */
+export function basicAuth(clientId: string, secret: string): string {
+  const encode = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
+  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64')}`;
+}
+
+/** A form POST to a back-channel endpoint (token, revoke, introspect); fields set to undefined are left out. */
+export async function backChannel(app: App, path: string, fields: Record<string, string | undefined>, headers: Record<string, string> = {}) {
+  const body = new URLSearchParams(Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined));
+  const response = await app.fetch(
+    new Request(`${ORIGIN}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } }),
+  );
+  const text = await response.text();
+  let json: Record<string, string> | null = null;
+  try {
+    json = text ? (JSON.parse(text) as Record<string, string>) : null;
+  } catch {
+    // Not JSON (an empty 200 from revocation, say): `text` has it.
+  }
+  return { status: response.status, headers: response.headers, body: json, text };
+}
