@@ -27,6 +27,11 @@ const server = createServer(
   ),
 );
 
+// Longer than the idle timeouts of common proxies and load balancers (60 s), so they close
+// idle connections first and never send a request on a socket we are closing.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
+
 server.listen(config.port, config.host, async () => {
   app.logger.info({ url: config.baseUrl, host: config.host, port: config.port, database: app.db.kind }, 'listening');
   if ((await app.db.prisma.user.count()) === 0) {

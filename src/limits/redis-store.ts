@@ -64,7 +64,8 @@ export const FAIL_FAST_REDIS_OPTIONS = {
   enableOfflineQueue: false,
   connectTimeout: 1_000,
   maxRetriesPerRequest: 1,
-  commandTimeout: 500,
+  // Longer than our own per-decision timeout, which decides (see withTimeout).
+  commandTimeout: 2_000,
 } as const satisfies RedisOptions;
 
 export interface RedisStoreOptions {
@@ -177,7 +178,10 @@ export class RedisStore implements LimiterStore {
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`rate limiter: Redis did not answer within ${ms} ms`)), ms);
+    // When the event loop was busy past the deadline, the reply may already be waiting in the
+    // socket: timers run before I/O callbacks, so give that reply one turn to win the race
+    // rather than falling back (and double-counting) on a load spike of our own.
+    timer = setTimeout(() => setImmediate(() => reject(new Error(`rate limiter: Redis did not answer within ${ms} ms`))), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

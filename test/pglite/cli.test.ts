@@ -21,7 +21,8 @@ function run(script: string, ...args: string[]) {
   return { code: out.status, stdout: out.stdout, stderr: out.stderr };
 }
 
-describe('seed and admin commands', () => {
+// Each command is a process of its own that opens and migrates the database: seconds apiece on a busy machine.
+describe('seed and admin commands', { timeout: 180_000 }, () => {
   let seed: {
     password: string;
     orgs: { id: string; name: string; slug: string; projects: { id: string; name: string; key: string }[] }[];

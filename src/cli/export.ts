@@ -1,0 +1,40 @@
+// npm run export -- --base-url URL --token T [--token T2 ...] [--project ID ...]
+// Writes every issue of the projects (default: all projects of the token's org) as NDJSON on stdout,
+// through the public API, with one worker per token and the spec's rate-limit behaviour.
+import { parseArgs } from 'node:util';
+import { ApiClient, ApiError } from '../client/api-client.js';
+import { exportIssues } from '../client/bulk-export.js';
+
+const HELP = `Usage: npm run export -- --base-url URL --token TOKEN [--token TOKEN ...] [--project ID ...]
+
+Exports issues as NDJSON (one JSON object per line) on stdout. Give 4 to 8 tokens (one per
+worker, each with its own rate-limit budget) for large exports. Without --project, every project
+of the first token's organization. Progress and totals go to stderr.`;
+
+const { values } = parseArgs({
+  options: {
+    'base-url': { type: 'string', default: process.env.WM_BASE_URL ?? 'http://localhost:4000' },
+    token: { type: 'string', multiple: true, default: process.env.WM_TOKEN ? [process.env.WM_TOKEN] : [] },
+    project: { type: 'string', multiple: true, default: [] },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+if (values.help || values.token.length === 0) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(values.help ? 0 : 2);
+}
+const baseUrl = values['base-url'].replace(/\/+$/, '');
+try {
+  let projectIds = values.project;
+  if (projectIds.length === 0) {
+    const { body } = await new ApiClient({ baseUrl, token: values.token[0]! }).json<{ orgs: { projects: { id: string }[] }[] }>('GET', '/api/me/orgs');
+    projectIds = body.orgs.flatMap((o) => o.projects.map((p) => p.id));
+  }
+  const started = Date.now();
+  const result = await exportIssues({ baseUrl, tokens: values.token, projectIds }, (issue) => process.stdout.write(`${JSON.stringify(issue)}\n`));
+  process.stderr.write(`exported ${result.issues} issues from ${projectIds.length} projects with ${values.token.length} workers in ${Date.now() - started} ms (waited ${result.waitedMs} ms for rate limits)\n`);
+} catch (error) {
+  process.stderr.write(`${error instanceof ApiError || error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,119 @@
+/**
+ * A client for this service that behaves as the spec's "recommended client behaviour" asks:
+ * - slow down when X-RateLimit-Remaining falls below 10% of X-RateLimit-Limit, spreading the
+ *   remaining requests over the time until the bucket refills;
+ * - on a 429, wait X-RateLimit-Reset (or Retry-After) seconds and retry once;
+ * - after two consecutive 429s, back off exponentially (1, 2, 4 ... seconds, at least the
+ *   server's reset, capped at 30 s), and give up after 6 tries;
+ * - on a 401, stop: the credential is revoked or expired and retrying cannot help.
+ */
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(`HTTP ${status}: ${typeof body === 'object' && body && 'detail' in body ? String(body.detail) : JSON.stringify(body)}`);
+    this.name = 'ApiError';
+  }
+}
+
+export class GaveUpError extends Error {
+  constructor(readonly tries: number) {
+    super(`Still rate limited after ${tries} tries; giving up.`);
+    this.name = 'GaveUpError';
+  }
+}
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  token: string;
+  fetch?: typeof fetch;
+  /** Waits; tests pass one that advances a fake clock. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export const MAX_TRIES = 6;
+export const MAX_BACKOFF_MS = 30_000;
+const SLOW_DOWN_BELOW = 0.1;
+
+export class ApiClient {
+  private readonly fetchImpl: typeof fetch;
+  private readonly sleep: (ms: number) => Promise<void>;
+  /** What the last response said about our bucket. */
+  private budget: { limit: number; remaining: number; resetSeconds: number } | null = null;
+  /** Total time spent waiting, for reports and tests. */
+  waitedMs = 0;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.fetchImpl = options.fetch ?? fetch;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  private async wait(ms: number): Promise<void> {
+    if (ms <= 0) return;
+    this.waitedMs += ms;
+    await this.sleep(ms);
+  }
+
+  /** Pacing before a request: below 10% remaining, spread what is left over the reset time. */
+  private paceMs(): number {
+    const b = this.budget;
+    if (!b || b.remaining >= b.limit * SLOW_DOWN_BELOW) return 0;
+    return Math.ceil((b.resetSeconds * 1000) / Math.max(b.remaining, 1));
+  }
+
+  private remember(response: Response): void {
+    const limit = Number(response.headers.get('x-ratelimit-limit'));
+    const remaining = Number(response.headers.get('x-ratelimit-remaining'));
+    const resetSeconds = Number(response.headers.get('x-ratelimit-reset'));
+    if (Number.isFinite(limit) && limit > 0 && Number.isFinite(remaining)) this.budget = { limit, remaining, resetSeconds: Number.isFinite(resetSeconds) ? resetSeconds : 0 };
+  }
+
+  /** Sends a request with the rate-limit behaviour above; returns the first non-429 response. */
+  async request(method: string, path: string, body?: unknown): Promise<Response> {
+    let consecutive429 = 0;
+    for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
+      await this.wait(this.paceMs());
+      const response = await this.fetchImpl(`${this.options.baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.options.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      this.remember(response);
+      if (response.status !== 429) return response;
+      consecutive429++;
+      await response.body?.cancel();
+      if (attempt === MAX_TRIES) break;
+      const resetMs = 1000 * Number(response.headers.get('x-ratelimit-reset') ?? response.headers.get('retry-after') ?? 1);
+      // The first refusal waits exactly what the server says; later ones back off, capped.
+      await this.wait(consecutive429 >= 2 ? Math.min(MAX_BACKOFF_MS, Math.max(resetMs, 1000 * 2 ** (consecutive429 - 2))) : resetMs);
+      // That wait was for this bucket; pacing on the refused response's numbers would wait twice.
+      this.budget = null;
+    }
+    throw new GaveUpError(MAX_TRIES);
+  }
+
+  /** A JSON call: the parsed body, or ApiError (401 and other failures are not retried). */
+  async json<T>(method: string, path: string, body?: unknown): Promise<{ body: T; response: Response }> {
+    const response = await this.request(method, path, body);
+    const parsed = response.status === 204 ? null : await response.json().catch(() => null);
+    if (!response.ok) throw new ApiError(response.status, parsed);
+    return { body: parsed as T, response };
+  }
+
+  /** Every issue of a project (or of the org), following the Link header page by page. */
+  async *issues(projectId?: string, pageSize = 100): AsyncGenerator<Record<string, unknown>> {
+    const query = new URLSearchParams({ limit: String(pageSize), ...(projectId ? { project_id: projectId } : {}) });
+    let path: string | null = `/api/issues?${query}`;
+    while (path) {
+      const page: { body: Record<string, unknown>[]; response: Response } = await this.json('GET', path);
+      yield* page.body;
+      const next: string | undefined = /<([^>]+)>;\s*rel="next"/.exec(page.response.headers.get('link') ?? '')?.[1];
+      path = next ? new URL(next).pathname + new URL(next).search : null;
+    }
+  }
+}
