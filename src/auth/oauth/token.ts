@@ -53,7 +53,10 @@ export async function token(request: Request, ctx: Context, keys: SigningKeys): 
     }
     if (row.expiresAt <= new Date()) throw invalidGrant('The code has expired.');
     if (row.grant.revokedAt) throw invalidGrant('The authorization has been revoked.');
-    if (params.get('redirect_uri') !== row.redirectUri) throw invalidGrant('redirect_uri must be the one of the authorization request.');
+    // RFC 6749 §4.1.3 requires redirect_uri here only if the authorization request carried it, which
+    // it may omit when the client registered exactly one: then that one is the only possible value.
+    const redirectUri = params.get('redirect_uri') ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+    if (redirectUri !== row.redirectUri) throw invalidGrant('redirect_uri must be the one of the authorization request.');
     if (createHash('sha256').update(verifier).digest('base64url') !== row.codeChallenge) throw invalidGrant('code_verifier does not match the code_challenge.');
     checkResource(ctx, params.get('resource'));
     const claimed = await ctx.prisma.oAuthCode.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: new Date() } });
@@ -86,7 +89,8 @@ export async function token(request: Request, ctx: Context, keys: SigningKeys): 
     tokens = await ctx.prisma.$transaction(async (tx) => {
       const claimed = await tx.oAuthRefreshToken.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: new Date() } });
       if (claimed.count === 0) return null;
-      return issueTokens(tx, keys, ctx.config, row.grant, scope, true);
+      // RFC 6749 §6: the new refresh token has the scope of the one it replaces; only the access token is narrowed.
+      return issueTokens(tx, keys, ctx.config, row.grant, scope, true, row.scope);
     });
     if (!tokens) {
       await revokeGrant(ctx, row.grantId);

@@ -43,6 +43,8 @@ export async function issueTokens(
   grant: { id: string; clientId: string; userId: string; orgId: string },
   scope: string,
   withRefresh: boolean,
+  /** The refresh token's scope, when a refresh narrowed only the access token's. */
+  refreshScope = scope,
 ): Promise<TokenSet> {
   const claims: AccessClaims = { sub: grant.userId, client_id: grant.clientId, scope, org_id: grant.orgId, grant_id: grant.id };
   const accessToken = await keys.sign(
@@ -53,7 +55,7 @@ export async function issueTokens(
   const set: TokenSet = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, scope };
   if (withRefresh) {
     const refreshToken = randomSecret('rt_');
-    await db.oAuthRefreshToken.create({ data: { tokenHash: hashToken(refreshToken), grantId: grant.id, scope } });
+    await db.oAuthRefreshToken.create({ data: { tokenHash: hashToken(refreshToken), grantId: grant.id, scope: refreshScope } });
     set.refresh_token = refreshToken;
   }
   return set;
