@@ -392,7 +392,8 @@ describe('token endpoint', () => {
 
       let response = await token({ ...fields, client_secret: `${secret}x` });
       expectOAuthError(response, 401, 'invalid_client');
-      expect(response.headers.get('www-authenticate')).toBeNull();
+      // Every 401 carries a challenge (RFC 9110), even when the client did not try Basic.
+      expect(response.headers.get('www-authenticate')).toBe('Basic realm="oauth"');
 
       expectOAuthError(await token(fields), 401, 'invalid_client');
       expectOAuthError(await token({ ...fields, client_id: 'client_not_registered_here', client_secret: secret }), 401, 'invalid_client');
@@ -670,7 +671,7 @@ describe('registration', () => {
     const sixth = await registrationRequest(t.app, { redirect_uris: [REDIRECT] }, { remoteAddress: address });
     expect(sixth.status).toBe(429);
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await sixth.json()).error).toBe('slow_down');
+    expect((await sixth.json()).error).toBe('temporarily_unavailable');
     // Counted per address: another one still registers.
     expect((await registrationRequest(t.app, { redirect_uris: [REDIRECT] }, { remoteAddress: '203.0.113.78' })).status).toBe(201);
   });
@@ -710,5 +711,46 @@ describe('revocation and introspection', () => {
       const own = await backChannel(t.app, '/oauth/introspect', { token: value, client_id: client.client_id });
       expect(own.body).toMatchObject({ active: true, client_id: client.client_id });
     }
+  });
+});
+
+describe('edge cases of the request syntax', () => {
+  test('a native app on loopback may come back on any port; other hosts and paths must match exactly', async () => {
+    const client = await registerClient(t.app, { redirect_uris: ['http://127.0.0.1:8080/cb'] });
+    const { challenge } = pkce();
+    const ephemeral = authorizeParams(client.client_id, challenge, { redirect_uri: 'http://127.0.0.1:51234/cb' });
+    const location = await consent(t.app, cookies.olivia, ephemeral, acme);
+    expect(location.href.startsWith('http://127.0.0.1:51234/cb?code=')).toBe(true);
+    for (const redirect of ['http://127.0.0.1:51234/other', 'http://localhost:8080/cb']) {
+      await expectErrorPage(await authorizeRequest(t.app, authorizeParams(client.client_id, challenge, { redirect_uri: redirect }), cookies.olivia), 'redirect_uri does not match');
+    }
+  });
+
+  test('missing response_type is invalid_request; an empty scope is invalid_scope', async () => {
+    const client = await registerClient(t.app);
+    const { challenge } = pkce();
+    const params = authorizeParams(client.client_id, challenge);
+    params.delete('response_type');
+    expectErrorRedirect(await authorizeRequest(t.app, params, cookies.olivia), REDIRECT, 'invalid_request');
+    expectErrorRedirect(await authorizeRequest(t.app, authorizeParams(client.client_id, challenge, { scope: '' }), cookies.olivia), REDIRECT, 'invalid_scope');
+  });
+
+  test('missing grant_type is invalid_request', async () => {
+    const client = await registerClient(t.app);
+    expectOAuthError(await backChannel(t.app, '/oauth/token', { client_id: client.client_id }), 400, 'invalid_request');
+  });
+
+  test('the token endpoint allows 60 requests a minute per authenticated client; made-up client_ids do not share or escape it', async () => {
+    const busy = await registerClient(t.app);
+    const other = await registerClient(t.app);
+    const attempt = (clientId: string) => backChannel(t.app, '/oauth/token', { grant_type: 'refresh_token', refresh_token: 'rt_nope', client_id: clientId, resource: RESOURCE });
+    for (let i = 0; i < 60; i++) expectOAuthError(await attempt(busy.client_id), 400, 'invalid_grant');
+    const refused = await attempt(busy.client_id);
+    expectOAuthError(refused, 429, 'temporarily_unavailable');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expectOAuthError(await attempt(other.client_id), 400, 'invalid_grant');
+    const unknown = await attempt('client_made_up');
+    expectOAuthError(unknown, 401, 'invalid_client');
+    expect(unknown.headers.get('www-authenticate')).toBe('Basic realm="oauth"');
   });
 });

@@ -17,6 +17,19 @@ interface AuthorizationRequest {
   resource: string;
 }
 
+/**
+ * Exact string match, no normalising of case, paths or query strings; except that a native
+ * app's loopback http address may use any port (RFC 8252 §7.3, OAuth 2.1 §8.4.2), since it
+ * listens on whatever port is free at the time.
+ */
+function redirectUriMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  const loopback = (u: string) => /^http:\/\/(127\.0\.0\.1|\[::1\])(:\d+)?\//.test(u);
+  if (!loopback(registered) || !loopback(requested)) return false;
+  const withoutPort = (u: string) => u.replace(/^(http:\/\/(?:127\.0\.0\.1|\[::1\]))(:\d+)?/, '$1');
+  return withoutPort(registered) === withoutPort(requested);
+}
+
 /** Errors we must not send to a redirect_uri we cannot trust: shown to the person instead. */
 function errorPage(ctx: Context, message: string): Response {
   return page('oauth-error', { title: 'Authorization error', heading: 'This application’s request is not valid', message }, { status: 400 });
@@ -48,8 +61,7 @@ async function check(ctx: Context, raw: URLSearchParams): Promise<AuthorizationR
   if (redirectUri === undefined) {
     if (client.redirectUris.length !== 1) return errorPage(ctx, 'redirect_uri is required: this application registered several.');
     redirectUri = client.redirectUris[0]!;
-  } else if (!client.redirectUris.includes(redirectUri)) {
-    // Exact string match: no normalising of case, ports, paths or query strings.
+  } else if (!client.redirectUris.some((registered) => redirectUriMatches(registered, redirectUri!))) {
     return errorPage(ctx, 'redirect_uri does not match any address this application registered.');
   }
   const state = params.get('state');
@@ -57,6 +69,7 @@ async function check(ctx: Context, raw: URLSearchParams): Promise<AuthorizationR
 
   if (params.duplicated.length) return fail('invalid_request', `Parameters must not repeat: ${params.duplicated.join(', ')}.`);
   const responseType = params.get('response_type');
+  if (responseType === undefined) return fail('invalid_request', 'response_type is required.');
   if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
   if (!client.grantTypes.includes('authorization_code')) return fail('unauthorized_client', 'This client may not use the authorization code grant.');
   const codeChallenge = params.get('code_challenge');
@@ -65,7 +78,7 @@ async function check(ctx: Context, raw: URLSearchParams): Promise<AuthorizationR
   if (!/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters).');
   const resource = params.get('resource');
   if (resource !== apiAudience(ctx.config)) return fail('invalid_target', `resource is required and must be ${apiAudience(ctx.config)}.`);
-  const scope = parseScope(params.get('scope') ?? DEFAULT_SCOPE);
+  const scope = raw.get('scope') === '' ? null : parseScope(params.get('scope') ?? DEFAULT_SCOPE);
   if (!scope) return fail('invalid_scope', `Unknown scope. Supported: ${Object.keys(SCOPES).join(', ')}.`);
   return { client, redirectUri, scope, state, codeChallenge, resource };
 }

@@ -5,8 +5,9 @@ import { hashToken } from '../pat-token.js';
 import { OAuthError } from './errors.js';
 import type { singleValued } from './params.js';
 
-function invalidClient(description: string, basic: boolean): OAuthError {
-  return new OAuthError('invalid_client', description, 401, basic ? { 'www-authenticate': 'Basic realm="oauth"' } : {});
+// A 401 must carry a challenge (RFC 9110 §15.5.2); Basic is the header scheme we accept.
+function invalidClient(description: string, _basic: boolean): OAuthError {
+  return new OAuthError('invalid_client', description, 401, { 'www-authenticate': 'Basic realm="oauth"' });
 }
 
 /**

@@ -39,7 +39,7 @@ export async function register(request: Request, ctx: Context): Promise<Response
   ctx.rateLimits.push(...decisions);
   if (!allowed) {
     const wait = String(decisions[0]!.decision.resetSeconds);
-    throw new OAuthError('slow_down', `Too many registrations from this address. Retry in ${wait} seconds.`, 429, { 'retry-after': wait });
+    throw new OAuthError('temporarily_unavailable', `Too many registrations from this address. Retry in ${wait} seconds.`, 429, { 'retry-after': wait });
   }
   if (!/^application\/json\s*(;|$)/i.test(request.headers.get('content-type') ?? '')) {
     throw new OAuthError('invalid_client_metadata', 'Send the client metadata as JSON (Content-Type: application/json).');

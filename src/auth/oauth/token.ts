@@ -23,15 +23,17 @@ export async function revokeGrant(ctx: Context, grantId: string): Promise<void> 
 /** POST /oauth/token: authorization_code (with PKCE) and refresh_token (rotating) grants. 60 per 60 s per client. */
 export async function token(request: Request, ctx: Context, keys: SigningKeys): Promise<Response> {
   const params = await readForm(request);
-  const subject = `client:${params.get('client_id') ?? ctx.clientIp}`;
-  const { allowed, decisions } = await ctx.limiter.admit(subject, [ROUTE_POLICIES.oauthToken]);
+  // The bucket is the authenticated client's: an unauthenticated client_id could be made up
+  // (to escape the limit) or borrowed (to exhaust someone else's).
+  const client = await authenticateClient(ctx.prisma, request, params);
+  const { allowed, decisions } = await ctx.limiter.admit(`client:${client.id}`, [ROUTE_POLICIES.oauthToken]);
   ctx.rateLimits.push(...decisions);
   if (!allowed) {
     const wait = String(decisions[0]!.decision.resetSeconds);
-    throw new OAuthError('slow_down', `Too many token requests. Retry in ${wait} seconds.`, 429, { 'retry-after': wait });
+    throw new OAuthError('temporarily_unavailable', `Too many token requests. Retry in ${wait} seconds.`, 429, { 'retry-after': wait });
   }
-  const client = await authenticateClient(ctx.prisma, request, params);
   const grantType = params.get('grant_type');
+  if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
   if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
     throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
   }
