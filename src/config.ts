@@ -27,6 +27,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: bool.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  GRAPHQL_INTROSPECTION: bool.optional(),
 });
 
 export interface Config {
@@ -43,6 +44,8 @@ export interface Config {
   trustProxy: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   production: boolean;
+  /** GraphQL introspection and GraphiQL: on by default except in production. */
+  graphqlIntrospection: boolean;
 }
 
 export class ConfigError extends Error {
@@ -71,6 +74,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
+    graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
   };
 }
 

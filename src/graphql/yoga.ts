@@ -1,3 +1,5 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
 import type { Config } from '../config.js';
@@ -8,13 +10,37 @@ import { schema } from '../schema/index.js';
 
 export type Yoga = YogaServerInstance<Context, Record<string, never>>;
 
+/**
+ * Limits on the shape of a query, checked before it runs. The deepest query the API needs
+ * (memberships > organization > projects > issues > edges > node > assignee > field) is 8 levels.
+ */
+export const QUERY_LIMITS = {
+  maxDepth: 10,
+  maxAliases: 15,
+  maxTokens: 2_000,
+  maxDirectives: 20,
+  maxCost: 20_000,
+};
+
 /** GraphQL over HTTP at /api/graphql. The caller is already authenticated by the app. */
 export function createGraphQLServer(config: Config, logger: Logger): Yoga {
   return createYoga<Context, Record<string, never>>({
     schema,
     graphqlEndpoint: '/api/graphql',
     landingPage: false,
-    graphiql: !config.production,
+    graphiql: config.graphqlIntrospection,
+    plugins: [
+      EnvelopArmorPlugin({
+        maxDepth: { n: QUERY_LIMITS.maxDepth },
+        maxAliases: { n: QUERY_LIMITS.maxAliases },
+        maxTokens: { n: QUERY_LIMITS.maxTokens },
+        maxDirectives: { n: QUERY_LIMITS.maxDirectives },
+        costLimit: { maxCost: QUERY_LIMITS.maxCost },
+        // "Did you mean ...?" hints reveal the schema; off wherever introspection is.
+        blockFieldSuggestion: { enabled: !config.graphqlIntrospection },
+      }),
+      ...(config.graphqlIntrospection ? [] : [useDisableIntrospection()]),
+    ],
     logging: logger.child({ component: 'graphql' }),
     maskedErrors: {
       maskError(error, message) {
