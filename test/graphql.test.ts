@@ -59,6 +59,14 @@ describe('GraphQL at /api/graphql', () => {
     expect(foreign.data!.createIssue).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
   });
 
+  test('a mutation result that selects none of its data still runs the mutation', async () => {
+    const projectId = t.org('acme').projects[0]!.id;
+    const before = await t.app.db.prisma.issue.count({ where: { projectId } });
+    const result = await gql(t.user('mark').token, `mutation($p: ID!) { createIssue(input: { projectId: $p, title: "Blind" }) { __typename } }`, { p: projectId });
+    expect(result).toEqual({ data: { createIssue: { __typename: 'MutationCreateIssueSuccess' } } });
+    expect(await t.app.db.prisma.issue.count({ where: { projectId } })).toBe(before + 1);
+  });
+
   test('a role too low is a FORBIDDEN error, not data', async () => {
     const result = await gql(t.user('victor').token, 'mutation { createIssue(input: { projectId: "00000000-0000-4000-8000-000000000000", title: "x" }) { __typename } }');
     expect(result.data).toBeNull();

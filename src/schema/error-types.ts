@@ -1,5 +1,5 @@
 import { builder } from './builder.js';
-import { AppError, ForbiddenError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldError } from './errors.js';
 
 export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
   fields: (t) => ({
@@ -35,5 +35,13 @@ builder.objectType(ForbiddenError, {
   name: 'ForbiddenError',
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof ForbiddenError,
+  fields: () => ({}),
+});
+
+builder.objectType(ConflictError, {
+  name: 'ConflictError',
+  description: 'The change clashes with the current state (a key already in use, a project that still has issues).',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof ConflictError,
   fields: () => ({}),
 });

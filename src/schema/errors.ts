@@ -35,3 +35,9 @@ export class ForbiddenError extends AppError {
     super(message, 'FORBIDDEN');
   }
 }
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(message, 'CONFLICT');
+  }
+}

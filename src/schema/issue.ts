@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { NotFoundError, ValidationError } from './errors.js';
+import { nonEmpty } from './selection.js';
 import { validate } from './validate.js';
 import { activeOrgId } from './viewer.js';
 import {
@@ -133,7 +134,7 @@ builder.mutationField('createIssue', (t) =>
             select: { issueCount: true },
           });
           return tx.issue.create({
-            ...query,
+            ...nonEmpty(query),
             data: {
               orgId,
               projectId: input.projectId,
