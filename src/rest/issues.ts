@@ -1,13 +1,20 @@
 import type { Context } from '../context.js';
 import { readJsonObject } from './body.js';
-import { json } from './json.js';
+import { json, noContent } from './json.js';
 import { defineOperation, runOperation, unwrapResult, type FieldNames } from './operation.js';
-import { snakeToCamelKeys, queryValue } from './params.js';
+import { pathParam, queryValue, snakeToCamelKeys } from './params.js';
+
+type Params = Record<string, string | undefined>;
 
 const ISSUE_FIELDS = /* GraphQL */ `
   fragment IssueFields on Issue {
-    id projectId number title status priority description assigneeId createdAt updatedAt
+    id key projectId number title status priority description assigneeId createdAt updatedAt
   }
+`;
+
+const RESULT_FIELDS = /* GraphQL */ `
+  ... on Error { message code }
+  ... on ValidationError { fieldErrors { field message } }
 `;
 
 const LIST_ISSUES = defineOperation(/* GraphQL */ `
@@ -20,20 +27,46 @@ const LIST_ISSUES = defineOperation(/* GraphQL */ `
   ${ISSUE_FIELDS}
 `);
 
+const GET_ISSUE = defineOperation(/* GraphQL */ `
+  query GetIssue($id: ID!) { issue(id: $id) { ...IssueFields } }
+  ${ISSUE_FIELDS}
+`);
+
 const CREATE_ISSUE = defineOperation(/* GraphQL */ `
   mutation CreateIssue($input: CreateIssueInput!) {
     createIssue(input: $input) {
       __typename
       ... on MutationCreateIssueSuccess { data { ...IssueFields } }
-      ... on Error { message code }
-      ... on ValidationError { fieldErrors { field message } }
+      ${RESULT_FIELDS}
     }
   }
   ${ISSUE_FIELDS}
 `);
 
+const UPDATE_ISSUE = defineOperation(/* GraphQL */ `
+  mutation UpdateIssue($id: ID!, $input: UpdateIssueInput!) {
+    updateIssue(id: $id, input: $input) {
+      __typename
+      ... on MutationUpdateIssueSuccess { data { ...IssueFields } }
+      ${RESULT_FIELDS}
+    }
+  }
+  ${ISSUE_FIELDS}
+`);
+
+const DELETE_ISSUE = defineOperation(/* GraphQL */ `
+  mutation DeleteIssue($id: ID!) {
+    deleteIssue(id: $id) {
+      __typename
+      ... on MutationDeleteIssueSuccess { data }
+      ... on Error { message code }
+    }
+  }
+`);
+
 interface IssueNode {
   id: string;
+  key: string;
   projectId: string;
   number: number;
   title: string;
@@ -45,10 +78,13 @@ interface IssueNode {
   updatedAt: string;
 }
 
+type Result<T> = Parameters<typeof unwrapResult<T>>[0];
+
 /** The spec's issue object: snake_case, field names exactly as the spec writes them. */
 function issueJson(issue: IssueNode) {
   return {
     id: issue.id,
+    key: issue.key,
     project_id: issue.projectId,
     number: issue.number,
     title: issue.title,
@@ -87,11 +123,28 @@ export async function listIssues(request: Request, ctx: Context): Promise<Respon
 /** POST /api/issues: 201 with the created issue. */
 export async function createIssue(request: Request, ctx: Context): Promise<Response> {
   const input = snakeToCamelKeys(await readJsonObject(request));
-  const { createIssue } = await runOperation<{ createIssue: Parameters<typeof unwrapResult<IssueNode>>[0] }>(
-    CREATE_ISSUE,
-    ctx,
-    { input },
-  );
+  const { createIssue } = await runOperation<{ createIssue: Result<IssueNode> }>(CREATE_ISSUE, ctx, { input });
   const issue = unwrapResult(createIssue);
   return json(issueJson(issue), { status: 201, headers: { location: `${ctx.config.baseUrl}/api/issues/${issue.id}` } });
+}
+
+/** GET /api/issues/:id, where :id is the id or the key (WEB-12). */
+export async function getIssue(_request: Request, ctx: Context, params: Params): Promise<Response> {
+  const { issue } = await runOperation<{ issue: IssueNode }>(GET_ISSUE, ctx, { id: pathParam(params, 'id') });
+  return json(issueJson(issue));
+}
+
+/** PATCH /api/issues/:id: a JSON merge patch (absent: unchanged; null: cleared, where a field may be empty). */
+export async function updateIssue(request: Request, ctx: Context, params: Params): Promise<Response> {
+  const id = pathParam(params, 'id');
+  const input = snakeToCamelKeys(await readJsonObject(request));
+  const { updateIssue } = await runOperation<{ updateIssue: Result<IssueNode> }>(UPDATE_ISSUE, ctx, { id, input });
+  return json(issueJson(unwrapResult(updateIssue)));
+}
+
+/** DELETE /api/issues/:id: 204. */
+export async function deleteIssue(_request: Request, ctx: Context, params: Params): Promise<Response> {
+  const { deleteIssue } = await runOperation<{ deleteIssue: Result<string> }>(DELETE_ISSUE, ctx, { id: pathParam(params, 'id') });
+  unwrapResult(deleteIssue);
+  return noContent();
 }

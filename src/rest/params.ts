@@ -13,6 +13,15 @@ export function queryValue(url: URL, name: string, kind: 'string' | 'int' = 'str
   return value;
 }
 
+/** A path segment such as `:id`, percent-decoded; one that does not decode names nothing here. */
+export function pathParam(params: Record<string, string | undefined>, name: string): string {
+  try {
+    return decodeURIComponent(params[name] ?? '');
+  } catch {
+    throw problems.notFound();
+  }
+}
+
 /** `{ project_id: 1 }` -> `{ projectId: 1 }`: REST bodies use the spec's snake_case, GraphQL inputs camelCase. */
 export function snakeToCamelKeys(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(

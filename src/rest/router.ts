@@ -1,11 +1,11 @@
 import { Router, type IRequest, type RouterType } from 'itty-router';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
-import { createIssue, listIssues } from './issues.js';
+import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from './issues.js';
 import { getMe, getMyOrgs } from './me.js';
 import { HttpProblem, problems } from './problem.js';
 
-type Handler = (request: Request, ctx: Context) => Promise<Response>;
+type Handler = (request: Request, ctx: Context, params: Record<string, string | undefined>) => Promise<Response>;
 
 /** The REST surface under /api: each route maps HTTP to one GraphQL operation. */
 export function createRestRouter(logger: Logger): RouterType<IRequest, [Context], Response> {
@@ -17,13 +17,17 @@ export function createRestRouter(logger: Logger): RouterType<IRequest, [Context]
       return problems.internal().toResponse();
     },
   });
-  const route = (handler: Handler) => (request: IRequest, ctx: Context) => handler(request as unknown as Request, ctx);
+  const route = (handler: Handler) => (request: IRequest, ctx: Context) =>
+    handler(request as unknown as Request, ctx, request.params);
 
   router
     .get('/me', route(getMe))
     .get('/me/orgs', route(getMyOrgs))
     .get('/issues', route(listIssues))
     .post('/issues', route(createIssue))
+    .get('/issues/:id', route(getIssue))
+    .patch('/issues/:id', route(updateIssue))
+    .delete('/issues/:id', route(deleteIssue))
     .all('*', (request: IRequest) => {
       const path = new URL(request.url).pathname;
       const allow = router.routes

@@ -2,21 +2,23 @@ import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { NotFoundError, ValidationError } from './errors.js';
+import { checkAssignee, CreateIssue, UpdateIssue } from './issue-input.js';
+import { issueIdOf, issueWhere } from './issue-lookup.js';
 import { nonEmpty } from './selection.js';
+import { uuid } from './uuid.js';
 import { validate } from './validate.js';
 import { activeOrgId } from './viewer.js';
-import {
-  DEFAULT_PRIORITY,
-  DEFAULT_STATUS,
-  DESCRIPTION_MAX,
-  ISSUE_PRIORITIES,
-  ISSUE_STATUSES,
-  TITLE_MAX,
-} from './workflow.js';
+import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 
-builder.prismaObject('Issue', {
+export const IssueRef = builder.prismaObject('Issue', {
   fields: (t) => ({
     id: t.exposeID('id'),
+    key: t.string({
+      description: 'The human key: project key and number, e.g. WEB-12.',
+      // Selected with the issue (a join in the same statement), so a list costs no extra query.
+      select: { number: true, project: { select: { key: true } } },
+      resolve: (issue) => `${issue.project.key}-${issue.number}`,
+    }),
     projectId: t.exposeID('projectId'),
     number: t.exposeInt('number', { description: 'Sequence number within the project (the 123 of KEY-123).' }),
     title: t.exposeString('title'),
@@ -31,14 +33,25 @@ builder.prismaObject('Issue', {
   }),
 });
 
-const uuid = z.uuid({ error: 'must be a UUID' });
-const oneOf = (values: readonly string[]) => ({ error: `must be one of: ${values.join(', ')}` });
-
 builder.queryField('issueStatuses', (t) =>
   t.stringList({ description: 'Allowed issue statuses, in workflow order.', resolve: () => [...ISSUE_STATUSES] }),
 );
 builder.queryField('issuePriorities', (t) =>
   t.stringList({ description: 'Allowed issue priorities, most urgent first.', resolve: () => [...ISSUE_PRIORITIES] }),
+);
+
+builder.queryField('issue', (t) =>
+  t.prismaField({
+    type: 'Issue',
+    description: "One issue of the caller's organization, by id or by key (WEB-12); NOT_FOUND for any other.",
+    authScopes: { role: 'viewer' },
+    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }) },
+    resolve: async (query, _root, args, ctx) => {
+      const issue = await ctx.prisma.issue.findFirst({ ...query, where: issueWhere(activeOrgId(ctx), args.id) });
+      if (!issue) throw new NotFoundError('issue');
+      return issue;
+    },
+  }),
 );
 
 const ListArgs = z.object({
@@ -90,23 +103,10 @@ const CreateIssueInput = builder.inputType('CreateIssueInput', {
   }),
 });
 
-const CreateIssue = z.object({
-  projectId: uuid,
-  title: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
-  status: z.enum(ISSUE_STATUSES, oneOf(ISSUE_STATUSES)).default(DEFAULT_STATUS),
-  priority: z.enum(ISSUE_PRIORITIES, oneOf(ISSUE_PRIORITIES)).default(DEFAULT_PRIORITY),
-  description: z.string().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`).nullish(),
-  assigneeId: uuid.nullish(),
-});
-
 builder.mutationField('createIssue', (t) =>
   t.prismaField({
     type: 'Issue',
-    description: 'Creates an issue, numbered next in its project.',
+    description: 'Creates an issue, numbered next in its project. Needs the role member or above.',
     authScopes: { role: 'member' },
     errors: { types: [ValidationError, NotFoundError] },
     args: { input: t.arg({ type: CreateIssueInput, required: true }) },
@@ -117,13 +117,7 @@ builder.mutationField('createIssue', (t) =>
         status: args.input.status ?? undefined,
         priority: args.input.priority ?? undefined,
       });
-      if (input.assigneeId) {
-        const member = await ctx.prisma.membership.findUnique({
-          where: { orgId_userId: { orgId, userId: input.assigneeId } },
-          select: { id: true },
-        });
-        if (!member) throw new ValidationError([{ field: 'assigneeId', message: 'must be a member of the organization' }]);
-      }
+      await checkAssignee(ctx.prisma, orgId, input.assigneeId);
       try {
         return await ctx.prisma.$transaction(async (tx) => {
           // The row lock taken by this increment serialises concurrent creates in one
@@ -153,6 +147,56 @@ builder.mutationField('createIssue', (t) =>
         }
         throw error;
       }
+    },
+  }),
+);
+
+const UpdateIssueInput = builder.inputType('UpdateIssueInput', {
+  description: 'Fields left out stay as they are; null clears description and assigneeId (and is refused for the others).',
+  fields: (t) => ({
+    title: t.string({ required: false }),
+    status: t.string({ required: false }),
+    priority: t.string({ required: false }),
+    description: t.string({ required: false }),
+    assigneeId: t.id({ required: false, description: 'A member of the organization.' }),
+  }),
+});
+
+builder.mutationField('updateIssue', (t) =>
+  t.prismaField({
+    type: 'Issue',
+    description: 'Changes an issue (by id or key). Needs the role member or above.',
+    authScopes: { role: 'member' },
+    errors: { types: [ValidationError, NotFoundError] },
+    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }), input: t.arg({ type: UpdateIssueInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const orgId = activeOrgId(ctx);
+      const input = validate(UpdateIssue, args.input);
+      const id = await issueIdOf(ctx.prisma, orgId, args.id);
+      await checkAssignee(ctx.prisma, orgId, input.assigneeId);
+      try {
+        return await ctx.prisma.issue.update({ ...nonEmpty(query), where: { id, orgId }, data: input });
+      } catch (error) {
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') throw new NotFoundError('issue');
+        throw error;
+      }
+    },
+  }),
+);
+
+builder.mutationField('deleteIssue', (t) =>
+  t.field({
+    type: 'ID',
+    description: 'Deletes an issue (by id or key) and returns its id. Needs the role manager or above: members cancel issues instead.',
+    authScopes: { role: 'manager' },
+    errors: { types: [NotFoundError] },
+    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }) },
+    resolve: async (_root, args, ctx) => {
+      const orgId = activeOrgId(ctx);
+      const id = await issueIdOf(ctx.prisma, orgId, args.id);
+      const { count } = await ctx.prisma.issue.deleteMany({ where: { id, orgId } });
+      if (count === 0) throw new NotFoundError('issue');
+      return id;
     },
   }),
 );
