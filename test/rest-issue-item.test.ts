@@ -178,10 +178,13 @@ describe("another organization's issue is answered exactly like a missing one", 
   });
 });
 
-test('other methods on an issue are 405 with Allow', async () => {
+test('other methods on an issue or a project are 405 with Allow', async () => {
   const issue = await t.call('POST', '/api/issues/WEB-1', { token: member, body: {} });
   await expectProblem(issue, 405, 'method_not_allowed');
   expect(issue.headers.get('allow')).toBe('GET, PATCH, DELETE');
+  const project = await t.call('PATCH', `/api/projects/${projectId}`, { token: member, body: {} });
+  await expectProblem(project, 405, 'method_not_allowed');
+  expect(project.headers.get('allow')).toBe('GET, PUT, DELETE');
 });
 
 describe('GraphQL', () => {

@@ -1,15 +1,17 @@
 import { problems } from './problem.js';
 
 /**
- * One query parameter. `int` turns digit strings into numbers so that the operation's
- * Int variables can check them; anything else is passed on for the schema to refuse.
+ * One query parameter. `int` turns digit strings into numbers and `boolean` turns true and
+ * false into booleans, so that the operation's Int and Boolean variables can check them;
+ * anything else is passed on for the schema to refuse.
  */
-export function queryValue(url: URL, name: string, kind: 'string' | 'int' = 'string'): string | number | undefined {
+export function queryValue(url: URL, name: string, kind: 'string' | 'int' | 'boolean' = 'string'): string | number | boolean | undefined {
   const values = url.searchParams.getAll(name);
   if (values.length > 1) throw problems.validation([{ field: name, message: 'must be given once' }]);
   const value = values[0];
   if (value === undefined) return undefined;
   if (kind === 'int' && /^-?\d{1,15}$/.test(value)) return Number(value);
+  if (kind === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
   return value;
 }
 

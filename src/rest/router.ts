@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from './issues.js';
 import { getMe, getMyOrgs } from './me.js';
 import { HttpProblem, problems } from './problem.js';
+import { createProject, deleteProject, getProject, listProjects, updateProject } from './projects.js';
 
 type Handler = (request: Request, ctx: Context, params: Record<string, string | undefined>) => Promise<Response>;
 
@@ -23,6 +24,11 @@ export function createRestRouter(logger: Logger): RouterType<IRequest, [Context]
   router
     .get('/me', route(getMe))
     .get('/me/orgs', route(getMyOrgs))
+    .get('/projects', route(listProjects))
+    .post('/projects', route(createProject))
+    .get('/projects/:id', route(getProject))
+    .put('/projects/:id', route(updateProject))
+    .delete('/projects/:id', route(deleteProject))
     .get('/issues', route(listIssues))
     .post('/issues', route(createIssue))
     .get('/issues/:id', route(getIssue))
