@@ -111,4 +111,21 @@ describe('nested selections cost a constant number of SQL statements', () => {
     expect(large.statements).toBe(small.statements);
     expect(large.statements).toBeLessThanOrEqual(3);
   });
+
+  test('issues(filter, orderBy) with key, project and assignee: one statement for any page size', async () => {
+    const { token } = t.user('olivia');
+    const query = `query($n: Int) { issues(first: $n, filter: { status: ["Todo", "Done"] }, orderBy: { field: PRIORITY }) {
+      edges { node { key title project { key name } assignee { name } } } } }`;
+    const statements = async (n: number) => {
+      const before = t.app.db.queries.count;
+      const result = await gql(token, query, { n });
+      expect(result.errors).toBeUndefined();
+      expect(result.data!.issues.edges).toHaveLength(n);
+      return t.app.db.queries.count - before;
+    };
+    const small = await statements(2);
+    const large = await statements(100);
+    expect(small).toBe(2);
+    expect(large).toBe(small);
+  });
 });

@@ -2,7 +2,7 @@ import type { Context } from '../context.js';
 import { readJsonObject } from './body.js';
 import { json, noContent } from './json.js';
 import { defineOperation, runOperation, unwrapResult, type FieldNames } from './operation.js';
-import { pathParam, queryValue, snakeToCamelKeys } from './params.js';
+import { defined, enumValue, pathParam, queryList, queryValue, snakeToCamelKeys } from './params.js';
 
 type Params = Record<string, string | undefined>;
 
@@ -18,8 +18,8 @@ const RESULT_FIELDS = /* GraphQL */ `
 `;
 
 const LIST_ISSUES = defineOperation(/* GraphQL */ `
-  query ListIssues($projectId: ID, $first: Int, $after: String) {
-    issues(projectId: $projectId, first: $first, after: $after) {
+  query ListIssues($projectId: ID, $filter: IssueFilter, $orderBy: IssueOrder, $first: Int, $after: String) {
+    issues(projectId: $projectId, filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
       edges { node { ...IssueFields } }
       pageInfo { hasNextPage endCursor }
     }
@@ -97,13 +97,41 @@ function issueJson(issue: IssueNode) {
   };
 }
 
-const LIST_NAMES: FieldNames = { first: 'limit', after: 'cursor', projectId: 'project_id' };
+const LIST_NAMES: FieldNames = {
+  first: 'limit',
+  after: 'cursor',
+  projectId: 'project_id',
+  'filter.status': 'status',
+  'filter.priority': 'priority',
+  'filter.assigneeId': 'assignee_id',
+  'filter.q': 'q',
+  'filter.createdAfter': 'created_after',
+  'filter.createdBefore': 'created_before',
+  'filter.updatedAfter': 'updated_after',
+  'filter.updatedBefore': 'updated_before',
+  field: 'sort',
+};
 
-/** GET /api/issues?project_id=&limit=&cursor= : a bare array, the next page in a Link header. */
+/**
+ * GET /api/issues?project_id=&status=&priority=&assignee_id=&q=&created_after=&created_before=
+ * &updated_after=&updated_before=&sort=&direction=&limit=&cursor= : a bare array, the next page
+ * in a Link header.
+ */
 export async function listIssues(request: Request, ctx: Context): Promise<Response> {
   const url = new URL(request.url);
   const variables = {
     projectId: queryValue(url, 'project_id'),
+    filter: defined({
+      status: queryList(url, 'status'),
+      priority: queryList(url, 'priority'),
+      assigneeId: queryValue(url, 'assignee_id'),
+      q: queryValue(url, 'q'),
+      createdAfter: queryValue(url, 'created_after'),
+      createdBefore: queryValue(url, 'created_before'),
+      updatedAfter: queryValue(url, 'updated_after'),
+      updatedBefore: queryValue(url, 'updated_before'),
+    }),
+    orderBy: defined({ field: enumValue(queryValue(url, 'sort')), direction: enumValue(queryValue(url, 'direction')) }),
     first: queryValue(url, 'limit', 'int'),
     after: queryValue(url, 'cursor'),
   };

@@ -15,6 +15,23 @@ export function queryValue(url: URL, name: string, kind: 'string' | 'int' | 'boo
   return value;
 }
 
+/** A parameter that may repeat or hold a comma-separated list: `status=Todo,Done&status=Backlog`. */
+export function queryList(url: URL, name: string): string[] | undefined {
+  const values = url.searchParams.getAll(name).flatMap((value) => value.split(',').map((v) => v.trim()));
+  return values.length ? values : undefined;
+}
+
+/** An enum value as REST spells it (`created_at`) to the GraphQL enum value (`CREATED_AT`). */
+export function enumValue(value: unknown): unknown {
+  return typeof value === 'string' ? value.toUpperCase() : value;
+}
+
+/** Drops the undefined entries; undefined when none is left. */
+export function defined<T extends Record<string, unknown>>(values: T): Partial<T> | undefined {
+  const entries = Object.entries(values).filter(([, value]) => value !== undefined);
+  return entries.length ? (Object.fromEntries(entries) as Partial<T>) : undefined;
+}
+
 /** A path segment such as `:id`, percent-decoded; one that does not decode names nothing here. */
 export function pathParam(params: Record<string, string | undefined>, name: string): string {
   try {

@@ -1,9 +1,13 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { z } from 'zod';
-import { Prisma } from '../generated/prisma/client.js';
+import { Prisma, type Issue } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { checkAssignee, CreateIssue, UpdateIssue } from './issue-input.js';
+import { IssueFilter, IssueFilterInput, issueFilterWhere } from './issue-filter.js';
 import { issueIdOf, issueWhere } from './issue-lookup.js';
+import { IssueOrder, IssueOrderInput } from './issue-order.js';
 import { nonEmpty } from './selection.js';
 import { uuid } from './uuid.js';
 import { validate } from './validate.js';
@@ -54,40 +58,57 @@ builder.queryField('issue', (t) =>
   }),
 );
 
+const pageSize = z.number().int().min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').optional();
 const ListArgs = z.object({
   projectId: uuid.optional(),
-  first: z.number().int().min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').optional(),
-  after: uuid.optional(),
+  first: pageSize,
+  last: pageSize,
+  filter: IssueFilter.nullish(),
 });
 
 builder.queryField('issues', (t) =>
-  t.prismaConnection({
-    type: 'Issue',
-    cursor: 'id',
-    defaultSize: 50,
-    maxSize: 100,
-    description: 'Issues of the organization, newest first; of one project when projectId is given.',
+  t.connection({
+    type: IssueRef,
+    description:
+      'Issues of the organization (of one project when projectId is given), filtered by `filter`, ' +
+      'in the order of `orderBy` (newest first by default), at most 100 per page.',
     authScopes: { role: 'viewer' },
-    args: { projectId: t.arg.id({ required: false }) },
-    resolve: async (query, _root, args, ctx) => {
+    args: {
+      projectId: t.arg.id({ required: false }),
+      filter: t.arg({ type: IssueFilterInput, required: false }),
+      orderBy: t.arg({ type: IssueOrderInput, required: false }),
+    },
+    resolve: (_root, args, ctx, info) => {
       const orgId = activeOrgId(ctx);
-      const cursorId = (query as { cursor?: { id?: string } }).cursor?.id;
-      const { projectId } = validate(ListArgs, {
-        projectId: args.projectId ?? undefined,
-        first: args.first ?? undefined,
-        after: cursorId,
-      });
-      const issues = await ctx.prisma.issue.findMany({
-        ...query,
-        where: { orgId, ...(projectId ? { projectId } : {}) },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      });
-      // Only an empty page needs to tell "no issues yet" from "no such project here".
-      if (projectId && issues.length === 0) {
-        const project = await ctx.prisma.project.findFirst({ where: { id: projectId, orgId }, select: { id: true } });
-        if (!project) throw new NotFoundError('project');
-      }
-      return issues;
+      const order = new IssueOrder(args.orderBy);
+      return resolveCursorConnection<Promise<Issue[]>>(
+        { args, defaultSize: 50, maxSize: 100, toCursor: (issue) => order.cursorOf(issue) },
+        // Runs after the connection arguments' own checks (a negative `first` is refused there).
+        async ({ after, before, limit, inverted }): Promise<Issue[]> => {
+          const { projectId, filter } = validate(ListArgs, {
+            projectId: args.projectId ?? undefined,
+            first: args.first ?? undefined,
+            last: args.last ?? undefined,
+            filter: args.filter,
+          });
+          const where: Prisma.IssueWhereInput[] = [{ orgId }, ...(filter ? issueFilterWhere(filter) : [])];
+          if (projectId) where.push({ projectId });
+          if (after) where.push(order.seek(after, 'after'));
+          if (before) where.push(order.seek(before, 'before'));
+          const issues: Issue[] = await ctx.prisma.issue.findMany({
+            ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
+            where: { AND: where },
+            orderBy: order.orderBy(inverted),
+            take: limit,
+          });
+          // Only an empty page needs to tell "no issues yet" from "no such project here".
+          if (projectId && issues.length === 0) {
+            const project = await ctx.prisma.project.findFirst({ where: { id: projectId, orgId }, select: { id: true } });
+            if (!project) throw new NotFoundError('project');
+          }
+          return issues;
+        },
+      );
     },
   }),
 );
