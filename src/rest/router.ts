@@ -5,6 +5,7 @@ import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from './i
 import { getMe, getMyOrgs } from './me.js';
 import { HttpProblem, problems } from './problem.js';
 import { createProject, deleteProject, getProject, listProjects, updateProject } from './projects.js';
+import { paletteSearch, searchPeople } from './search.js';
 
 type Handler = (request: Request, ctx: Context, params: Record<string, string | undefined>) => Promise<Response>;
 
@@ -34,6 +35,8 @@ export function createRestRouter(logger: Logger): RouterType<IRequest, [Context]
     .get('/issues/:id', route(getIssue))
     .patch('/issues/:id', route(updateIssue))
     .delete('/issues/:id', route(deleteIssue))
+    .get('/people/search', route(searchPeople))
+    .get('/palette/search', route(paletteSearch))
     .all('*', (request: IRequest) => {
       const path = new URL(request.url).pathname;
       const allow = router.routes

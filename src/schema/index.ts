@@ -6,5 +6,7 @@ import './organization.js';
 import './membership.js';
 import './project.js';
 import './issue.js';
+import './person.js';
+import './palette.js';
 
 export const schema = builder.toSchema({ sortSchema: true });
