@@ -59,6 +59,14 @@ describe('GraphQL at /api/graphql', () => {
     expect(foreign.data!.createIssue).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
   });
 
+  test('a mutation result that selects none of its data still runs the mutation', async () => {
+    const projectId = t.org('acme').projects[0]!.id;
+    const before = await t.app.db.prisma.issue.count({ where: { projectId } });
+    const result = await gql(t.user('mark').token, `mutation($p: ID!) { createIssue(input: { projectId: $p, title: "Blind" }) { __typename } }`, { p: projectId });
+    expect(result).toEqual({ data: { createIssue: { __typename: 'MutationCreateIssueSuccess' } } });
+    expect(await t.app.db.prisma.issue.count({ where: { projectId } })).toBe(before + 1);
+  });
+
   test('a role too low is a FORBIDDEN error, not data', async () => {
     const result = await gql(t.user('victor').token, 'mutation { createIssue(input: { projectId: "00000000-0000-4000-8000-000000000000", title: "x" }) { __typename } }');
     expect(result.data).toBeNull();
@@ -105,5 +113,35 @@ describe('nested selections cost a constant number of SQL statements', () => {
     console.info(`nested query: ${small.statements} statements (small), ${large.statements} (large)`);
     expect(large.statements).toBe(small.statements);
     expect(large.statements).toBeLessThanOrEqual(3);
+  });
+
+  test('issues(filter, orderBy) with key, project and assignee: one statement for any page size', async () => {
+    const { token } = t.user('olivia');
+    const query = `query($n: Int) { issues(first: $n, filter: { status: ["Todo", "Done"] }, orderBy: { field: PRIORITY }) {
+      edges { node { key title project { key name } assignee { name } } } } }`;
+    const statements = async (n: number) => {
+      const before = t.app.db.queries.count;
+      const result = await gql(token, query, { n });
+      expect(result.errors).toBeUndefined();
+      expect(result.data!.issues.edges).toHaveLength(n);
+      return t.app.db.queries.count - before;
+    };
+    const small = await statements(2);
+    const large = await statements(100);
+    expect(small).toBe(2);
+    expect(large).toBe(small);
+  });
+});
+
+describe('mutations selecting only __typename', () => {
+  test('createOrganization and revokeApiKey still run', async () => {
+    const cookie = await t.signIn('olivia@example.com');
+    const post = (query: string) =>
+      t.call('POST', '/api/graphql', { body: { query }, headers: { cookie, origin: 'http://localhost:4000', 'x-org-id': t.org('acme').id } }).then((r) => r.json());
+    const org = await post('mutation { createOrganization(input: { name: "Typename Only", slug: "typename-only" }) { __typename } }');
+    expect(org).toEqual({ data: { createOrganization: { __typename: 'MutationCreateOrganizationSuccess' } } });
+    const key = await t.app.db.prisma.apiKey.findFirstOrThrow({ where: { userId: t.user('olivia').id } });
+    const revoked = await post(`mutation { revokeApiKey(id: "${key.id}") { __typename } }`);
+    expect(revoked).toEqual({ data: { revokeApiKey: { __typename: 'MutationRevokeApiKeySuccess' } } });
   });
 });

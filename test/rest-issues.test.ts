@@ -29,6 +29,7 @@ describe('POST /api/issues', () => {
     const issue = await response.json();
     expect(issue).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      key: expect.stringMatching(/^WEB-\d+$/),
       project_id: projectId,
       number: expect.any(Number),
       title: 'Ship it',
@@ -39,6 +40,7 @@ describe('POST /api/issues', () => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.any(String),
     });
+    expect(issue.key).toBe(`WEB-${issue.number}`);
     expect(Math.abs(Date.parse(issue.created_at) - Date.now())).toBeLessThan(60_000);
     expect(response.headers.get('location')).toBe(`http://localhost:4000/api/issues/${issue.id}`);
     const listed = await (await t.call('GET', `/api/issues?project_id=${projectId}`, { token })).json();
@@ -140,7 +142,7 @@ describe('GET /api/issues', () => {
     const issues = await response.json();
     expect(Array.isArray(issues)).toBe(true);
     expect(Object.keys(issues[0]).sort()).toEqual(
-      ['id', 'project_id', 'number', 'title', 'status', 'priority', 'description', 'assignee_id', 'created_at', 'updated_at'].sort(),
+      ['id', 'key', 'project_id', 'number', 'title', 'status', 'priority', 'description', 'assignee_id', 'created_at', 'updated_at'].sort(),
     );
   });
 

@@ -81,9 +81,9 @@ export async function createApiKey(request: Request, ctx: Context): Promise<Resp
 }
 
 /** DELETE /api/api-keys/:id: revokes; 204. */
-export async function revokeApiKey(request: Request & { params?: Record<string, string> }, ctx: Context): Promise<Response> {
+export async function revokeApiKey(_request: Request, ctx: Context, params: Record<string, string | undefined>): Promise<Response> {
   const { revokeApiKey } = await runOperation<{ revokeApiKey: Parameters<typeof unwrapResult<{ id: string }>>[0] }>(REVOKE_KEY, ctx, {
-    id: request.params?.id,
+    id: params.id,
   });
   unwrapResult(revokeApiKey);
   return new Response(null, { status: 204 });

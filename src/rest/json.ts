@@ -5,3 +5,8 @@ export function json(body: unknown, init: { status?: number; headers?: Record<st
     headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
   });
 }
+
+/** 204: done, nothing to say. */
+export function noContent(): Response {
+  return new Response(null, { status: 204 });
+}

@@ -3,6 +3,7 @@ import {
   execute,
   GraphQLError,
   getNullableType,
+  isEnumType,
   isInputObjectType,
   isNonNullType,
   parse,
@@ -44,6 +45,13 @@ function restField(path: readonly (string | number)[], names: FieldNames): strin
   return names[joined] ?? joined.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+/** REST spells enum values in lowercase (`sort=created_at` for CREATED_AT); a wrong one lists them so. */
+function enumMessage(message: string): string | null {
+  const match = /^Value ".*" does not exist in "(\w+)" enum\./.exec(message);
+  const type = match ? schema.getType(match[1]!) : undefined;
+  return isEnumType(type) ? `must be one of: ${type.getValues().map((v) => v.name.toLowerCase()).join(', ')}` : null;
+}
+
 /** Variables checked against the operation's types, with every mistake as a REST field error. */
 function checkVariables(op: Operation, variables: Record<string, unknown>, names: FieldNames): void {
   const errors: FieldError[] = [];
@@ -58,7 +66,7 @@ function checkVariables(op: Operation, variables: Record<string, unknown>, names
       const unknown = /^Field "(\w+)" is not defined by type/.exec(error.message);
       if (missing) errors.push({ field: restField([...prefix, ...path, missing[1]!], names), message: 'is required' });
       else if (unknown) errors.push({ field: restField([...prefix, ...path, unknown[1]!], names), message: 'is not a known field' });
-      else errors.push({ field, message: error.message });
+      else errors.push({ field, message: enumMessage(error.message) ?? error.message });
     });
   }
   for (const { name, type } of op.variables) {

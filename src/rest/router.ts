@@ -2,12 +2,14 @@ import { Router, type IRequest, type RouterType } from 'itty-router';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
-import { createIssue, listIssues } from './issues.js';
+import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from './issues.js';
 import { getMe, getMyOrgs } from './me.js';
 import { createInvitation, createOrg, joinOrg, listOrgs, searchOrgs } from './orgs.js';
 import { HttpProblem, problems } from './problem.js';
+import { createProject, deleteProject, getProject, listProjects, updateProject } from './projects.js';
+import { paletteSearch, searchPeople } from './search.js';
 
-type Handler = (request: Request, ctx: Context) => Promise<Response>;
+type Handler = (request: Request, ctx: Context, params: Record<string, string | undefined>) => Promise<Response>;
 
 /** The REST surface under /api: each route maps HTTP to one GraphQL operation. */
 export function createRestRouter(logger: Logger): RouterType<IRequest, [Context], Response> {
@@ -19,11 +21,17 @@ export function createRestRouter(logger: Logger): RouterType<IRequest, [Context]
       return problems.internal().toResponse();
     },
   });
-  const route = (handler: Handler) => (request: IRequest, ctx: Context) => handler(request as unknown as Request, ctx);
+  const route = (handler: Handler) => (request: IRequest, ctx: Context) =>
+    handler(request as unknown as Request, ctx, request.params);
 
   router
     .get('/me', route(getMe))
     .get('/me/orgs', route(getMyOrgs))
+    .get('/projects', route(listProjects))
+    .post('/projects', route(createProject))
+    .get('/projects/:id', route(getProject))
+    .put('/projects/:id', route(updateProject))
+    .delete('/projects/:id', route(deleteProject))
     .get('/issues', route(listIssues))
     .post('/issues', route(createIssue))
     .get('/api-keys', route(listApiKeys))
@@ -34,6 +42,11 @@ export function createRestRouter(logger: Logger): RouterType<IRequest, [Context]
     .get('/orgs/search', route(searchOrgs))
     .post('/orgs/join', route(joinOrg))
     .post('/invitations', route(createInvitation))
+    .get('/issues/:id', route(getIssue))
+    .patch('/issues/:id', route(updateIssue))
+    .delete('/issues/:id', route(deleteIssue))
+    .get('/people/search', route(searchPeople))
+    .get('/palette/search', route(paletteSearch))
     .all('*', (request: IRequest) => {
       const path = new URL(request.url).pathname;
       const allow = router.routes

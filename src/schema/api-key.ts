@@ -6,6 +6,7 @@ import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
 import { ConflictError, ForbiddenError, NotFoundError, RateLimitedError, ValidationError } from './errors.js';
 import { limitOperation } from './rate-limit.js';
+import { nonEmpty } from './selection.js';
 import { validate } from './validate.js';
 import { activeOrgId, viewer } from './viewer.js';
 
@@ -125,7 +126,7 @@ builder.mutationField('revokeApiKey', (t) =>
       const key = id.success ? await ctx.prisma.apiKey.findFirst({ where: { id: id.data, orgId }, select: { id: true, userId: true, revokedAt: true } }) : null;
       // Someone else's key is as invisible as a missing one unless you may manage it.
       if (!key || (key.userId !== me.userId && !roleAtLeast(me.org!.role, 'admin'))) throw new NotFoundError('API key');
-      return ctx.prisma.apiKey.update({ ...query, where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() } });
+      return ctx.prisma.apiKey.update({ ...nonEmpty(query), where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() } });
     },
   }),
 );

@@ -40,6 +40,7 @@ builder.objectType(ForbiddenError, {
 
 builder.objectType(ConflictError, {
   name: 'ConflictError',
+  description: 'The change clashes with the current state (a key already in use, a project that still has issues).',
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof ConflictError,
   fields: () => ({}),

@@ -8,5 +8,7 @@ import './project.js';
 import './issue.js';
 import './api-key.js';
 import './invitation.js';
+import './person.js';
+import './palette.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

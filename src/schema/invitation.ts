@@ -6,6 +6,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from './errors.js';
 import { RoleEnum } from './membership.js';
+import { nonEmpty } from './selection.js';
 import { validate } from './validate.js';
 import { activeOrgId, viewer } from './viewer.js';
 
@@ -82,7 +83,7 @@ builder.mutationField('joinOrganization', (t) =>
         const invitation = claimed[0];
         if (!invitation) throw new NotFoundError('invitation (the code is unknown, used or expired)');
         try {
-          return await tx.membership.create({ ...query, data: { orgId: invitation.orgId, userId: me.userId, role: invitation.role } });
+          return await tx.membership.create({ ...nonEmpty(query), data: { orgId: invitation.orgId, userId: me.userId, role: invitation.role } });
         } catch (error) {
           if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
             throw new ConflictError('You are already a member of this organization.');

@@ -1,21 +1,28 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { z } from 'zod';
-import { Prisma } from '../generated/prisma/client.js';
+import { Prisma, type Issue } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { NotFoundError, ValidationError } from './errors.js';
+import { checkAssignee, CreateIssue, UpdateIssue } from './issue-input.js';
+import { IssueFilter, IssueFilterInput, issueFilterWhere } from './issue-filter.js';
+import { issueIdOf, issueWhere } from './issue-lookup.js';
+import { IssueOrder, IssueOrderInput } from './issue-order.js';
+import { nonEmpty } from './selection.js';
+import { uuid } from './uuid.js';
 import { validate } from './validate.js';
 import { activeOrgId } from './viewer.js';
-import {
-  DEFAULT_PRIORITY,
-  DEFAULT_STATUS,
-  DESCRIPTION_MAX,
-  ISSUE_PRIORITIES,
-  ISSUE_STATUSES,
-  TITLE_MAX,
-} from './workflow.js';
+import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 
-builder.prismaObject('Issue', {
+export const IssueRef = builder.prismaObject('Issue', {
   fields: (t) => ({
     id: t.exposeID('id'),
+    key: t.string({
+      description: 'The human key: project key and number, e.g. WEB-12.',
+      // Selected with the issue (a join in the same statement), so a list costs no extra query.
+      select: { number: true, project: { select: { key: true } } },
+      resolve: (issue) => `${issue.project.key}-${issue.number}`,
+    }),
     projectId: t.exposeID('projectId'),
     number: t.exposeInt('number', { description: 'Sequence number within the project (the 123 of KEY-123).' }),
     title: t.exposeString('title'),
@@ -30,9 +37,6 @@ builder.prismaObject('Issue', {
   }),
 });
 
-const uuid = z.uuid({ error: 'must be a UUID' });
-const oneOf = (values: readonly string[]) => ({ error: `must be one of: ${values.join(', ')}` });
-
 builder.queryField('issueStatuses', (t) =>
   t.stringList({ description: 'Allowed issue statuses, in workflow order.', resolve: () => [...ISSUE_STATUSES] }),
 );
@@ -40,40 +44,71 @@ builder.queryField('issuePriorities', (t) =>
   t.stringList({ description: 'Allowed issue priorities, most urgent first.', resolve: () => [...ISSUE_PRIORITIES] }),
 );
 
+builder.queryField('issue', (t) =>
+  t.prismaField({
+    type: 'Issue',
+    description: "One issue of the caller's organization, by id or by key (WEB-12); NOT_FOUND for any other.",
+    authScopes: { role: 'viewer' },
+    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }) },
+    resolve: async (query, _root, args, ctx) => {
+      const issue = await ctx.prisma.issue.findFirst({ ...query, where: issueWhere(activeOrgId(ctx), args.id) });
+      if (!issue) throw new NotFoundError('issue');
+      return issue;
+    },
+  }),
+);
+
+const pageSize = z.number().int().min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').optional();
 const ListArgs = z.object({
   projectId: uuid.optional(),
-  first: z.number().int().min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').optional(),
-  after: uuid.optional(),
+  first: pageSize,
+  last: pageSize,
+  filter: IssueFilter.nullish(),
 });
 
 builder.queryField('issues', (t) =>
-  t.prismaConnection({
-    type: 'Issue',
-    cursor: 'id',
-    defaultSize: 50,
-    maxSize: 100,
-    description: 'Issues of the organization, newest first; of one project when projectId is given.',
+  t.connection({
+    type: IssueRef,
+    description:
+      'Issues of the organization (of one project when projectId is given), filtered by `filter`, ' +
+      'in the order of `orderBy` (newest first by default), at most 100 per page.',
     authScopes: { role: 'viewer' },
-    args: { projectId: t.arg.id({ required: false }) },
-    resolve: async (query, _root, args, ctx) => {
+    args: {
+      projectId: t.arg.id({ required: false }),
+      filter: t.arg({ type: IssueFilterInput, required: false }),
+      orderBy: t.arg({ type: IssueOrderInput, required: false }),
+    },
+    resolve: (_root, args, ctx, info) => {
       const orgId = activeOrgId(ctx);
-      const cursorId = (query as { cursor?: { id?: string } }).cursor?.id;
-      const { projectId } = validate(ListArgs, {
-        projectId: args.projectId ?? undefined,
-        first: args.first ?? undefined,
-        after: cursorId,
-      });
-      const issues = await ctx.prisma.issue.findMany({
-        ...query,
-        where: { orgId, ...(projectId ? { projectId } : {}) },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      });
-      // Only an empty page needs to tell "no issues yet" from "no such project here".
-      if (projectId && issues.length === 0) {
-        const project = await ctx.prisma.project.findFirst({ where: { id: projectId, orgId }, select: { id: true } });
-        if (!project) throw new NotFoundError('project');
-      }
-      return issues;
+      const order = new IssueOrder(args.orderBy);
+      return resolveCursorConnection<Promise<Issue[]>>(
+        { args, defaultSize: 50, maxSize: 100, toCursor: (issue) => order.cursorOf(issue) },
+        // Runs after the connection arguments' own checks (a negative `first` is refused there).
+        async ({ after, before, limit, inverted }): Promise<Issue[]> => {
+          const { projectId, filter } = validate(ListArgs, {
+            projectId: args.projectId ?? undefined,
+            first: args.first ?? undefined,
+            last: args.last ?? undefined,
+            filter: args.filter,
+          });
+          const where: Prisma.IssueWhereInput[] = [{ orgId }, ...(filter ? issueFilterWhere(filter) : [])];
+          if (projectId) where.push({ projectId });
+          if (after) where.push(order.seek(after, 'after'));
+          if (before) where.push(order.seek(before, 'before'));
+          const issues: Issue[] = await ctx.prisma.issue.findMany({
+            ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
+            where: { AND: where },
+            orderBy: order.orderBy(inverted),
+            take: limit,
+          });
+          // Only an empty page needs to tell "no issues yet" from "no such project here".
+          if (projectId && issues.length === 0) {
+            const project = await ctx.prisma.project.findFirst({ where: { id: projectId, orgId }, select: { id: true } });
+            if (!project) throw new NotFoundError('project');
+          }
+          return issues;
+        },
+      );
     },
   }),
 );
@@ -89,23 +124,10 @@ const CreateIssueInput = builder.inputType('CreateIssueInput', {
   }),
 });
 
-const CreateIssue = z.object({
-  projectId: uuid,
-  title: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
-  status: z.enum(ISSUE_STATUSES, oneOf(ISSUE_STATUSES)).default(DEFAULT_STATUS),
-  priority: z.enum(ISSUE_PRIORITIES, oneOf(ISSUE_PRIORITIES)).default(DEFAULT_PRIORITY),
-  description: z.string().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`).nullish(),
-  assigneeId: uuid.nullish(),
-});
-
 builder.mutationField('createIssue', (t) =>
   t.prismaField({
     type: 'Issue',
-    description: 'Creates an issue, numbered next in its project.',
+    description: 'Creates an issue, numbered next in its project. Needs the role member or above.',
     authScopes: { role: 'member' },
     errors: { types: [ValidationError, NotFoundError] },
     args: { input: t.arg({ type: CreateIssueInput, required: true }) },
@@ -116,13 +138,7 @@ builder.mutationField('createIssue', (t) =>
         status: args.input.status ?? undefined,
         priority: args.input.priority ?? undefined,
       });
-      if (input.assigneeId) {
-        const member = await ctx.prisma.membership.findUnique({
-          where: { orgId_userId: { orgId, userId: input.assigneeId } },
-          select: { id: true },
-        });
-        if (!member) throw new ValidationError([{ field: 'assigneeId', message: 'must be a member of the organization' }]);
-      }
+      await checkAssignee(ctx.prisma, orgId, input.assigneeId);
       try {
         return await ctx.prisma.$transaction(async (tx) => {
           // The row lock taken by this increment serialises concurrent creates in one
@@ -133,7 +149,7 @@ builder.mutationField('createIssue', (t) =>
             select: { issueCount: true },
           });
           return tx.issue.create({
-            ...query,
+            ...nonEmpty(query),
             data: {
               orgId,
               projectId: input.projectId,
@@ -152,6 +168,56 @@ builder.mutationField('createIssue', (t) =>
         }
         throw error;
       }
+    },
+  }),
+);
+
+const UpdateIssueInput = builder.inputType('UpdateIssueInput', {
+  description: 'Fields left out stay as they are; null clears description and assigneeId (and is refused for the others).',
+  fields: (t) => ({
+    title: t.string({ required: false }),
+    status: t.string({ required: false }),
+    priority: t.string({ required: false }),
+    description: t.string({ required: false }),
+    assigneeId: t.id({ required: false, description: 'A member of the organization.' }),
+  }),
+});
+
+builder.mutationField('updateIssue', (t) =>
+  t.prismaField({
+    type: 'Issue',
+    description: 'Changes an issue (by id or key). Needs the role member or above.',
+    authScopes: { role: 'member' },
+    errors: { types: [ValidationError, NotFoundError] },
+    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }), input: t.arg({ type: UpdateIssueInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const orgId = activeOrgId(ctx);
+      const input = validate(UpdateIssue, args.input);
+      const id = await issueIdOf(ctx.prisma, orgId, args.id);
+      await checkAssignee(ctx.prisma, orgId, input.assigneeId);
+      try {
+        return await ctx.prisma.issue.update({ ...nonEmpty(query), where: { id, orgId }, data: input });
+      } catch (error) {
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') throw new NotFoundError('issue');
+        throw error;
+      }
+    },
+  }),
+);
+
+builder.mutationField('deleteIssue', (t) =>
+  t.field({
+    type: 'ID',
+    description: 'Deletes an issue (by id or key) and returns its id. Needs the role manager or above: members cancel issues instead.',
+    authScopes: { role: 'manager' },
+    errors: { types: [NotFoundError] },
+    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }) },
+    resolve: async (_root, args, ctx) => {
+      const orgId = activeOrgId(ctx);
+      const id = await issueIdOf(ctx.prisma, orgId, args.id);
+      const { count } = await ctx.prisma.issue.deleteMany({ where: { id, orgId } });
+      if (count === 0) throw new NotFoundError('issue');
+      return id;
     },
   }),
 );

@@ -4,6 +4,7 @@ import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
 import { ConflictError, RateLimitedError, ValidationError } from './errors.js';
 import { limitOperation } from './rate-limit.js';
+import { nonEmpty } from './selection.js';
 import { validate } from './validate.js';
 import { viewer } from './viewer.js';
 
@@ -73,7 +74,7 @@ builder.mutationField('createOrganization', (t) =>
       try {
         return await ctx.prisma.$transaction(async (tx) => {
           const org = await tx.organization.create({ data: input, select: { id: true } });
-          return tx.membership.create({ ...query, data: { orgId: org.id, userId: me.userId, role: 'owner' } });
+          return tx.membership.create({ ...nonEmpty(query), data: { orgId: org.id, userId: me.userId, role: 'owner' } });
         });
       } catch (error) {
         if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
