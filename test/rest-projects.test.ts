@@ -1,11 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { MemoryStore } from '../src/limits/memory-store.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { expectProblem, fieldErrors } from './support/problem.js';
 
 let t: TestApp;
 let manager: string;
+// Project writes are limited to 30 a minute per credential (test/rate-limits-routes.test.ts);
+// here each test starts with a fresh window.
+let clock = 1_000_000;
+beforeEach(() => {
+  clock += 61_000;
+});
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({}, { limiterStore: new MemoryStore({ now: () => clock }) });
   manager = t.user('maya').token;
 });
 afterAll(() => t.close());

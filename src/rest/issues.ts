@@ -53,7 +53,7 @@ const DELETE_ISSUE = defineOperation(/* GraphQL */ `
   mutation DeleteIssue($id: ID!) {
     deleteIssue(id: $id) {
       ... on MutationDeleteIssueSuccess { data }
-      ... on Error { message code }
+      ${ERROR_FIELDS}
     }
   }
 `);

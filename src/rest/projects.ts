@@ -26,6 +26,7 @@ const CREATE_PROJECT = defineOperation(/* GraphQL */ `
       ... on MutationCreateProjectSuccess { data { ...ProjectFields } }
       ${ERROR_FIELDS}
       ${FIELD_ERRORS}
+      ... on RateLimitedError { retryAfter }
     }
   }
   ${PROJECT_FIELDS}
@@ -37,6 +38,7 @@ const UPDATE_PROJECT = defineOperation(/* GraphQL */ `
       ... on MutationUpdateProjectSuccess { data { ...ProjectFields } }
       ${ERROR_FIELDS}
       ${FIELD_ERRORS}
+      ... on RateLimitedError { retryAfter }
     }
   }
   ${PROJECT_FIELDS}
@@ -46,7 +48,8 @@ const DELETE_PROJECT = defineOperation(/* GraphQL */ `
   mutation DeleteProject($id: ID!, $force: Boolean) {
     deleteProject(id: $id, force: $force) {
       ... on MutationDeleteProjectSuccess { data }
-      ... on Error { message code }
+      ${ERROR_FIELDS}
+      ... on RateLimitedError { retryAfter }
     }
   }
 `);

@@ -1,5 +1,7 @@
 import type { Context } from '../context.js';
+import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
+import { limitOperation } from './rate-limit.js';
 import { parseIssueKey } from './issue-lookup.js';
 import { findPeople } from './person.js';
 import { findRanked, insensitive, matchTier, SEARCH_LIMIT, SearchArgs, type TextMatch } from './search-text.js';
@@ -95,6 +97,7 @@ builder.queryField('paletteSearch', (t) =>
     authScopes: { role: 'viewer' },
     args: { q: t.arg.string({ required: true, description: '1 to 100 characters.' }) },
     resolve: async (_root, args, ctx) => {
+      await limitOperation(ctx, ROUTE_POLICIES.search);
       const orgId = activeOrgId(ctx);
       const { q } = validate(SearchArgs, args);
       const [projects, issues, people] = await Promise.all([

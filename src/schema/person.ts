@@ -1,6 +1,8 @@
 import { roleAtLeast, type Role } from '../auth/principal.js';
 import type { Context } from '../context.js';
+import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
+import { limitOperation } from './rate-limit.js';
 import { RoleEnum } from './membership.js';
 import { findRanked, insensitive, matchTier, SEARCH_LIMIT, SearchArgs, type TextMatch } from './search-text.js';
 import { validate } from './validate.js';
@@ -73,6 +75,7 @@ builder.queryField('searchPeople', (t) =>
     authScopes: { role: 'viewer' },
     args: { q: t.arg.string({ required: true, description: '1 to 100 characters.' }) },
     resolve: async (_root, args, ctx) => {
+      await limitOperation(ctx, ROUTE_POLICIES.search);
       const { q } = validate(SearchArgs, args);
       return (await findPeople(ctx, q)).map((hit) => hit.row);
     },

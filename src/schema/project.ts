@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
+import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
-import { ConflictError, NotFoundError, ValidationError } from './errors.js';
+import { limitOperation } from './rate-limit.js';
+import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from './errors.js';
 import { notNull } from './messages.js';
 import { nonEmpty } from './selection.js';
 import { isUuid } from './uuid.js';
@@ -114,10 +116,11 @@ builder.mutationField('createProject', (t) =>
     type: 'Project',
     description: 'Creates a project. Needs the role manager or above.',
     authScopes: { role: 'manager' },
-    errors: { types: [ValidationError, ConflictError] },
+    errors: { types: [ValidationError, ConflictError, RateLimitedError] },
     args: { input: t.arg({ type: CreateProjectInput, required: true }) },
-    resolve: (query, _root, args, ctx) => {
+    resolve: async (query, _root, args, ctx) => {
       const orgId = activeOrgId(ctx);
+      await limitOperation(ctx, ROUTE_POLICIES.projectWrite);
       const input = validate(CreateProject, args.input);
       return projectWrite(() => ctx.prisma.project.create({ ...nonEmpty(query), data: { orgId, ...input } }), input.key);
     },
@@ -129,10 +132,11 @@ builder.mutationField('updateProject', (t) =>
     type: 'Project',
     description: 'Renames a project or changes its key. Needs the role manager or above.',
     authScopes: { role: 'manager' },
-    errors: { types: [ValidationError, NotFoundError, ConflictError] },
+    errors: { types: [ValidationError, NotFoundError, ConflictError, RateLimitedError] },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateProjectInput, required: true }) },
-    resolve: (query, _root, args, ctx) => {
+    resolve: async (query, _root, args, ctx) => {
       const orgId = activeOrgId(ctx);
+      await limitOperation(ctx, ROUTE_POLICIES.projectWrite);
       const input = validate(UpdateProject, args.input);
       const where = projectWhere(orgId, args.id);
       return projectWrite(() => ctx.prisma.project.update({ ...nonEmpty(query), where, data: input }), input.key);
@@ -147,13 +151,14 @@ builder.mutationField('deleteProject', (t) =>
       'Deletes a project; returns its id. A project that still has issues is a CONFLICT unless force is true, ' +
       'which deletes the issues with it. Needs the role manager or above.',
     authScopes: { role: 'manager' },
-    errors: { types: [NotFoundError, ConflictError] },
+    errors: { types: [NotFoundError, ConflictError, RateLimitedError] },
     args: {
       id: t.arg.id({ required: true }),
       force: t.arg.boolean({ required: false, description: 'Also delete the issues of the project.' }),
     },
     resolve: async (_root, args, ctx) => {
       const orgId = activeOrgId(ctx);
+      await limitOperation(ctx, ROUTE_POLICIES.projectWrite);
       const where = projectWhere(orgId, args.id);
       await projectWrite(() =>
         ctx.prisma.$transaction(async (tx) => {

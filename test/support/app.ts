@@ -1,6 +1,7 @@
 import { createApp, type App } from '../../src/app.js';
 import { testConfig, type Config } from '../../src/config.js';
 import { seedDemo, type DemoSeed } from '../../src/cli/demo-data.js';
+import type { LimiterStore } from '../../src/limits/store.js';
 import { openTestDatabase } from './database.js';
 
 export interface TestApp {
@@ -29,10 +30,10 @@ export function formPost(path: string, fields: Record<string, string>, headers: 
 }
 
 /** A migrated database with the demo seed, and the app over it. */
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<Config> = {}, options: { limiterStore?: LimiterStore } = {}): Promise<TestApp> {
   const db = await openTestDatabase();
   const seed = await seedDemo(db.prisma, { password: PASSWORD });
-  const app = await createApp(testConfig(overrides), { db });
+  const app = await createApp(testConfig(overrides), { db, limiterStore: options.limiterStore });
   const base = app.config.baseUrl;
   return {
     app,
