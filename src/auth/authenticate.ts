@@ -39,7 +39,8 @@ export function presentedCredentials(config: Config, headers: Headers): Credenti
   return {
     token,
     sessionToken: token === null ? readSessionCookie(config, headers) : null,
-    requestedOrgId: headers.get('x-org-id')?.trim() || null,
+    // Ids are UUIDs, which compare case-insensitively; we store them lower-case.
+    requestedOrgId: headers.get('x-org-id')?.trim().toLowerCase() || null,
   };
 }
 

@@ -47,7 +47,11 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
         if (error instanceof GraphQLError) {
           const exposed = clientError(error);
           if (exposed) return exposed === error.originalError ? error : new GraphQLError(exposed.message, { ...error, extensions: exposed.extensions });
-          if (!error.originalError) return error; // parse / validation errors are the client's
+          // graphql-js's own errors (syntax, validation, variable coercion, possibly wrapping
+          // one another) are about the request, not about us.
+          if (!error.originalError || error.originalError instanceof GraphQLError) {
+            return error.extensions.code ? error : new GraphQLError(error.message, { ...error, extensions: { ...error.extensions, code: 'BAD_USER_INPUT' } });
+          }
         }
         logger.error({ err: error instanceof GraphQLError ? (error.originalError ?? error) : error }, 'unexpected GraphQL error');
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });

@@ -12,8 +12,7 @@ const MY_ORGS = defineOperation(/* GraphQL */ `
 `);
 
 const SEARCH_ORGS = defineOperation(/* GraphQL */ `
-  query SearchOrgs($q: String!) { searchOrganizations(q: $q) { ...OrgFields } }
-  ${ORG_FIELDS}
+  query SearchOrgs($q: String!) { searchOrganizations(q: $q) { id name slug isPublic } }
 `);
 
 const CREATE_ORG = defineOperation(/* GraphQL */ `

@@ -20,9 +20,23 @@ builder.prismaObject('Organization', {
 
 const SearchQuery = z.object({ q: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') });
 
+/**
+ * An entry of the public directory: only what the directory shows. Deliberately not
+ * `Organization`, whose fields (projects, and through them issues and people) belong to members.
+ */
+const DirectoryOrganization = builder.prismaObject('Organization', {
+  variant: 'DirectoryOrganization',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    isPublic: t.exposeBoolean('isPublic'),
+  }),
+});
+
 builder.queryField('searchOrganizations', (t) =>
   t.prismaField({
-    type: ['Organization'],
+    type: [DirectoryOrganization],
     description:
       'Searches the public organization directory by name or slug (at most 20 results). A cross-organization operation: not available to API keys.',
     authScopes: { notPat: true, signedIn: true },

@@ -37,7 +37,7 @@ export const PersonRef = builder.objectRef<PersonShape>('Person').implement({
 });
 
 /** Whether the caller may see (and so search by) the email addresses of the organization's people. */
-function seesEmail(ctx: Context): boolean {
+export function seesEmail(ctx: Context): boolean {
   const org = viewer(ctx).org;
   return !!org && roleAtLeast(org.role, EMAIL_VISIBLE_FROM);
 }

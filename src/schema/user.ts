@@ -1,10 +1,16 @@
 import { builder } from './builder.js';
+import { seesEmail } from './person.js';
 import { viewer } from './viewer.js';
 
 builder.prismaObject('User', {
   fields: (t) => ({
     id: t.exposeID('id'),
-    email: t.exposeString('email'),
+    email: t.string({
+      nullable: true,
+      description: "Your own, always; other people's only for managers, admins and owners (null otherwise).",
+      select: { email: true },
+      resolve: (user, _args, ctx) => (user.id === viewer(ctx).userId || seesEmail(ctx) ? user.email : null),
+    }),
     name: t.exposeString('name'),
     username: t.exposeString('username'),
     locale: t.exposeString('locale', { description: 'Language code, e.g. en.' }),

@@ -1,0 +1,952 @@
+/**
+ * The isolation and authorization matrix: every REST route and every GraphQL query and mutation of
+ * schema.graphql, called by every kind of caller, on an object of the caller's organization (org A,
+ * acme) and on one of another organization (org B, globex), with the exact expected answer of
+ * each cell written out in the tables below. The tables are the rules (README, "The API", and the
+ * authScopes of src/schema):
+ *
+ * - anonymous: 401 everywhere (GraphQL too: refused before it runs);
+ * - another organization's object, by id or by key, on every method: 404 (GraphQL NOT_FOUND),
+ *   exactly the answer an id that exists nowhere gets, and never any of its data; lists and
+ *   searches contain zero foreign ids. (A role too low for an operation is refused with 403
+ *   before any lookup, so the 403 is the same for an own, a foreign and a missing id.)
+ * - viewer reads only; member also creates and edits issues; manager and above also write
+ *   projects and delete issues; owners and admins invite and list every key;
+ * - API keys are created (manager and above) and revoked only from a session or an OAuth token,
+ *   never from a key (403); a manager may revoke only their own keys (another's: 404);
+ * - cross-organization operations (create, join, search organizations) are 403 for keys.
+ *
+ * Callers: the demo PATs of acme (viewer victor, member mark, who is also a member of globex,
+ * manager maya, admin adam, owner olivia), an OAuth token of maya bound to acme (scope read write)
+ * and maya's browser session (with X-Org-Id: acme and Origin, as the browser pages send them).
+ *
+ * REST cells expect an HTTP status. GraphQL cells expect 401 (anonymous) or, over HTTP 200, an
+ * outcome: 'ok', or the error code (FORBIDDEN, NOT_FOUND) of the error or the result union member.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { mintApiKey } from '../src/auth/api-keys.js';
+import { MemoryStore } from '../src/limits/memory-store.js';
+import { formPost, ORIGIN, startTestApp, type TestApp } from './support/app.js';
+import {
+  CALLERS,
+  get,
+  gql,
+  gqlOutcome,
+  organizationIds,
+  result,
+  sameAnswer,
+  sendRaw,
+  type Answer,
+  type Caller,
+  type PatCaller,
+  type PerCaller,
+  type Req,
+} from './support/isolation.js';
+import { authorizeParams, obtainTokens, pkce, registerClient } from './support/oauth.js';
+
+let t: TestApp;
+// Rate limits (search and project writes 30/60 s, key creation 10/hour per user, 600/60 s per
+// credential) must never decide a cell: every cell starts an hour later on the limiter's clock.
+let clock = 1_000_000;
+const tick = () => {
+  clock += 3_601_000;
+};
+
+let acme = '';
+let globex = '';
+const uid = { olivia: '', adam: '', maya: '', mark: '', victor: '', bella: '' };
+const pats = {} as Record<PatCaller, string>;
+let oauthToken = '';
+let mayaCookie = '';
+let markCookie = '';
+let markOAuthToken = '';
+let markGlobexPat = '';
+let bellaPat = '';
+
+// Org A's objects.
+let web = { id: '', key: 'WEB' };
+let web1 = { id: '', key: 'WEB-1' };
+/** A project of acme made for this file: fresh issues go there. */
+let scratch = { id: '', key: '' };
+let scratchIssue = { id: '', key: '' };
+// Org B's objects.
+let res = { id: '', key: 'RES' };
+let resIssues: { id: string; key: string }[] = [];
+let bellaKey = '';
+let markGlobexKey = '';
+/** Ids no caller acting in acme may ever see (globex's own id is checked apart: the public directory shows it). */
+let FOREIGN: string[] = [];
+let globexBefore: unknown;
+
+const MISSING_ID = '00000000-0000-4000-8000-000000000000';
+const MISSING_KEY = 'ZZZ-999';
+
+let matrixCells = 0;
+let furtherChecks = 0;
+
+const actingUser = (caller: Caller): string =>
+  ({ anonymous: uid.maya, viewer: uid.victor, member: uid.mark, manager: uid.maya, admin: uid.adam, owner: uid.olivia, oauth: uid.maya, session: uid.maya })[
+    caller
+  ];
+
+function credentials(caller: Caller): Record<string, string> {
+  if (caller === 'anonymous') return {};
+  if (caller === 'oauth') return { authorization: `Bearer ${oauthToken}` };
+  if (caller === 'session') return { cookie: mayaCookie, origin: ORIGIN, 'x-org-id': acme };
+  return { authorization: `Bearer ${pats[caller]}` };
+}
+
+const send = (caller: Caller, req: Req) => sendRaw(t, req, credentials(caller));
+const sendAs = (headers: Record<string, string>, req: Req) => sendRaw(t, req, headers);
+const db = () => t.app.db.prisma;
+
+function leaksIn(text: string, directory = false): string[] {
+  const found = FOREIGN.filter((id) => text.includes(id));
+  if (!directory && text.includes(globex)) found.push(`globex org id`);
+  if (!directory && /globex/i.test(text)) found.push('"globex"');
+  if (text.includes('bella@example.com')) found.push('bella@example.com');
+  return found;
+}
+
+async function globexState() {
+  const p = db();
+  return {
+    org: await p.organization.findUnique({ where: { id: globex } }),
+    projects: await p.project.findMany({ where: { orgId: globex }, orderBy: { id: 'asc' } }),
+    issues: await p.issue.findMany({ where: { orgId: globex }, orderBy: { id: 'asc' } }),
+    memberships: await p.membership.findMany({ where: { orgId: globex }, orderBy: { id: 'asc' } }),
+    keys: (await p.apiKey.findMany({ where: { orgId: globex }, orderBy: { id: 'asc' } })).map((k) => ({
+      id: k.id,
+      userId: k.userId,
+      name: k.name,
+      revokedAt: k.revokedAt,
+      expiresAt: k.expiresAt,
+    })),
+    invitations: await p.invitation.count({ where: { orgId: globex } }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures made for one cell (own-org writes need an object of their own).
+
+let seq = 0;
+async function freshProject(): Promise<{ id: string; key: string }> {
+  const key = `MX${++seq}`;
+  const answer = await send('owner', { method: 'POST', path: '/api/projects', body: { name: `Matrix ${key}`, key } });
+  if (answer.status !== 201) throw new Error(`fixture project: ${answer.status} ${answer.text}`);
+  return answer.json;
+}
+async function freshIssue(): Promise<{ id: string; key: string }> {
+  const answer = await send('owner', { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'Matrix fixture' } });
+  if (answer.status !== 201) throw new Error(`fixture issue: ${answer.status} ${answer.text}`);
+  return answer.json;
+}
+async function freshKey(userId: string): Promise<string> {
+  return (await mintApiKey(db(), { userId, orgId: acme, name: 'matrix fixture' })).key.id;
+}
+const projectName = async (id: string) => (await db().project.findUnique({ where: { id } }))?.name ?? null;
+const issueTitle = async (id: string) => (await db().issue.findUnique({ where: { id } }))?.title ?? null;
+const keyRevoked = async (id: string) => (await db().apiKey.findUniqueOrThrow({ where: { id } })).revokedAt !== null;
+
+async function allInAcme(kind: 'project' | 'issue' | 'apiKey', ids: string[]) {
+  const rows =
+    kind === 'project'
+      ? await db().project.findMany({ where: { id: { in: ids } }, select: { orgId: true } })
+      : kind === 'issue'
+        ? await db().issue.findMany({ where: { id: { in: ids } }, select: { orgId: true } })
+        : await db().apiKey.findMany({ where: { id: { in: ids } }, select: { orgId: true } });
+  expect(rows).toHaveLength(new Set(ids).size);
+  expect(rows.filter((r) => r.orgId !== acme)).toEqual([]);
+}
+
+/** Org lists: PATs and OAuth tokens see only acme; the session sees acme and never globex (maya is not in it). */
+function onlyAcme(orgIds: string[], caller: Caller) {
+  expect(orgIds).toContain(acme);
+  expect(orgIds).not.toContain(globex);
+  if (caller !== 'session') expect(orgIds).toEqual([acme]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The matrix.
+
+type Action = 'read' | 'list' | 'create' | 'update' | 'delete';
+type Target = 'own' | 'foreign' | 'colleague' | '-';
+type Expected = number | 'ok' | 'FORBIDDEN' | 'NOT_FOUND';
+const OK = 'ok';
+const FB = 'FORBIDDEN';
+const NF = 'NOT_FOUND';
+
+interface Cell {
+  req: Req;
+  /** Runs after the call; `ok` tells whether it succeeded (2xx, or GraphQL 'ok'). */
+  check?(answer: Answer, caller: Caller, ok: boolean): Promise<void> | void;
+}
+
+interface Row {
+  surface: 'REST' | 'GraphQL';
+  name: string;
+  action: Action;
+  target: Target;
+  expect: PerCaller<Expected>;
+  cell(caller: Caller): Promise<Cell> | Cell;
+  /** For a foreign target: the same request naming something that exists nowhere; the answer must be identical. */
+  missing?: () => Req;
+  /** The public organization directory may name globex (never its projects, issues or people). */
+  directory?: boolean;
+  /** GraphQL: the root field whose outcome is read. */
+  field?: string;
+}
+
+const rest = (name: string, action: Action, target: Target, expected: PerCaller<number>, cell: Row['cell'], extra: Partial<Row> = {}): Row => ({
+  surface: 'REST',
+  name,
+  action,
+  target,
+  expect: expected,
+  cell,
+  ...extra,
+});
+const graph = (
+  field: string,
+  name: string,
+  action: Action,
+  target: Target,
+  expected: PerCaller<Expected>,
+  cell: Row['cell'],
+  extra: Partial<Row> = {},
+): Row => ({ surface: 'GraphQL', field, name, action, target, expect: expected, cell, ...extra });
+
+// Checks shared by the two surfaces.
+const projectUpdated = (id: string, before: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
+  expect(await projectName(id)).toBe(ok ? 'Renamed by the matrix' : before);
+const projectDeleted = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) => expect(await projectName(id)).toEqual(ok ? null : expect.any(String));
+const issueUpdated = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
+  expect(await issueTitle(id)).toBe(ok ? 'Patched by the matrix' : 'Matrix fixture');
+const issueDeleted = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) => expect(await issueTitle(id)).toBe(ok ? null : 'Matrix fixture');
+const keyRevokedIff = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) => expect(await keyRevoked(id)).toBe(ok);
+/** A caller's fresh key to revoke (for anonymous, one of maya's). */
+const ownKey = (caller: Caller) => freshKey(actingUser(caller));
+/** A fresh key of someone else in acme. */
+const colleagueKey = (caller: Caller) => freshKey(actingUser(caller) === uid.victor ? uid.adam : uid.victor);
+
+const projectReq = {
+  read: (id: string) => get(`/api/projects/${id}`),
+  update: (id: string): Req => ({ method: 'PUT', path: `/api/projects/${id}`, body: { name: 'Renamed by the matrix' } }),
+  delete: (id: string): Req => ({ method: 'DELETE', path: `/api/projects/${id}?force=true` }),
+};
+const issueReq = {
+  read: (idOrKey: string) => get(`/api/issues/${idOrKey}`),
+  update: (idOrKey: string): Req => ({ method: 'PATCH', path: `/api/issues/${idOrKey}`, body: { title: 'Patched by the matrix' } }),
+  delete: (idOrKey: string): Req => ({ method: 'DELETE', path: `/api/issues/${idOrKey}` }),
+  create: (projectId: string): Req => ({ method: 'POST', path: '/api/issues', body: { project_id: projectId, title: 'Created by the matrix' } }),
+};
+const revokeReq = (id: string): Req => ({ method: 'DELETE', path: `/api/api-keys/${id}` });
+
+// prettier-ignore
+const REST: Row[] = [
+  //   route                                       action    target       anon viewer member manager admin owner oauth session
+  rest('GET /api/me',                              'read',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/me'), check: (a, c, ok) => { if (ok) expect(a.json.id).toBe(actingUser(c)); } })),
+  rest('GET /api/me/orgs',                         'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/me/orgs'), check: (a, c, ok) => { if (ok) onlyAcme(a.json.orgs.map((o: { org_id: string }) => o.org_id), c); } })),
+  rest('GET /api/orgs',                            'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/orgs'), check: (a, c, ok) => { if (ok) onlyAcme(a.json.orgs.map((o: { id: string }) => o.id), c); } })),
+  rest('GET /api/orgs/search?q=o (public directory)', 'list', '-',       [401, 403,   403,   403,    403,  403,  200,  200], () => ({
+    req: get('/api/orgs/search?q=o'),
+    check: (a, _c, ok) => { if (ok) for (const org of a.json) expect(Object.keys(org).sort()).toEqual(['id', 'is_public', 'name', 'slug']); } }),
+    { directory: true }),
+  rest('POST /api/orgs',                           'create', '-',         [401, 403,   403,   403,    403,  403,  201,  201], () => ({
+    req: { method: 'POST', path: '/api/orgs', body: { name: 'Matrix Org', slug: `matrix-org-${++seq}` } } })),
+  rest('POST /api/orgs/join (unknown code)',       'create', '-',         [401, 403,   403,   403,    403,  403,  404,  404], () => ({
+    req: { method: 'POST', path: '/api/orgs/join', body: { invite_code: 'inv_no-such-code' } } })),
+  rest('POST /api/invitations',                    'create', '-',         [401, 403,   403,   403,    201,  201,  403,  403], () => ({
+    req: { method: 'POST', path: '/api/invitations', body: { role: 'viewer' } } })),
+
+  rest('GET /api/projects',                        'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/projects'),
+    check: async (a, _c, ok) => { if (ok) { const ids = a.json.map((p: { id: string }) => p.id); expect(ids).toContain(web.id); await allInAcme('project', ids); } } })),
+  rest('GET /api/projects/:id',                    'read',   'own',       [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: projectReq.read(web.id), check: (a, _c, ok) => { if (ok) expect(a.json.id).toBe(web.id); } })),
+  rest('GET /api/projects/:id',                    'read',   'foreign',   [401, 404,   404,   404,    404,  404,  404,  404], () => ({
+    req: projectReq.read(res.id) }), { missing: () => projectReq.read(MISSING_ID) }),
+  rest('POST /api/projects',                       'create', '-',         [401, 403,   403,   201,    201,  201,  201,  201], () => ({
+    req: { method: 'POST', path: '/api/projects', body: { name: 'Matrix new', key: `MN${++seq}` } } })),
+  rest('PUT /api/projects/:id',                    'update', 'own',       [401, 403,   403,   200,    200,  200,  200,  200], async () => {
+    const p = await freshProject(); return { req: projectReq.update(p.id), check: projectUpdated(p.id, `Matrix ${p.key}`) }; }),
+  rest('PUT /api/projects/:id',                    'update', 'foreign',   [401, 403,   403,   404,    404,  404,  404,  404], () => ({
+    req: projectReq.update(res.id) }), { missing: () => projectReq.update(MISSING_ID) }),
+  rest('DELETE /api/projects/:id?force=true',      'delete', 'own',       [401, 403,   403,   204,    204,  204,  204,  204], async () => {
+    const p = await freshProject(); return { req: projectReq.delete(p.id), check: projectDeleted(p.id) }; }),
+  rest('DELETE /api/projects/:id?force=true',      'delete', 'foreign',   [401, 403,   403,   404,    404,  404,  404,  404], () => ({
+    req: projectReq.delete(res.id) }), { missing: () => projectReq.delete(MISSING_ID) }),
+
+  rest('GET /api/issues',                          'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/issues?limit=100'),
+    check: async (a, _c, ok) => { if (ok) { const ids = a.json.map((i: { id: string }) => i.id); expect(ids).toContain(web1.id); await allInAcme('issue', ids); } } })),
+  rest('GET /api/issues?project_id=',              'list',   'own',       [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get(`/api/issues?project_id=${web.id}`), check: (a, _c, ok) => { if (ok) expect(a.json).toHaveLength(4); } })),
+  rest('GET /api/issues?project_id=',              'list',   'foreign',   [401, 404,   404,   404,    404,  404,  404,  404], () => ({
+    req: get(`/api/issues?project_id=${res.id}`) }), { missing: () => get(`/api/issues?project_id=${MISSING_ID}`) }),
+  rest('POST /api/issues {project_id}',            'create', 'own',       [401, 403,   201,   201,    201,  201,  201,  201], () => ({
+    req: issueReq.create(scratch.id), check: (a, _c, ok) => { if (ok) expect(a.json.project_id).toBe(scratch.id); } })),
+  rest('POST /api/issues {project_id}',            'create', 'foreign',   [401, 403,   404,   404,    404,  404,  404,  404], () => ({
+    req: issueReq.create(res.id) }), { missing: () => issueReq.create(MISSING_ID) }),
+  rest('GET /api/issues/:id',                      'read',   'own',       [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: issueReq.read(web1.id), check: (a, _c, ok) => { if (ok) expect(a.json.key).toBe('WEB-1'); } })),
+  rest('GET /api/issues/:id',                      'read',   'foreign',   [401, 404,   404,   404,    404,  404,  404,  404], () => ({
+    req: issueReq.read(resIssues[0]!.id) }), { missing: () => issueReq.read(MISSING_ID) }),
+  rest('GET /api/issues/:key (any case)',          'read',   'own',       [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: issueReq.read('web-1'), check: (a, _c, ok) => { if (ok) expect(a.json.id).toBe(web1.id); } })),
+  rest('GET /api/issues/:key (any case)',          'read',   'foreign',   [401, 404,   404,   404,    404,  404,  404,  404], () => ({
+    req: issueReq.read('res-1') }), { missing: () => issueReq.read(MISSING_KEY) }),
+  rest('PATCH /api/issues/:id',                    'update', 'own',       [401, 403,   200,   200,    200,  200,  200,  200], async () => {
+    const i = await freshIssue(); return { req: issueReq.update(i.id), check: issueUpdated(i.id) }; }),
+  rest('PATCH /api/issues/:id',                    'update', 'foreign',   [401, 403,   404,   404,    404,  404,  404,  404], () => ({
+    req: issueReq.update(resIssues[1]!.id) }), { missing: () => issueReq.update(MISSING_ID) }),
+  rest('PATCH /api/issues/:key',                   'update', 'own',       [401, 403,   200,   200,    200,  200,  200,  200], async () => {
+    const i = await freshIssue(); return { req: issueReq.update(i.key), check: issueUpdated(i.id) }; }),
+  rest('PATCH /api/issues/:key',                   'update', 'foreign',   [401, 403,   404,   404,    404,  404,  404,  404], () => ({
+    req: issueReq.update('RES-2') }), { missing: () => issueReq.update(MISSING_KEY) }),
+  rest('DELETE /api/issues/:id',                   'delete', 'own',       [401, 403,   403,   204,    204,  204,  204,  204], async () => {
+    const i = await freshIssue(); return { req: issueReq.delete(i.id), check: issueDeleted(i.id) }; }),
+  rest('DELETE /api/issues/:id',                   'delete', 'foreign',   [401, 403,   403,   404,    404,  404,  404,  404], () => ({
+    req: issueReq.delete(resIssues[2]!.id) }), { missing: () => issueReq.delete(MISSING_ID) }),
+  rest('DELETE /api/issues/:key',                  'delete', 'own',       [401, 403,   403,   204,    204,  204,  204,  204], async () => {
+    const i = await freshIssue(); return { req: issueReq.delete(i.key), check: issueDeleted(i.id) }; }),
+  rest('DELETE /api/issues/:key',                  'delete', 'foreign',   [401, 403,   403,   404,    404,  404,  404,  404], () => ({
+    req: issueReq.delete('RES-3') }), { missing: () => issueReq.delete(MISSING_KEY) }),
+
+  rest('GET /api/people/search?q=a',               'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/people/search?q=a'),
+    check: (a, c, ok) => {
+      if (!ok) return;
+      expect(a.json.length).toBeGreaterThan(0);
+      // Email addresses: managers, admins and owners only.
+      const seesEmail = !['viewer', 'member'].includes(c);
+      for (const person of a.json) expect('email' in person).toBe(seesEmail);
+    } })),
+  rest('GET /api/people/search?q=bella',           'list',   'foreign',   [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/people/search?q=bella'), check: (a, _c, ok) => { if (ok) expect(a.json).toEqual([]); } })),
+  rest('GET /api/palette/search?q=continuous',     'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/palette/search?q=continuous'),
+    // "Set up continuous integration" is issue 1 of WEB, MOB and globex's RES: only acme's come back.
+    check: (a, _c, ok) => { if (ok) expect(a.json.map((h: { key: string }) => h.key).sort()).toEqual(['MOB-1', 'WEB-1']); } })),
+  rest('GET /api/palette/search?q=RES-1',          'list',   'foreign',   [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/palette/search?q=RES-1'), check: (a, _c, ok) => { if (ok) expect(a.json).toEqual([]); } })),
+
+  rest('GET /api/api-keys',                        'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/api-keys'),
+    check: async (a, c, ok) => {
+      if (!ok) return;
+      expect(a.json.length).toBeGreaterThan(0);
+      for (const key of a.json) expect(key.user_id).toBe(actingUser(c));
+      await allInAcme('apiKey', a.json.map((k: { id: string }) => k.id));
+    } })),
+  rest('GET /api/api-keys?all=true',               'list',   '-',         [401, 403,   403,   403,    200,  200,  403,  403], () => ({
+    req: get('/api/api-keys?all=true'),
+    check: async (a, _c, ok) => {
+      if (!ok) return;
+      expect(new Set(a.json.map((k: { user_id: string }) => k.user_id)).size).toBeGreaterThan(1);
+      await allInAcme('apiKey', a.json.map((k: { id: string }) => k.id));
+    } })),
+  rest('POST /api/api-keys',                       'create', '-',         [401, 403,   403,   403,    403,  403,  201,  201], () => ({
+    req: { method: 'POST', path: '/api/api-keys', body: { name: 'matrix' } },
+    check: (a, c, ok) => { if (ok) expect(a.json.user_id).toBe(actingUser(c)); } })),
+  rest('DELETE /api/api-keys/:id (own key)',       'delete', 'own',       [401, 403,   403,   403,    403,  403,  204,  204], async (c) => {
+    const id = await ownKey(c); return { req: revokeReq(id), check: keyRevokedIff(id) }; }),
+  rest("DELETE /api/api-keys/:id (another member's key)", 'delete', 'colleague', [401, 403, 403, 403, 403, 403, 404, 404], async (c) => {
+    const id = await colleagueKey(c); return { req: revokeReq(id), check: keyRevokedIff(id) }; }),
+  rest('DELETE /api/api-keys/:id',                 'delete', 'foreign',   [401, 403,   403,   403,    403,  403,  404,  404], () => ({
+    req: revokeReq(markGlobexKey) }), { missing: () => revokeReq(MISSING_ID) }),
+];
+
+// GraphQL documents.
+const Q = {
+  me: '{ me { id username } }',
+  memberships: '{ memberships { id role organization { id slug projects { id key } } } }',
+  projects: '{ projects { id key } }',
+  project: 'query($id: ID!) { project(id: $id) { id key name issueCount } }',
+  issue: 'query($id: ID!) { issue(id: $id) { id key title projectId } }',
+  issues: '{ issues(first: 100) { edges { node { id key projectId } } } }',
+  projectIssues: 'query($p: ID) { issues(projectId: $p, first: 100) { edges { node { id key projectId } } } }',
+  issueStatuses: '{ issueStatuses }',
+  issuePriorities: '{ issuePriorities }',
+  searchPeople: '{ searchPeople(q: "a") { id username role email } }',
+  paletteSearch: '{ paletteSearch(q: "continuous") { type id key projectId } }',
+  apiKeys: '{ apiKeys { id ownerId } }',
+  apiKeysAll: '{ apiKeys(all: true) { id ownerId } }',
+  searchOrganizations: '{ searchOrganizations(q: "o") { id slug isPublic } }',
+  nested: `query($id: ID!) { issue(id: $id) { id project { id organization { id projects { id organization { id }
+    issues(first: 100) { edges { node { id projectId assignee { id } } } } } } } } }`,
+};
+const M = {
+  createProject: `mutation($input: CreateProjectInput!) { createProject(input: $input) { ${result('MutationCreateProjectSuccess', '{ id key }')} } }`,
+  updateProject: `mutation($id: ID!, $input: UpdateProjectInput!) { updateProject(id: $id, input: $input) { ${result('MutationUpdateProjectSuccess', '{ id name }')} } }`,
+  deleteProject: `mutation($id: ID!, $force: Boolean) { deleteProject(id: $id, force: $force) { ${result('MutationDeleteProjectSuccess')} } }`,
+  createIssue: `mutation($input: CreateIssueInput!) { createIssue(input: $input) { ${result('MutationCreateIssueSuccess', '{ id key projectId }')} } }`,
+  updateIssue: `mutation($id: ID!, $input: UpdateIssueInput!) { updateIssue(id: $id, input: $input) { ${result('MutationUpdateIssueSuccess', '{ id key title }')} } }`,
+  deleteIssue: `mutation($id: ID!) { deleteIssue(id: $id) { ${result('MutationDeleteIssueSuccess')} } }`,
+  createApiKey: `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { ${result('MutationCreateApiKeySuccess', '{ token apiKey { id ownerId } }')} } }`,
+  revokeApiKey: `mutation($id: ID!) { revokeApiKey(id: $id) { ${result('MutationRevokeApiKeySuccess', '{ id status }')} } }`,
+  createOrganization: `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { ${result('MutationCreateOrganizationSuccess', '{ id role organization { id slug } }')} } }`,
+  joinOrganization: `mutation($code: String!) { joinOrganization(code: $code) { ${result('MutationJoinOrganizationSuccess', '{ id }')} } }`,
+  createInvitation: `mutation($role: Role!) { createInvitation(role: $role) { ${result('MutationCreateInvitationSuccess', '{ code invitation { id role } }')} } }`,
+};
+const g = {
+  project: (id: string) => gql(Q.project, { id }),
+  issue: (id: string) => gql(Q.issue, { id }),
+  projectIssues: (p: string) => gql(Q.projectIssues, { p }),
+  updateProject: (id: string) => gql(M.updateProject, { id, input: { name: 'Renamed by the matrix' } }),
+  deleteProject: (id: string) => gql(M.deleteProject, { id, force: true }),
+  createIssue: (projectId: string) => gql(M.createIssue, { input: { projectId, title: 'Created by the matrix' } }),
+  updateIssue: (id: string) => gql(M.updateIssue, { id, input: { title: 'Patched by the matrix' } }),
+  deleteIssue: (id: string) => gql(M.deleteIssue, { id }),
+  revokeApiKey: (id: string) => gql(M.revokeApiKey, { id }),
+};
+const edgeIds = (connection: { edges: { node: { id: string } }[] }) => connection.edges.map((e) => e.node.id);
+
+// prettier-ignore
+const GRAPHQL: Row[] = [
+  //    field                  name                          action    target      anon viewer member manager admin owner oauth session
+  graph('me',                  'me',                         'read',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: gql(Q.me), check: (a, c, ok) => { if (ok) expect(a.json.data.me.id).toBe(actingUser(c)); } })),
+  graph('memberships',         'memberships',                'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: gql(Q.memberships),
+    check: (a, c, ok) => { if (ok) onlyAcme(a.json.data.memberships.map((m: { organization: { id: string } }) => m.organization.id), c); } })),
+  graph('projects',            'projects',                   'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: gql(Q.projects), check: async (a, _c, ok) => { if (ok) await allInAcme('project', a.json.data.projects.map((p: { id: string }) => p.id)); } })),
+  graph('project',             'project(id)',                'read',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: g.project(web.id), check: (a, _c, ok) => { if (ok) expect(a.json.data.project.id).toBe(web.id); } })),
+  graph('project',             'project(id)',                'read',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.project(res.id) }), { missing: () => g.project(MISSING_ID) }),
+  graph('issue',               'issue(id)',                  'read',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: g.issue(web1.id), check: (a, _c, ok) => { if (ok) expect(a.json.data.issue.key).toBe('WEB-1'); } })),
+  graph('issue',               'issue(id)',                  'read',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.issue(resIssues[0]!.id) }), { missing: () => g.issue(MISSING_ID) }),
+  graph('issue',               'issue(id: key)',             'read',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: g.issue('WEB-1'), check: (a, _c, ok) => { if (ok) expect(a.json.data.issue.id).toBe(web1.id); } })),
+  graph('issue',               'issue(id: key)',             'read',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.issue('RES-1') }), { missing: () => g.issue(MISSING_KEY) }),
+  graph('issues',              'issues',                     'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: gql(Q.issues), check: async (a, _c, ok) => { if (ok) await allInAcme('issue', edgeIds(a.json.data.issues)); } })),
+  graph('issues',              'issues(projectId)',          'list',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: g.projectIssues(web.id), check: (a, _c, ok) => { if (ok) expect(edgeIds(a.json.data.issues)).toHaveLength(4); } })),
+  graph('issues',              'issues(projectId)',          'list',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.projectIssues(res.id) }), { missing: () => g.projectIssues(MISSING_ID) }),
+  graph('issueStatuses',       'issueStatuses',              'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({ req: gql(Q.issueStatuses) })),
+  graph('issuePriorities',     'issuePriorities',            'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({ req: gql(Q.issuePriorities) })),
+  graph('searchPeople',        'searchPeople',               'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: gql(Q.searchPeople),
+    check: (a, c, ok) => {
+      if (!ok) return;
+      const seesEmail = !['viewer', 'member'].includes(c);
+      for (const person of a.json.data.searchPeople) expect(person.email === null).toBe(!seesEmail);
+    } })),
+  graph('paletteSearch',       'paletteSearch',              'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: gql(Q.paletteSearch),
+    check: (a, _c, ok) => { if (ok) expect(a.json.data.paletteSearch.map((h: { key: string }) => h.key).sort()).toEqual(['MOB-1', 'WEB-1']); } })),
+  graph('apiKeys',             'apiKeys',                    'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: gql(Q.apiKeys),
+    check: async (a, c, ok) => {
+      if (!ok) return;
+      for (const key of a.json.data.apiKeys) expect(key.ownerId).toBe(actingUser(c));
+      await allInAcme('apiKey', a.json.data.apiKeys.map((k: { id: string }) => k.id));
+    } })),
+  graph('apiKeys',             'apiKeys(all: true)',         'list',   '-',        [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
+    req: gql(Q.apiKeysAll), check: async (a, _c, ok) => { if (ok) await allInAcme('apiKey', a.json.data.apiKeys.map((k: { id: string }) => k.id)); } })),
+  graph('searchOrganizations', 'searchOrganizations',        'list',   '-',        [401, FB,   FB,    FB,     FB,   FB,   OK,   OK], () => ({
+    req: gql(Q.searchOrganizations) }), { directory: true }),
+  graph('issue',               'issue > project > organization > projects > issues', 'read', 'own', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: gql(Q.nested, { id: web1.id }),
+    check: (a, _c, ok) => { if (ok) expect([...organizationIds(a.json.data)]).toEqual([acme]); } })),
+
+  graph('createProject',       'createProject',              'create', '-',        [401, FB,   FB,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: gql(M.createProject, { input: { name: 'Matrix new', key: `MG${++seq}` } }) })),
+  graph('updateProject',       'updateProject',              'update', 'own',      [401, FB,   FB,    OK,     OK,   OK,   OK,   OK], async () => {
+    const p = await freshProject(); return { req: g.updateProject(p.id), check: projectUpdated(p.id, `Matrix ${p.key}`) }; }),
+  graph('updateProject',       'updateProject',              'update', 'foreign',  [401, FB,   FB,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.updateProject(res.id) }), { missing: () => g.updateProject(MISSING_ID) }),
+  graph('deleteProject',       'deleteProject(force: true)', 'delete', 'own',      [401, FB,   FB,    OK,     OK,   OK,   OK,   OK], async () => {
+    const p = await freshProject(); return { req: g.deleteProject(p.id), check: projectDeleted(p.id) }; }),
+  graph('deleteProject',       'deleteProject(force: true)', 'delete', 'foreign',  [401, FB,   FB,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.deleteProject(res.id) }), { missing: () => g.deleteProject(MISSING_ID) }),
+  graph('createIssue',         'createIssue(projectId)',     'create', 'own',      [401, FB,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: g.createIssue(scratch.id) })),
+  graph('createIssue',         'createIssue(projectId)',     'create', 'foreign',  [401, FB,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.createIssue(res.id) }), { missing: () => g.createIssue(MISSING_ID) }),
+  graph('updateIssue',         'updateIssue(id)',            'update', 'own',      [401, FB,   OK,    OK,     OK,   OK,   OK,   OK], async () => {
+    const i = await freshIssue(); return { req: g.updateIssue(i.id), check: issueUpdated(i.id) }; }),
+  graph('updateIssue',         'updateIssue(id)',            'update', 'foreign',  [401, FB,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.updateIssue(resIssues[1]!.id) }), { missing: () => g.updateIssue(MISSING_ID) }),
+  graph('updateIssue',         'updateIssue(id: key)',       'update', 'own',      [401, FB,   OK,    OK,     OK,   OK,   OK,   OK], async () => {
+    const i = await freshIssue(); return { req: g.updateIssue(i.key), check: issueUpdated(i.id) }; }),
+  graph('updateIssue',         'updateIssue(id: key)',       'update', 'foreign',  [401, FB,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.updateIssue('RES-2') }), { missing: () => g.updateIssue(MISSING_KEY) }),
+  graph('deleteIssue',         'deleteIssue(id)',            'delete', 'own',      [401, FB,   FB,    OK,     OK,   OK,   OK,   OK], async () => {
+    const i = await freshIssue(); return { req: g.deleteIssue(i.id), check: issueDeleted(i.id) }; }),
+  graph('deleteIssue',         'deleteIssue(id)',            'delete', 'foreign',  [401, FB,   FB,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.deleteIssue(resIssues[2]!.id) }), { missing: () => g.deleteIssue(MISSING_ID) }),
+  graph('deleteIssue',         'deleteIssue(id: key)',       'delete', 'own',      [401, FB,   FB,    OK,     OK,   OK,   OK,   OK], async () => {
+    const i = await freshIssue(); return { req: g.deleteIssue(i.key), check: issueDeleted(i.id) }; }),
+  graph('deleteIssue',         'deleteIssue(id: key)',       'delete', 'foreign',  [401, FB,   FB,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.deleteIssue('RES-3') }), { missing: () => g.deleteIssue(MISSING_KEY) }),
+  graph('createApiKey',        'createApiKey',               'create', '-',        [401, FB,   FB,    FB,     FB,   FB,   OK,   OK], () => ({
+    req: gql(M.createApiKey, { input: { name: 'matrix' } }),
+    check: (a, c, ok) => { if (ok) expect(a.json.data.createApiKey.data.apiKey.ownerId).toBe(actingUser(c)); } })),
+  graph('revokeApiKey',        'revokeApiKey (own key)',     'delete', 'own',      [401, FB,   FB,    FB,     FB,   FB,   OK,   OK], async (c) => {
+    const id = await ownKey(c); return { req: g.revokeApiKey(id), check: keyRevokedIff(id) }; }),
+  graph('revokeApiKey',        "revokeApiKey (another member's key)", 'delete', 'colleague', [401, FB, FB, FB, FB, FB, NF, NF], async (c) => {
+    const id = await colleagueKey(c); return { req: g.revokeApiKey(id), check: keyRevokedIff(id) }; }),
+  graph('revokeApiKey',        'revokeApiKey',               'delete', 'foreign',  [401, FB,   FB,    FB,     FB,   FB,   NF,   NF], () => ({
+    req: g.revokeApiKey(bellaKey) }), { missing: () => g.revokeApiKey(MISSING_ID) }),
+  graph('createOrganization',  'createOrganization',         'create', '-',        [401, FB,   FB,    FB,     FB,   FB,   OK,   OK], () => ({
+    req: gql(M.createOrganization, { input: { name: 'Matrix Org', slug: `matrix-org-${++seq}` } }) })),
+  graph('joinOrganization',    'joinOrganization (unknown code)', 'create', '-',   [401, FB,   FB,    FB,     FB,   FB,   NF,   NF], () => ({
+    req: gql(M.joinOrganization, { code: 'inv_no-such-code' }) })),
+  graph('createInvitation',    'createInvitation',           'create', '-',        [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
+    req: gql(M.createInvitation, { role: 'viewer' }) })),
+];
+
+async function runRow(row: Row) {
+  const failures: string[] = [];
+  for (const [i, caller] of CALLERS.entries()) {
+    tick();
+    matrixCells++;
+    const expected = row.expect[i]!;
+    const { req, check } = await row.cell(caller);
+    const answer = await send(caller, req);
+    const got = row.surface === 'REST' ? answer.status : gqlOutcome(answer, row.field!);
+    const say = (message: string) => failures.push(`${caller}: ${message}`);
+    if (got !== expected) say(`expected ${expected}, got ${got}: ${answer.text.slice(0, 300)}`);
+    if (row.surface === 'GraphQL' && caller !== 'anonymous') {
+      if (answer.status !== 200) say(`HTTP ${answer.status}`);
+      // A refusal carries no data: a thrown error nulls the whole result, a typed error has no `data`.
+      const value = answer.json?.data?.[row.field!];
+      if (got !== 'ok' && value && typeof value === 'object' && 'data' in value) say('data returned with an error');
+    }
+    const leaks = leaksIn(answer.text, row.directory);
+    if (leaks.length) say(`foreign data in the answer: ${leaks.join(', ')}`);
+    if (row.missing) {
+      const twin = await send(caller, row.missing());
+      if (!sameAnswer(answer, twin)) say(`a foreign object is told apart from a missing one: ${answer.status} ${answer.text} / ${twin.status} ${twin.text}`);
+    }
+    try {
+      const ok = row.surface === 'REST' ? answer.status >= 200 && answer.status < 300 : got === 'ok';
+      await check?.(answer, caller, ok);
+    } catch (error) {
+      say((error as Error).message);
+    }
+  }
+  expect(failures).toEqual([]);
+}
+
+beforeAll(async () => {
+  t = await startTestApp({}, { limiterStore: new MemoryStore({ now: () => clock }) });
+  acme = t.org('acme').id;
+  globex = t.org('globex').id;
+  for (const name of Object.keys(uid) as (keyof typeof uid)[]) uid[name] = t.user(name, name === 'bella' ? 'globex' : 'acme').id;
+  pats.viewer = t.user('victor').token;
+  pats.member = t.user('mark').token;
+  pats.manager = t.user('maya').token;
+  pats.admin = t.user('adam').token;
+  pats.owner = t.user('olivia').token;
+  markGlobexPat = t.user('mark', 'globex').token;
+  bellaPat = t.user('bella', 'globex').token;
+  mayaCookie = await t.signIn('maya@example.com');
+  markCookie = await t.signIn('mark@example.com');
+  oauthToken = (await obtainTokens(t.app, mayaCookie, acme, 'read write')).tokens.access_token!;
+  markOAuthToken = (await obtainTokens(t.app, markCookie, acme, 'read write')).tokens.access_token!;
+
+  const webProject = t.org('acme').projects.find((p) => p.key === 'WEB')!;
+  web = { id: webProject.id, key: 'WEB' };
+  web1 = { id: (await db().issue.findFirstOrThrow({ where: { projectId: web.id, number: 1 } })).id, key: 'WEB-1' };
+  res = { id: t.org('globex').projects.find((p) => p.key === 'RES')!.id, key: 'RES' };
+  resIssues = (await db().issue.findMany({ where: { orgId: globex }, orderBy: { number: 'asc' } })).map((i) => ({ id: i.id, key: `RES-${i.number}` }));
+  expect(resIssues.map((i) => i.key)).toEqual(['RES-1', 'RES-2', 'RES-3', 'RES-4']);
+  const globexKeys = await db().apiKey.findMany({ where: { orgId: globex } });
+  bellaKey = globexKeys.find((k) => k.userId === uid.bella)!.id;
+  markGlobexKey = globexKeys.find((k) => k.userId === uid.mark)!.id;
+  FOREIGN = [res.id, ...resIssues.map((i) => i.id), uid.bella, ...globexKeys.map((k) => k.id)];
+
+  tick();
+  const created = await send('owner', { method: 'POST', path: '/api/projects', body: { name: 'Matrix scratch', key: 'MTX' } });
+  expect(created.status).toBe(201);
+  scratch = created.json;
+  scratchIssue = await freshIssue();
+  globexBefore = await globexState();
+});
+
+afterAll(async () => {
+  console.info(
+    `isolation matrix: ${REST.length} REST rows + ${GRAPHQL.length} GraphQL rows = ${REST.length + GRAPHQL.length} rows x ${CALLERS.length} callers = ` +
+      `${matrixCells} cells (each foreign cell also compared with a missing id), plus ${furtherChecks} further checks`,
+  );
+  await t?.close();
+});
+
+describe('the foreign fixtures are real (positive controls)', () => {
+  test("globex's own credentials reach every foreign object the matrix aims at", async () => {
+    const bella = { authorization: `Bearer ${bellaPat}` };
+    const reads: Req[] = [
+      projectReq.read(res.id),
+      get(`/api/issues?project_id=${res.id}`),
+      ...resIssues.flatMap((i) => [issueReq.read(i.id), issueReq.read(i.key)]),
+      g.project(res.id),
+      g.issue('RES-1'),
+    ];
+    for (const req of reads) {
+      tick();
+      furtherChecks++;
+      const answer = await sendAs(bella, req);
+      expect(answer.status, req.path).toBe(200);
+      if (req.path === '/api/graphql') expect(gqlOutcome(answer, 'project' in answer.json.data ? 'project' : 'issue')).toBe('ok');
+    }
+    const keys = await sendAs({ authorization: `Bearer ${markGlobexPat}` }, get('/api/api-keys'));
+    expect(keys.json.map((k: { id: string }) => k.id)).toEqual([markGlobexKey]);
+    // Mark's session acting in globex (he is a member there) reads globex's issue by key.
+    const asGlobexMember = await sendAs({ cookie: markCookie, 'x-org-id': globex }, issueReq.read('RES-1'));
+    expect(asGlobexMember.status).toBe(200);
+    expect(asGlobexMember.json.id).toBe(resIssues[0]!.id);
+    furtherChecks += 2;
+  });
+});
+
+describe('REST matrix', () => {
+  for (const row of REST) test(`${row.name} [${row.action}, ${row.target}]`, () => runRow(row));
+});
+
+describe('GraphQL matrix', () => {
+  test('every query and mutation of schema.graphql has a row', async () => {
+    const sdl = await import('node:fs/promises').then((fs) => fs.readFile(new URL('../schema.graphql', import.meta.url), 'utf8'));
+    const fieldsOf = (type: string) =>
+      [...new RegExp(`type ${type} \\{([\\s\\S]*?)\\n\\}`).exec(sdl)![1]!.replace(/"""[\s\S]*?"""/g, '').matchAll(/^  (\w+)[(:]/gm)].map((m) => m[1]);
+    const covered = new Set(GRAPHQL.map((row) => row.field));
+    expect([...fieldsOf('Query'), ...fieldsOf('Mutation')].filter((f) => !covered.has(f))).toEqual([]);
+  });
+  for (const row of GRAPHQL) test(`${row.name} [${row.action}, ${row.target}]`, () => runRow(row));
+});
+
+describe('nested selections stay in the organization of the credential', () => {
+  const DEEP = `{ memberships { id role organization { id slug projects { id key organization { id }
+    issues(first: 100) { edges { node { id key projectId project { organization { id } } assignee { id } } } } } } } }`;
+  const credentialsToCheck = (): [string, Record<string, string>, boolean][] => [
+    ...(['viewer', 'member', 'manager', 'admin', 'owner'] as const).map((c): [string, Record<string, string>, boolean] => [`${c} PAT`, credentials(c), true]),
+    ['OAuth token of maya (acme)', credentials('oauth'), true],
+    // Mark is a member of globex too: his acme-bound token must still see acme only.
+    ['OAuth token of mark bound to acme', { authorization: `Bearer ${markOAuthToken}` }, true],
+    ['session of maya', credentials('session'), false],
+  ];
+
+  test('memberships > organization > projects > issues > project > organization: acme only', async () => {
+    for (const [name, headers, bound] of credentialsToCheck()) {
+      tick();
+      furtherChecks++;
+      const answer = await sendAs(headers, gql(DEEP));
+      expect(answer.status, name).toBe(200);
+      expect(answer.json.errors, name).toBeUndefined();
+      expect(leaksIn(answer.text), name).toEqual([]);
+      const orgs = organizationIds(answer.json.data);
+      expect(orgs.has(globex), name).toBe(false);
+      if (bound) {
+        expect([...orgs], name).toEqual([acme]);
+        expect(answer.json.data.memberships, name).toHaveLength(1);
+      }
+      const issueIds = answer.json.data.memberships
+        .filter((m: { organization: { id: string } }) => m.organization.id === acme)
+        .flatMap((m: { organization: { projects: { issues: { edges: { node: { id: string } }[] } }[] } }) =>
+          m.organization.projects.flatMap((p) => edgeIds(p.issues)),
+        );
+      expect(issueIds, name).toContain(web1.id);
+    }
+  });
+
+  test('the same for REST /api/me/orgs and /api/orgs of mark, who is in both organizations', async () => {
+    for (const [name, headers] of [
+      ["mark's acme PAT", { authorization: `Bearer ${pats.member}` }],
+      ["mark's acme OAuth token", { authorization: `Bearer ${markOAuthToken}` }],
+    ] as const) {
+      for (const path of ['/api/me/orgs', '/api/orgs']) {
+        tick();
+        furtherChecks++;
+        const answer = await sendAs(headers, get(path));
+        expect(answer.status, `${name} ${path}`).toBe(200);
+        expect(leaksIn(answer.text), `${name} ${path}`).toEqual([]);
+        expect(answer.json.count).toBe(1);
+      }
+    }
+  });
+
+  // FINDING: Organization.projects is a plain relation, so the public directory
+  // (searchOrganizations, open to OAuth tokens and sessions) hands out another organization's
+  // projects, their issues and their assignees' email addresses.
+  test('searchOrganizations never reaches into another organization (projects, issues, people)', async () => {
+    const query = `{ searchOrganizations(q: "globex") { id slug projects { id key issueCount
+      issues(first: 100) { edges { node { id title description assignee { id email } } } } } } }`;
+    for (const caller of ['oauth', 'session'] as const) {
+      tick();
+      furtherChecks++;
+      const answer = await send(caller, gql(query));
+      expect(answer.status, caller).toBe(200);
+      // The directory may name globex; never its contents.
+      expect(leaksIn(answer.text, true), caller).toEqual([]);
+    }
+  });
+});
+
+describe('bodies cannot set an organization, a user or a role', () => {
+  const SMUGGLED = (): Record<string, [unknown, string]> => ({
+    org_id: [globex, 'org_id'],
+    orgId: [globex, 'org_id'],
+    role: ['owner', 'role'],
+    user_id: [uid.bella, 'user_id'],
+  });
+  const routes = (): { name: string; req: (extra: Record<string, unknown>) => Req; callers: Caller[] }[] => [
+    { name: 'POST /api/issues', req: (x) => ({ method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'smuggled', ...x } }), callers: ['member', 'owner', 'oauth', 'session'] },
+    { name: 'PATCH /api/issues/:id', req: (x) => ({ method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { title: 'smuggled', ...x } }), callers: ['member', 'owner', 'oauth', 'session'] },
+    { name: 'POST /api/projects', req: (x) => ({ method: 'POST', path: '/api/projects', body: { name: 'Smuggled', key: `SM${++seq}`, ...x } }), callers: ['owner', 'oauth', 'session'] },
+    { name: 'PUT /api/projects/:id', req: (x) => ({ method: 'PUT', path: `/api/projects/${scratch.id}`, body: { name: 'Smuggled', ...x } }), callers: ['owner', 'oauth', 'session'] },
+    { name: 'POST /api/api-keys', req: (x) => ({ method: 'POST', path: '/api/api-keys', body: { name: 'smuggled', ...x } }), callers: ['oauth', 'session'] },
+  ];
+
+  async function counts() {
+    const p = db();
+    return { projects: await p.project.count(), issues: await p.issue.count(), keys: await p.apiKey.count(), memberships: await p.membership.count() };
+  }
+
+  test('org_id, orgId, role and user_id in create and update bodies: 400, and nothing changes', async () => {
+    const before = await counts();
+    const failures: string[] = [];
+    for (const route of routes()) {
+      for (const [field, [value, reported]] of Object.entries(SMUGGLED())) {
+        for (const caller of route.callers) {
+          tick();
+          furtherChecks++;
+          const answer = await send(caller, route.req({ [field]: value }));
+          const errors = answer.json?.errors ?? [];
+          if (answer.status !== 400 || answer.json?.code !== 'validation_failed' || !errors.some((e: { field: string; message: string }) => e.field === reported && e.message === 'is not a known field')) {
+            failures.push(`${route.name} {${field}} as ${caller}: ${answer.status} ${answer.text.slice(0, 200)}`);
+          }
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(await counts()).toEqual(before);
+    expect(await projectName(scratch.id)).toBe('Matrix scratch');
+    expect(await issueTitle(scratchIssue.id)).toBe('Matrix fixture');
+  });
+
+  test('server-owned fields (id, number, key, issue_count, project_id after creation): 400', async () => {
+    const cases: [string, Req][] = [
+      ['PATCH issue project_id (foreign project)', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { project_id: res.id } }],
+      ['PATCH issue project_id (own project)', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { project_id: web.id } }],
+      ['PATCH issue id', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { id: resIssues[0]!.id } }],
+      ['PATCH issue number', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { number: 1 } }],
+      ['PATCH issue key', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { key: 'RES-1' } }],
+      ['POST issue id', { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'x', id: resIssues[0]!.id } }],
+      ['POST issue number', { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'x', number: 1 } }],
+      ['POST project id', { method: 'POST', path: '/api/projects', body: { name: 'x', key: `SI${++seq}`, id: res.id } }],
+      ['PUT project id', { method: 'PUT', path: `/api/projects/${scratch.id}`, body: { id: res.id } }],
+      ['PUT project issue_count', { method: 'PUT', path: `/api/projects/${scratch.id}`, body: { issue_count: 0 } }],
+    ];
+    const before = await counts();
+    for (const [name, req] of cases) {
+      tick();
+      furtherChecks++;
+      const answer = await send('owner', req);
+      expect(answer.status, name).toBe(400);
+      expect(answer.json.code, name).toBe('validation_failed');
+    }
+    expect(await counts()).toEqual(before);
+    expect((await db().issue.findUniqueOrThrow({ where: { id: scratchIssue.id } })).projectId).toBe(scratch.id);
+  });
+
+  test('GraphQL input literals with orgId, role or userId fail validation and run nothing', async () => {
+    const documents: [string, string][] = [
+      ['createIssue', `mutation { createIssue(input: { projectId: "${MISSING_ID}", title: "x", %s }) { __typename } }`],
+      ['updateIssue', `mutation { updateIssue(id: "${MISSING_ID}", input: { title: "x", %s }) { __typename } }`],
+      ['createProject', 'mutation { createProject(input: { name: "x", key: "SMX", %s }) { __typename } }'],
+      ['updateProject', `mutation { updateProject(id: "${MISSING_ID}", input: { name: "x", %s }) { __typename } }`],
+      ['createApiKey', 'mutation { createApiKey(input: { name: "x", %s }) { __typename } }'],
+    ];
+    const before = await counts();
+    for (const [name, template] of documents) {
+      for (const field of [`orgId: "${globex}"`, 'role: "owner"', `userId: "${uid.bella}"`]) {
+        tick();
+        furtherChecks++;
+        const answer = await send('session', gql(template.replace('%s', field)));
+        expect(answer.status, `${name} ${field}`).toBe(200);
+        expect(answer.json.data, `${name} ${field}`).toBeUndefined();
+        expect(answer.json.errors[0].extensions.code, `${name} ${field}`).toBe('GRAPHQL_VALIDATION_FAILED');
+      }
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  // FINDING: through variables, the unknown field is a variable coercion error, which the
+  // error masking of src/graphql/yoga.ts treats as unexpected: "Unexpected error." with code
+  // INTERNAL_SERVER_ERROR, logged as a server error. It is refused (nothing runs), but as our
+  // fault rather than the client's.
+  test('GraphQL variables with orgId, role or userId are refused as a client error, and run nothing', async () => {
+    const cases: [string, string, Record<string, unknown>][] = [
+      ['createIssue', M.createIssue, { input: { projectId: scratch.id, title: 'x', orgId: globex } }],
+      ['updateIssue', M.updateIssue, { id: scratchIssue.id, input: { title: 'x', role: 'owner' } }],
+      ['createProject', M.createProject, { input: { name: 'x', key: 'SMV', orgId: globex } }],
+      ['updateProject', M.updateProject, { id: scratch.id, input: { name: 'x', orgId: globex } }],
+      ['createApiKey', M.createApiKey, { input: { name: 'x', userId: uid.bella } }],
+    ];
+    const before = await counts();
+    const failures: string[] = [];
+    for (const [name, query, variables] of cases) {
+      tick();
+      furtherChecks++;
+      const answer = await send('session', gql(query, variables));
+      const code = answer.json?.errors?.[0]?.extensions?.code;
+      if (answer.json?.data || !code || code === 'INTERNAL_SERVER_ERROR') failures.push(`${name}: ${answer.status} ${answer.text.slice(0, 200)}`);
+    }
+    expect(await counts()).toEqual(before);
+    expect(failures).toEqual([]);
+  });
+});
+
+describe('X-Org-Id cannot switch organizations', () => {
+  const pat = (token: string) => ({ authorization: `Bearer ${token}` });
+  const session = (cookie: string, orgId?: string) => ({ cookie, origin: ORIGIN, ...(orgId === undefined ? {} : { 'x-org-id': orgId }) });
+  const cases = (): { name: string; headers: Record<string, string>; req: Req; status: number; code: string }[] => [
+    { name: "manager's PAT with X-Org-Id of globex", headers: { ...pat(pats.manager), 'x-org-id': globex }, req: get('/api/projects'), status: 403, code: 'org_mismatch' },
+    { name: "mark's acme PAT with X-Org-Id of globex (he is a member there): read", headers: { ...pat(pats.member), 'x-org-id': globex }, req: issueReq.read(resIssues[0]!.id), status: 403, code: 'org_mismatch' },
+    { name: "mark's acme PAT with X-Org-Id of globex: update", headers: { ...pat(pats.member), 'x-org-id': globex }, req: issueReq.update(resIssues[0]!.id), status: 403, code: 'org_mismatch' },
+    { name: "owner's PAT with X-Org-Id of globex: delete a project", headers: { ...pat(pats.owner), 'x-org-id': globex }, req: projectReq.delete(res.id), status: 403, code: 'org_mismatch' },
+    { name: 'PAT with an X-Org-Id that is not a UUID', headers: { ...pat(pats.owner), 'x-org-id': 'acme' }, req: get('/api/projects'), status: 403, code: 'org_mismatch' },
+    { name: 'PAT with an X-Org-Id listing both organizations', headers: { ...pat(pats.owner), 'x-org-id': `${acme}, ${globex}` }, req: get('/api/projects'), status: 403, code: 'org_mismatch' },
+    { name: 'PAT with X-Org-Id of globex on GraphQL', headers: { ...pat(pats.owner), 'x-org-id': globex }, req: gql(Q.projects), status: 403, code: 'org_mismatch' },
+    { name: "maya's session with X-Org-Id of globex (not a member)", headers: session(mayaCookie, globex), req: get('/api/projects'), status: 403, code: 'org_forbidden' },
+    { name: "maya's session with X-Org-Id of globex: delete an issue", headers: session(mayaCookie, globex), req: issueReq.delete(resIssues[3]!.id), status: 403, code: 'org_forbidden' },
+    { name: "maya's session with X-Org-Id of globex on GraphQL", headers: session(mayaCookie, globex), req: gql(Q.issues), status: 403, code: 'org_forbidden' },
+    { name: 'session with an X-Org-Id of no organization', headers: session(mayaCookie, MISSING_ID), req: get('/api/projects'), status: 403, code: 'org_forbidden' },
+    { name: 'session with an X-Org-Id that is not a UUID', headers: session(mayaCookie, 'acme'), req: get('/api/projects'), status: 403, code: 'org_forbidden' },
+    { name: 'session with an X-Org-Id that is SQL', headers: session(mayaCookie, "' OR '1'='1"), req: get('/api/projects'), status: 403, code: 'org_forbidden' },
+    { name: 'session with an X-Org-Id listing both organizations', headers: session(mayaCookie, `${acme}, ${globex}`), req: get('/api/projects'), status: 403, code: 'org_forbidden' },
+    { name: "maya's OAuth token (acme) with X-Org-Id of globex", headers: { ...pat(oauthToken), 'x-org-id': globex }, req: get('/api/projects'), status: 403, code: 'org_mismatch' },
+    { name: "mark's OAuth token bound to acme with X-Org-Id of globex (he is a member there)", headers: { ...pat(markOAuthToken), 'x-org-id': globex }, req: issueReq.read('RES-1'), status: 403, code: 'org_mismatch' },
+    { name: 'OAuth token with an X-Org-Id that is not a UUID', headers: { ...pat(oauthToken), 'x-org-id': 'not-a-uuid' }, req: get('/api/projects'), status: 403, code: 'org_mismatch' },
+    { name: 'OAuth token with X-Org-Id of globex on GraphQL', headers: { ...pat(oauthToken), 'x-org-id': globex }, req: gql(Q.projects), status: 403, code: 'org_mismatch' },
+    { name: 'anonymous with X-Org-Id of acme', headers: { 'x-org-id': acme }, req: get('/api/projects'), status: 401, code: 'unauthenticated' },
+    { name: "mark's session acting in acme: globex's issue by id", headers: session(markCookie, acme), req: issueReq.read(resIssues[0]!.id), status: 404, code: 'not_found' },
+    { name: "mark's session acting in acme: globex's issue by key", headers: session(markCookie, acme), req: issueReq.read('RES-1'), status: 404, code: 'not_found' },
+    { name: "mark's session acting in acme: his own globex key", headers: session(markCookie, acme), req: revokeReq(markGlobexKey), status: 404, code: 'not_found' },
+    { name: "mark's session acting in acme: globex's project", headers: session(markCookie, acme), req: projectReq.update(res.id), status: 403, code: 'forbidden' },
+    { name: "mark's session without X-Org-Id (two organizations): must choose", headers: session(markCookie), req: get('/api/projects'), status: 403, code: 'forbidden' },
+  ];
+
+  test('each trick gets its exact refusal and no foreign data', async () => {
+    const failures: string[] = [];
+    for (const c of cases()) {
+      tick();
+      furtherChecks++;
+      const answer = await sendAs(c.headers, c.req);
+      if (answer.status !== c.status || answer.json?.code !== c.code) failures.push(`${c.name}: expected ${c.status} ${c.code}, got ${answer.status} ${answer.text.slice(0, 200)}`);
+      const leaks = leaksIn(answer.text);
+      if (leaks.length) failures.push(`${c.name}: foreign data ${leaks.join(', ')}`);
+    }
+    expect(failures).toEqual([]);
+    expect(await keyRevoked(markGlobexKey)).toBe(false);
+  });
+
+  test('OAuth consent cannot bind a token to an organization the user is not in', async () => {
+    const client = await registerClient(t.app);
+    const { challenge } = pkce();
+    const params = authorizeParams(client.client_id, challenge);
+    const response = await t.app.fetch(formPost('/oauth/authorize', { ...Object.fromEntries(params), org_id: globex, decision: 'allow' }, { cookie: mayaCookie }));
+    furtherChecks++;
+    // The consent page again, with the error (400), and no redirect carrying a code.
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('Choose one of your organizations.');
+    expect(await db().oAuthGrant.count({ where: { orgId: globex } })).toBe(0);
+  });
+});
+
+describe('other people and keys of another organization', () => {
+  test('a foreign user cannot be assigned, nor used as a filter that finds anything', async () => {
+    const checks: [string, Req, number][] = [
+      ['create with a foreign assignee', { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'x', assignee_id: uid.bella } }, 400],
+      ['assign a foreign user', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { assignee_id: uid.bella } }, 400],
+      ['list by a foreign assignee', get(`/api/issues?assignee_id=${uid.bella}`), 200],
+    ];
+    for (const [name, req, status] of checks) {
+      tick();
+      furtherChecks++;
+      const answer = await send('owner', req);
+      expect(answer.status, name).toBe(status);
+      if (status === 200) expect(answer.json, name).toEqual([]);
+      else expect(answer.json.errors, name).toEqual([{ field: 'assignee_id', message: 'must be a member of the organization' }]);
+    }
+    const filtered = await send('owner', gql(`{ issues(filter: { assigneeId: "${uid.bella}" }) { edges { node { id } } } }`));
+    furtherChecks++;
+    expect(filtered.json.data.issues.edges).toEqual([]);
+  });
+
+  // FINDING: User.email has no authScopes, so Issue.assignee { email } shows every assignee's
+  // address to viewers and members, whom searchPeople (and the README) deny email addresses.
+  test('viewers and members do not get email addresses through Issue.assignee either', async () => {
+    for (const caller of ['viewer', 'member'] as const) {
+      tick();
+      furtherChecks++;
+      const answer = await send(caller, gql('{ issues(first: 100) { edges { node { key assignee { id email } } } } }'));
+      expect(answer.status).toBe(200);
+      const emails = (answer.json.data?.issues?.edges ?? [])
+        .map((e: { node: { assignee: { id: string; email: string | null } | null } }) => e.node.assignee)
+        .filter((a: { id: string; email: string | null } | null) => a && a.id !== actingUser(caller) && a.email !== null)
+        .map((a: { email: string }) => a.email);
+      expect([...new Set(emails)], caller).toEqual([]);
+    }
+  });
+
+  test('invitations: owners and admins, for a role no higher than their own', async () => {
+    const cases: [PatCaller, string, number][] = [
+      ['admin', 'owner', 403],
+      ['admin', 'admin', 201],
+      ['owner', 'owner', 201],
+      ['manager', 'viewer', 403],
+    ];
+    for (const [caller, role, status] of cases) {
+      tick();
+      furtherChecks++;
+      const answer = await send(caller, { method: 'POST', path: '/api/invitations', body: { role } });
+      expect(answer.status, `${caller} inviting ${role}`).toBe(status);
+    }
+  });
+
+  test('issue keys resolve in the caller\'s organization only, even when both have the same project key', async () => {
+    tick();
+    const clash = await send('owner', { method: 'POST', path: '/api/projects', body: { name: 'Acme research', key: 'RES' } });
+    expect(clash.status).toBe(201);
+    const own = await send('owner', issueReq.create(clash.json.id));
+    expect(own.json.key).toBe('RES-1');
+    for (const caller of ['viewer', 'oauth', 'session'] as const) {
+      tick();
+      furtherChecks += 2;
+      const byKey = await send(caller, issueReq.read('RES-1'));
+      expect(byKey.json.id, caller).toBe(own.json.id);
+      const viaGraphQL = await send(caller, g.issue('res-1'));
+      expect(viaGraphQL.json.data.issue.id, caller).toBe(own.json.id);
+    }
+    tick();
+    furtherChecks++;
+    const removed = await send('owner', issueReq.delete('RES-1'));
+    expect(removed.status).toBe(204);
+    expect(await issueTitle(resIssues[0]!.id)).not.toBeNull();
+    const bellaRead = await sendAs({ authorization: `Bearer ${bellaPat}` }, issueReq.read('RES-1'));
+    expect(bellaRead.json.id).toBe(resIssues[0]!.id);
+  });
+});
+
+describe('after everything', () => {
+  test("globex's organization, projects, issues, members, keys and invitations are exactly as they were", async () => {
+    expect(await globexState()).toEqual(globexBefore);
+    for (const token of [bellaPat, markGlobexPat]) {
+      furtherChecks++;
+      expect((await sendAs({ authorization: `Bearer ${token}` }, get('/api/me'))).status).toBe(200);
+    }
+  });
+});
