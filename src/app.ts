@@ -90,6 +90,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
 
   async function handleApi(request: Request, principal: Principal | AuthError, ctx: Context): Promise<Response> {
+    // The API description is public: answered before any credential check (a credential sent with it is ignored).
+    if (new URL(request.url).pathname === '/api/openapi.json') return (await rest.fetch(request, ctx)) as Response;
     if (principal instanceof AuthError) return authProblem(config, principal).toResponse();
     if (principal.kind === 'anonymous') {
       return new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {

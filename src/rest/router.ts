@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
 import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from './issues.js';
 import { getMe, getMyOrgs } from './me.js';
+import { getOpenApiDocument } from './openapi.js';
 import { createInvitation, createOrg, joinOrg, listOrgs, searchOrgs } from './orgs.js';
 import { HttpProblem, problems } from './problem.js';
 import { createProject, deleteProject, getProject, listProjects, updateProject } from './projects.js';
@@ -47,6 +48,7 @@ export function createRestRouter(logger: Logger): RouterType<IRequest, [Context]
     .delete('/issues/:id', route(deleteIssue))
     .get('/people/search', route(searchPeople))
     .get('/palette/search', route(paletteSearch))
+    .get('/openapi.json', route(getOpenApiDocument))
     .all('*', (request: IRequest) => {
       const path = new URL(request.url).pathname;
       const allow = router.routes

@@ -1,0 +1,314 @@
+import { STATUS_CODES } from 'node:http';
+import { SCOPES } from '../../auth/oauth/scopes.js';
+import { sessionCookieName } from '../../auth/session.js';
+import type { Config } from '../../config.js';
+import { GLOBAL_POLICY } from '../../limits/policy.js';
+import { SEARCH_TEXT_MAX } from '../../schema/search-text.js';
+import { PROBLEM_SCHEMA_NAMES, ref, schemas, type ProblemStatus } from './schemas.js';
+import type { Components, Example, Header, Parameter, Reference, Response, SecurityRequirement } from './types.js';
+
+// ---- Headers ----
+
+const RATE_LIMIT_HEADER_NAMES = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'] as const;
+
+const headers: Record<string, Header> = {
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed in the window of the tightest bucket that applied (the global one: 600 per 60 s).',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+    example: GLOBAL_POLICY.limit,
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in that bucket. Slow down when it falls under 10% of the limit.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+    example: GLOBAL_POLICY.limit - 1,
+  },
+  'X-RateLimit-Reset': {
+    description: 'Whole seconds until the next slot of that bucket opens.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+    example: 60,
+  },
+  RateLimit: {
+    description: 'IETF RateLimit field for the tightest bucket: its policy name, `r` remaining, `t` seconds to reset.',
+    required: true,
+    schema: { type: 'string', pattern: '^"[^"]+";r=\\d+;t=\\d+$' },
+    example: '"global";r=599;t=60',
+  },
+  'RateLimit-Policy': {
+    description:
+      'IETF RateLimit-Policy field: every bucket the request drew from, with `q` requests per `w` seconds. ' +
+      'Some operations draw from a bucket of their own on top of the global one (see `x-rate-limit-policies`).',
+    required: true,
+    schema: { type: 'string', pattern: '^"[^"]+";q=\\d+;w=\\d+(, "[^"]+";q=\\d+;w=\\d+)*$' },
+    example: `"${GLOBAL_POLICY.name}";q=${GLOBAL_POLICY.limit};w=${GLOBAL_POLICY.windowMs / 1000}`,
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying (equal to the reset of the bucket that refused).',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+    example: 12,
+  },
+  Link: {
+    description:
+      'RFC 8288 link to the next page (`rel="next"`), present only when there is one: the same filters and sort plus an opaque `cursor`. ' +
+      'Follow it rather than building cursors.',
+    required: false,
+    schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
+    example: '<http://localhost:4000/api/issues?status=Todo&limit=50&cursor=eyJ2IjpbIjIwMjYtMDEtMzFUMTI6MDA6MDAuMDAwWiJdfQ>; rel="next"',
+  },
+  Location: { description: 'The URL of the created resource.', required: true, schema: { type: 'string', format: 'uri' } },
+  'WWW-Authenticate': {
+    description:
+      'RFC 6750 challenge: `Bearer realm="<BASE_URL>/api", resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/api"` ' +
+      '(plus `error="invalid_token"` when a token was sent). On 403 `insufficient_scope`: `Bearer error="insufficient_scope", scope="write"`.',
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer ' },
+  },
+  Allow: { description: 'The methods this path answers.', required: true, schema: { type: 'string' }, example: 'GET, PUT, DELETE' },
+  'Accept-Post': { description: 'The media type to send.', required: true, schema: { type: 'string' }, example: 'application/json' },
+  'Cache-Control': { description: 'How long caches may keep the document.', required: true, schema: { type: 'string' }, example: 'public, max-age=300' },
+  'Access-Control-Allow-Origin': { description: 'Any origin may load the document (API explorers).', required: true, schema: { const: '*' } },
+  InsufficientScope: {
+    description: 'Only on `insufficient_scope`: `Bearer error="insufficient_scope", scope="write"` (RFC 6750).',
+    required: false,
+    schema: { type: 'string', pattern: '^Bearer error="insufficient_scope", scope="(read|write)"$' },
+    example: 'Bearer error="insufficient_scope", scope="write"',
+  },
+  ETag: { description: 'Validator for `If-None-Match`.', required: true, schema: { type: 'string' } },
+};
+
+const headerRef = (name: string): Reference => ({ $ref: `#/components/headers/${name}` });
+
+/**
+ * Every response, whatever its outcome, carries the rate-limit fields. `extra` names more header
+ * components; `name=Component` when the header's name differs from its component's.
+ */
+export function withRateLimitHeaders(extra: string[] = []): Record<string, Reference> {
+  return Object.fromEntries(
+    [...RATE_LIMIT_HEADER_NAMES, ...extra].map((entry) => {
+      const [name, component = name] = entry.split('=') as [string, string?];
+      return [name, headerRef(component)];
+    }),
+  );
+}
+
+// ---- Parameters ----
+
+const parameters: Record<string, Parameter> = {
+  XOrgId: {
+    name: 'X-Org-Id',
+    in: 'header',
+    required: false,
+    description:
+      'The organization to act in. With an API key or OAuth token: optional, and when sent must be the token\'s organization (else 403 `org_mismatch`). ' +
+      'With a session: one of the user\'s organizations (else 403 `org_forbidden`); needed when the user has more than one.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  IssueId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The issue id or its key (`WEB-12`, any case). Another organization\'s issue is a 404, exactly like a missing one.',
+    schema: { type: 'string', minLength: 1 },
+    example: 'WEB-12',
+  },
+  ProjectId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The project id. Another organization\'s project (or a value that is not a UUID) is a 404.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  ApiKeyId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The key id. A key you may not manage is a 404.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  SearchQuery: {
+    name: 'q',
+    in: 'query',
+    required: true,
+    description: `Case-insensitive text, 1 to ${SEARCH_TEXT_MAX} characters after trimming. Exact matches first, then prefixes, then substrings; at most 20 results.`,
+    schema: { type: 'string', minLength: 1, maxLength: SEARCH_TEXT_MAX },
+  },
+};
+
+export const paramRef = (name: string): Reference => ({ $ref: `#/components/parameters/${name}` });
+
+// ---- Problem responses ----
+
+const PROBLEM = 'application/problem+json';
+
+export function problem(status: ProblemStatus, detail: string, code: string, errors?: { field: string; message: string }[]) {
+  return {
+    type: `urn:workmgmt:problem:${code}`,
+    title: STATUS_CODES[status]!,
+    status,
+    detail,
+    code,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+/** A problem response with its schema, headers and examples. */
+export function problemResponse(status: ProblemStatus, description: string, examples: Record<string, Example>, extraHeaders: string[] = []): Response {
+  return {
+    description,
+    headers: withRateLimitHeaders(extraHeaders),
+    content: { [PROBLEM]: { schema: ref(PROBLEM_SCHEMA_NAMES[status]), examples } },
+  };
+}
+
+const REAUTH = 'Stop retrying this credential and re-authenticate to get a new one.';
+
+const responses: Record<string, Response> = {
+  BadRequest: problemResponse(
+    400,
+    'The request is malformed: `validation_failed` lists every bad field or parameter in `errors`; `malformed_json` (the body is not a JSON object); ' +
+      '`bad_user_input` (for example an undecodable cursor); `conflicting_credentials` (Authorization and X-Auth-Token differ).',
+    {
+      validation_failed: {
+        summary: 'A missing field',
+        value: problem(400, 'title: is required', 'validation_failed', [{ field: 'title', message: 'is required' }]),
+      },
+      malformed_json: { summary: 'A body that is not JSON', value: problem(400, 'The body is not valid JSON.', 'malformed_json') },
+    },
+  ),
+  Unauthorized: problemResponse(
+    401,
+    'No usable credential: missing (`unauthenticated`), malformed, unknown, revoked or expired (`token_*`), or sent in the URL (`token_in_url`). ' +
+      'Do not retry: re-authenticate.',
+    {
+      unauthenticated: {
+        summary: 'No credential',
+        value: problem(401, 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', 'unauthenticated'),
+      },
+      token_revoked: { summary: 'A revoked key', value: problem(401, `The token has been revoked. ${REAUTH}`, 'token_revoked') },
+    },
+    ['WWW-Authenticate'],
+  ),
+  Forbidden: problemResponse(
+    403,
+    'Authenticated but not allowed: the role is too low, or API keys may not do this (`forbidden`); an OAuth token without the needed scope ' +
+      '(`insufficient_scope`, with `WWW-Authenticate`); `X-Org-Id` names another organization (`org_mismatch`, `org_forbidden`); ' +
+      'a cookie-authenticated write without this service as `Origin` (`csrf_rejected`).',
+    {
+      forbidden: { summary: 'Role too low', value: problem(403, 'Your role in this organization does not allow this operation.', 'forbidden') },
+      insufficient_scope: { summary: 'A read-only OAuth token', value: problem(403, 'This token lacks the "write" scope.', 'insufficient_scope') },
+      org_mismatch: {
+        summary: 'X-Org-Id of another organization',
+        value: problem(
+          403,
+          "X-Org-Id differs from the organization this token is bound to. Omit the header or send the token's organization.",
+          'org_mismatch',
+        ),
+      },
+    },
+    ['WWW-Authenticate=InsufficientScope'],
+  ),
+  NotFound: problemResponse(
+    404,
+    'No such resource in the caller\'s organization. Another organization\'s resources get exactly this answer.',
+    { not_found: { summary: 'Missing or foreign', value: problem(404, 'No project with that id exists in this organization.', 'not_found') } },
+  ),
+  MethodNotAllowed: problemResponse(
+    405,
+    'The path exists but does not answer this method; `Allow` lists those it does.',
+    { method_not_allowed: { value: problem(405, 'Allowed methods: GET, PUT, DELETE.', 'method_not_allowed') } },
+    ['Allow'],
+  ),
+  PayloadTooLarge: problemResponse(413, 'The body is over 1 MiB.', {
+    payload_too_large: { value: problem(413, 'The body is larger than 1048576 bytes.', 'payload_too_large') },
+  }),
+  UnsupportedMediaType: problemResponse(
+    415,
+    'The body is not JSON (`Content-Type: application/json`).',
+    { unsupported_media_type: { value: problem(415, 'Send the body as JSON with Content-Type: application/json.', 'unsupported_media_type') } },
+    ['Accept-Post'],
+  ),
+  TooManyRequests: problemResponse(
+    429,
+    'A rate-limit bucket is empty; the request had no effect. Wait `Retry-After` (= `X-RateLimit-Reset`) seconds, then retry once; back off exponentially after that.',
+    {
+      rate_limited: {
+        value: problem(429, 'Too many requests. Wait 12 seconds (X-RateLimit-Reset) before retrying.', 'rate_limited'),
+      },
+    },
+    ['Retry-After'],
+  ),
+  InternalError: problemResponse(500, 'Our mistake (logged); never the answer to a client mistake.', {
+    internal: { value: problem(500, 'Something went wrong on our side. It has been logged.', 'internal') },
+  }),
+};
+
+export const responseRef = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
+
+// ---- Security ----
+
+export const SCHEMES = { bearer: 'bearerToken', header: 'authTokenHeader', oauth2: 'oauth2', session: 'sessionCookie' } as const;
+
+/** Any credential: a key (either header), an OAuth token with `scope`, or the browser session. */
+export function anyCredential(scope: 'read' | 'write'): SecurityRequirement[] {
+  return [{ [SCHEMES.bearer]: [] }, { [SCHEMES.header]: [] }, { [SCHEMES.oauth2]: [scope] }, { [SCHEMES.session]: [] }];
+}
+
+/** Operations API keys may not do (403 for them): an OAuth token with `scope` or the browser session. */
+export function notApiKey(scope: 'read' | 'write'): SecurityRequirement[] {
+  return [{ [SCHEMES.oauth2]: [scope] }, { [SCHEMES.session]: [] }];
+}
+
+function securitySchemes(config: Config): Components['securitySchemes'] {
+  const base = config.baseUrl;
+  return {
+    [SCHEMES.bearer]: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'tok_live_ + 32 base62 characters (personal access token), or a JWT (OAuth access token)',
+      description:
+        'A personal access token (API key): `Authorization: Bearer tok_live_...`. A key is bound to one organization and acts as the user who ' +
+        'created it, with that user\'s current role there. OAuth access tokens (see `oauth2`) are sent the same way.',
+    },
+    [SCHEMES.header]: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Auth-Token',
+      description:
+        'The same token (`tok_live_...` or an OAuth access token) for when a proxy strips `Authorization`. Sent with `Authorization`, both must carry the same token (else 400 `conflicting_credentials`).',
+    },
+    [SCHEMES.oauth2]: {
+      type: 'oauth2',
+      description:
+        `OAuth 2.1 authorization code with PKCE (S256 required) and \`resource=${base}/api\` (RFC 8707) on both the authorization and the token request. ` +
+        `Clients register at \`${base}/oauth/register\` (RFC 7591); metadata at \`${base}/.well-known/oauth-authorization-server\`. ` +
+        'The consent page picks one organization, fixed for every token of the grant. Access tokens are JWTs valid 1 hour, sent as `Authorization: Bearer`; ' +
+        'refresh tokens rotate on every use. Without `write`, mutations get 403 `insufficient_scope`.',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${base}/oauth/authorize`,
+          tokenUrl: `${base}/oauth/token`,
+          refreshUrl: `${base}/oauth/token`,
+          scopes: { ...SCOPES },
+        },
+      },
+      'x-pkce-required': true,
+      'x-code-challenge-methods-supported': ['S256'],
+    },
+    [SCHEMES.session]: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: sessionCookieName(config),
+      description:
+        'The browser session from `/login` (HttpOnly, SameSite=Lax; 30 days from last use, at most 90). Writes must carry an `Origin` (or `Referer`) ' +
+        'of this service (else 403 `csrf_rejected`). With several organizations, pick one with `X-Org-Id`.',
+    },
+  };
+}
+
+export function components(config: Config): Components {
+  return { schemas, responses, parameters, headers, securitySchemes: securitySchemes(config) };
+}
+
