@@ -1,0 +1,56 @@
+// The SQL the baseline server sends. The REST statements are byte for byte what the app sends
+// through Prisma (captured by wrapping the driver adapter, see bench/lib/sql-log.ts; the bench
+// re-captures them on every run and reports any drift). The GraphQL tree is hand-written.
+
+/** PAT lookup by SHA-256 hash, joined with the membership for the role. $1 = 1, $2 = hash, $3 = 1. */
+export const PAT_LOOKUP_SQL =
+  'SELECT "t0"."id", "t0"."org_id" AS "orgId", "t0"."user_id" AS "userId", "t0"."token_hash" AS "tokenHash", "t0"."expires_at" AS "expiresAt", "t0"."revoked_at" AS "revokedAt", "t0"."last_used_at" AS "lastUsedAt", "ApiKey_membership"."__prisma_data__" AS "membership" FROM "public"."api_keys" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT(\'role\', "t1"."role") AS "__prisma_data__" FROM "public"."memberships" AS "t1" WHERE ("t0"."org_id" = "t1"."org_id" AND "t0"."user_id" = "t1"."user_id") LIMIT $1) AS "ApiKey_membership" ON true WHERE ("t0"."token_hash" = $2 AND 1=1) LIMIT $3';
+
+/** At most once a minute per key, off the request path (as src/auth/pat.ts). */
+export const TOUCH_KEY_SQL =
+  'UPDATE "public"."api_keys" SET "last_used_at" = $1 WHERE ("public"."api_keys"."id" = $2 AND 1=1) RETURNING "public"."api_keys"."id"';
+
+/** The page with each issue's project key (for `key`). $1 = 1, $2 = org, $3 = project, $4 = limit + 1. */
+export const ISSUES_PAGE_SQL =
+  'SELECT "t0"."id", "t0"."org_id" AS "orgId", "t0"."project_id" AS "projectId", "t0"."number", "t0"."title", "t0"."status", "t0"."priority", "t0"."description", "t0"."assignee_id" AS "assigneeId", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt", "Issue_project"."__prisma_data__" AS "project" FROM "public"."issues" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT(\'key\', "t1"."key") AS "__prisma_data__" FROM "public"."projects" AS "t1" WHERE ("t0"."org_id" = "t1"."org_id" AND "t0"."project_id" = "t1"."id") LIMIT $1) AS "Issue_project" ON true WHERE ("t0"."org_id" = $2 AND "t0"."project_id" = $3) ORDER BY "t0"."created_at" DESC, "t0"."id" DESC LIMIT $4';
+
+/** The created issue read back with its project key, inside the transaction. $1 = 1, $2 = id, $3 = 1. */
+export const ISSUE_BY_ID_SQL =
+  'SELECT "t0"."id", "t0"."org_id" AS "orgId", "t0"."project_id" AS "projectId", "t0"."number", "t0"."title", "t0"."status", "t0"."priority", "t0"."description", "t0"."assignee_id" AS "assigneeId", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt", "Issue_project"."__prisma_data__" AS "project" FROM "public"."issues" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT(\'key\', "t1"."key") AS "__prisma_data__" FROM "public"."projects" AS "t1" WHERE ("t0"."org_id" = "t1"."org_id" AND "t0"."project_id" = "t1"."id") LIMIT $1) AS "Issue_project" ON true WHERE "t0"."id" = $2 LIMIT $3';
+
+/** Only for an empty page: does the project exist in the org? */
+export const PROJECT_EXISTS_SQL =
+  'SELECT "t0"."id" FROM "public"."projects" AS "t0" WHERE ("t0"."id" = $1 AND "t0"."org_id" = $2) LIMIT $3';
+
+/** $1 = org, $2 = user, $3 = 1. */
+export const MEMBER_EXISTS_SQL =
+  'SELECT "t0"."id" FROM "public"."memberships" AS "t0" WHERE (("t0"."org_id" = $1 AND "t0"."user_id" = $2) AND 1=1) LIMIT $3';
+
+/** $1 = 1, $2 = now, $3 = org, $4 = project. */
+export const BUMP_ISSUE_COUNT_SQL =
+  'UPDATE "public"."projects" SET "issue_count" = ("public"."projects"."issue_count" + $1), "updated_at" = $2 WHERE (("public"."projects"."org_id" = $3 AND "public"."projects"."id" = $4) AND 1=1) RETURNING "public"."projects"."id", "public"."projects"."issue_count"';
+
+export const INSERT_ISSUE_SQL =
+  'INSERT INTO "public"."issues" ("id","org_id","project_id","number","title","status","priority","description","assignee_id","created_at","updated_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING "public"."issues"."id"';
+
+/** $1 = user, $2 = 1. */
+export const USER_SQL =
+  'SELECT "t0"."id", "t0"."email", "t0"."name", "t0"."username", "t0"."locale", "t0"."password_hash" AS "passwordHash", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt" FROM "public"."users" AS "t0" WHERE ("t0"."id" = $1 AND 1=1) LIMIT $2';
+
+/**
+ * memberships > organization > projects > issues(first: 50) > assignee, hand-written: one
+ * statement, only the columns the answer needs, newest 50 issues per project through the
+ * (project_id, created_at DESC, id DESC) index. $1 = user, $2 = org (a PAT sees its own org).
+ */
+export const NESTED_TREE_SQL = `
+SELECT m.id AS membership_id, p.id AS project_id, i.id AS issue_id, i.title, u.id AS assignee_id, u.name AS assignee_name
+  FROM memberships m
+  JOIN projects p ON p.org_id = m.org_id
+  LEFT JOIN LATERAL (
+    SELECT id, title, assignee_id, created_at FROM issues
+     WHERE org_id = p.org_id AND project_id = p.id
+     ORDER BY created_at DESC, id DESC LIMIT 50
+  ) i ON true
+  LEFT JOIN users u ON u.id = i.assignee_id
+ WHERE m.user_id = $1 AND m.org_id = $2
+ ORDER BY m.created_at, m.id, p.key, i.created_at DESC, i.id DESC`;

@@ -1,0 +1,271 @@
+// The benchmark's data set: one organization, 10 projects, 50 members with roles, a pool of
+// PATs, and up to 100,000 issues with realistic statuses, priorities, assignees and creation
+// times. Seeded straight into the database in createMany batches (seconds, not minutes).
+import { randomUUID } from 'node:crypto';
+import { generatePat, hashToken, patHint } from '../../src/auth/pat-token.js';
+import type { Db } from '../../src/db/client.js';
+import type { Role } from '../../src/generated/prisma/enums.js';
+
+/** Deterministic PRNG (mulberry32): the same plan every run. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function weighted<T>(random: () => number, entries: readonly (readonly [T, number])[]): T {
+  const total = entries.reduce((s, [, w]) => s + w, 0);
+  let r = random() * total;
+  for (const [value, w] of entries) if ((r -= w) < 0) return value;
+  return entries[entries.length - 1]![0];
+}
+
+const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+
+const FIRST = ['Ava', 'Ben', 'Chloe', 'Daniel', 'Elena', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jonas', 'Kara', 'Luis', 'Mina', 'Noah', 'Olga', 'Priya', 'Quinn', 'Rafael', 'Sofia', 'Tomas', 'Uma', 'Viktor', 'Wen', 'Ximena', 'Yusuf', 'Zoe'];
+const LAST = ['Adams', 'Bauer', 'Costa', 'Dubois', 'Eriksen', 'Fischer', 'Garcia', 'Hansen', 'Ito', 'Jensen', 'Kowalski', 'Lopez', 'Moreau', 'Nakamura', 'Okafor', 'Petrov', 'Rossi', 'Schmidt', 'Tanaka', 'Varga'];
+const PROJECTS: { name: string; key: string }[] = [
+  { name: 'Customer Portal', key: 'PORT' },
+  { name: 'Platform API', key: 'API' },
+  { name: 'Mobile App', key: 'MOB' },
+  { name: 'Billing', key: 'BILL' },
+  { name: 'Data Pipeline', key: 'DATA' },
+  { name: 'Infrastructure', key: 'INFRA' },
+  { name: 'Design System', key: 'DS' },
+  { name: 'Search', key: 'SRCH' },
+  { name: 'Notifications', key: 'NOTIF' },
+  { name: 'Internal Tools', key: 'TOOLS' },
+];
+// Project 0 stays small (100 issues) so the 1k -> 100k comparison reads the same page twice;
+// the others share the rest, skewed as real workloads are.
+const PROJECT_WEIGHTS = [0, 30, 20, 15, 10, 8, 6, 5, 4, 2];
+const ROLES: [Role, number][] = [['owner', 1], ['admin', 2], ['manager', 5], ['member', 32], ['viewer', 10]];
+const STATUSES = [['Done', 45], ['Canceled', 5], ['Backlog', 20], ['Todo', 12], ['In Progress', 10], ['In Review', 8]] as const;
+const PRIORITIES = [['none', 30], ['low', 25], ['medium', 25], ['high', 15], ['urgent', 5]] as const;
+const VERBS = ['Fix', 'Add', 'Remove', 'Refactor', 'Investigate', 'Document', 'Speed up', 'Migrate', 'Test', 'Redesign', 'Handle', 'Log'];
+const THINGS = ['the login redirect', 'CSV export', 'webhook retries', 'the invoice PDF', 'dark mode', 'search ranking', 'the settings page', 'rate-limit headers', 'push notifications', 'the onboarding flow', 'audit log entries', 'the payment form', 'SSO for SAML', 'image uploads', 'the dashboard charts', 'timezone handling'];
+const CONTEXTS = ['', '', ' on Safari', ' for large accounts', ' after the last release', ' in the EU region', ' when offline', ' behind the proxy', ' for new users', ' under load'];
+const SENTENCES = [
+  'Steps to reproduce are in the linked support ticket.',
+  'Customers report this several times a week.',
+  'We should add a regression test once this is fixed.',
+  'The current behaviour was introduced with the new storage layer.',
+  'See the design document for the expected behaviour.',
+  'Logs show a timeout from the upstream service.',
+  'This blocks the next milestone.',
+  'Low risk, but it annoys people every day.',
+];
+
+export const KEYS_PER_USER = 20; // the documented cap of active keys per user per organization
+
+export interface PlannedProject {
+  id: string;
+  name: string;
+  key: string;
+  /** Issues at full size. */
+  total: number;
+  /** Issues in the initial (1k) stage: the oldest ones. */
+  initial: number;
+  startMs: number;
+}
+
+export interface PlannedUser {
+  id: string;
+  name: string;
+  username: string;
+  email: string;
+  role: Role;
+  membershipId: string;
+  tokens: string[];
+}
+
+export interface Plan {
+  orgId: string;
+  orgName: string;
+  orgSlug: string;
+  projects: PlannedProject[];
+  users: PlannedUser[];
+  totalIssues: number;
+  initialIssues: number;
+  nowMs: number;
+}
+
+const DAY = 86_400_000;
+
+export function planDataset(totalIssues: number, options: { nowMs?: number } = {}): Plan {
+  if (totalIssues < 1000) throw new Error('BENCH_ISSUES must be at least 1000');
+  const nowMs = options.nowMs ?? Date.now();
+  // Every project starts with 100 issues (the 1k stage); the rest go to projects 1..9 by weight.
+  const rest = totalIssues - 100 * PROJECTS.length;
+  const weightSum = PROJECT_WEIGHTS.reduce((a, b) => a + b, 0);
+  const sizes = PROJECT_WEIGHTS.map((w) => 100 + Math.floor((rest * w) / weightSum));
+  sizes[1]! += totalIssues - sizes.reduce((a, b) => a + b, 0); // rounding goes to the biggest
+  const projects = PROJECTS.map((p, i) => ({
+    id: randomUUID(),
+    ...p,
+    total: sizes[i]!,
+    initial: 100,
+    startMs: nowMs - (730 - i * 45) * DAY,
+  }));
+  const roles: Role[] = ROLES.flatMap(([role, n]) => Array<Role>(n).fill(role));
+  const users: PlannedUser[] = roles.map((role, i) => {
+    const first = FIRST[i % FIRST.length]!;
+    const last = LAST[(i * 7) % LAST.length]!;
+    const username = `${first}.${last}.${i}`.toLowerCase();
+    return {
+      id: randomUUID(),
+      name: `${first} ${last}`,
+      username,
+      email: `${username}@bench.example`,
+      role,
+      membershipId: randomUUID(),
+      tokens: Array.from({ length: KEYS_PER_USER }, () => generatePat()),
+    };
+  });
+  return {
+    orgId: randomUUID(),
+    orgName: 'Bench Corp',
+    orgSlug: `bench-${Math.floor(nowMs / 1000)}`,
+    projects,
+    users,
+    totalIssues,
+    initialIssues: projects.reduce((s, p) => s + p.initial, 0),
+    nowMs,
+  };
+}
+
+/** The org, members, projects (issue_count 0) and every key. */
+export async function seedBase(db: Db, plan: Plan): Promise<void> {
+  await db.organization.create({ data: { id: plan.orgId, name: plan.orgName, slug: plan.orgSlug } });
+  await db.user.createMany({
+    data: plan.users.map((u) => ({ id: u.id, email: u.email, name: u.name, username: u.username, locale: 'en' })),
+  });
+  await db.membership.createMany({
+    data: plan.users.map((u) => ({ id: u.membershipId, orgId: plan.orgId, userId: u.id, role: u.role })),
+  });
+  await db.project.createMany({
+    data: plan.projects.map((p) => ({ id: p.id, orgId: plan.orgId, name: p.name, key: p.key, createdAt: new Date(p.startMs) })),
+  });
+  const keys = plan.users.flatMap((u) =>
+    u.tokens.map((token, i) => ({
+      orgId: plan.orgId,
+      userId: u.id,
+      name: i === 0 ? 'CLI' : `automation ${i}`,
+      tokenHash: hashToken(token),
+      hint: patHint(token),
+    })),
+  );
+  for (let i = 0; i < keys.length; i += 1000) await db.apiKey.createMany({ data: keys.slice(i, i + 1000) });
+}
+
+interface IssueRow {
+  id: string;
+  orgId: string;
+  projectId: string;
+  number: number;
+  title: string;
+  status: string;
+  priority: string;
+  description: string | null;
+  assigneeId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Issues `from..to` (1-based numbers, inclusive) of one project, deterministic per project. */
+function* projectIssues(plan: Plan, projectIndex: number, from: number, to: number): Generator<IssueRow> {
+  const project = plan.projects[projectIndex]!;
+  const random = rng(1000 + projectIndex);
+  // Poisson arrivals over the project's life: exponential gaps, scaled to end a little before now.
+  const gaps = new Float64Array(project.total);
+  let sum = 0;
+  for (let i = 0; i < project.total; i++) sum += gaps[i] = -Math.log(1 - random());
+  const span = plan.nowMs - 3_600_000 - project.startMs;
+  const assignees = plan.users;
+  // A few people carry most of the work.
+  const assigneeWeights = assignees.map((_, i) => [i, 1 / (1 + (i % 17))] as const);
+  let acc = 0;
+  for (let n = 1; n <= to; n++) {
+    acc += gaps[n - 1]!;
+    // Draw every field for every issue so numbers 1..k are the same whatever the range asked for.
+    const status = weighted(random, STATUSES);
+    const priority = weighted(random, PRIORITIES);
+    const assigned = random() < 0.8 ? assignees[weighted(random, assigneeWeights)]!.id : null;
+    const title = `${pick(random, VERBS)} ${pick(random, THINGS)}${pick(random, CONTEXTS)}`;
+    const hasDescription = random() < 0.6;
+    const sentences = 1 + Math.floor(random() * 4);
+    const description = hasDescription ? Array.from({ length: sentences }, () => pick(random, SENTENCES)).join(' ') : null;
+    const updatedLag = random() * (status === 'Done' || status === 'Canceled' ? 60 : 10) * DAY;
+    if (n < from) continue;
+    const createdMs = Math.round(project.startMs + (span * acc) / sum);
+    yield {
+      id: randomUUID(),
+      orgId: plan.orgId,
+      projectId: project.id,
+      number: n,
+      title,
+      status,
+      priority,
+      description,
+      assigneeId: assigned,
+      createdAt: new Date(createdMs),
+      updatedAt: new Date(Math.min(plan.nowMs, Math.round(createdMs + updatedLag))),
+    };
+  }
+}
+
+const BATCH = 2500;
+
+/**
+ * Inserts the issues of a stage and sets each project's issue_count to its highest number:
+ * 'initial' = the oldest `initial` issues of every project (1,000 in all), 'rest' = the others,
+ * 'all' = both at once.
+ */
+export async function seedIssues(db: Db, plan: Plan, stage: 'initial' | 'rest' | 'all'): Promise<number> {
+  let inserted = 0;
+  for (const [i, project] of plan.projects.entries()) {
+    const from = stage === 'rest' ? project.initial + 1 : 1;
+    const to = stage === 'initial' ? project.initial : project.total;
+    if (to < from) continue;
+    let batch: IssueRow[] = [];
+    for (const row of projectIssues(plan, i, from, to)) {
+      batch.push(row);
+      if (batch.length === BATCH) {
+        inserted += (await db.issue.createMany({ data: batch })).count;
+        batch = [];
+      }
+    }
+    if (batch.length) inserted += (await db.issue.createMany({ data: batch })).count;
+    await db.project.update({ where: { id: project.id }, data: { issueCount: to } });
+  }
+  return inserted;
+}
+
+/** Projects whose issue_count differs from their highest issue number or their row count. */
+export async function issueCountMismatches(db: Db, orgId: string) {
+  const rows = await db.$queryRawUnsafe<{ key: string; issue_count: number; issues: bigint; max_number: number | null }[]>(
+    `SELECT p.key, p.issue_count, count(i.id) AS issues, max(i.number) AS max_number
+       FROM projects p LEFT JOIN issues i ON i.project_id = p.id
+      WHERE p.org_id = $1::uuid GROUP BY p.id, p.key, p.issue_count ORDER BY p.key`,
+    orgId,
+  );
+  const all = rows.map((r) => ({ key: r.key, issue_count: r.issue_count, issues: Number(r.issues), max_number: r.max_number ?? 0 }));
+  return { projects: all, mismatches: all.filter((r) => r.issue_count !== r.issues || r.issue_count !== r.max_number) };
+}
+
+/** Tokens of users allowed to create issues (member and above). */
+export function writeTokens(plan: Plan): string[] {
+  return plan.users.filter((u) => u.role !== 'viewer').flatMap((u) => u.tokens);
+}
+
+export function allTokens(plan: Plan): string[] {
+  // Interleave users so consecutive requests come from different people.
+  const out: string[] = [];
+  for (let k = 0; k < KEYS_PER_USER; k++) for (const u of plan.users) out.push(u.tokens[k]!);
+  return out;
+}

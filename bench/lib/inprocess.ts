@@ -1,0 +1,329 @@
+// In-process measurements on the real app (createApp + app.fetch, no socket): the SQL each
+// workload sends (statement count and text), and what authentication plus rate limiting cost.
+import { randomUUID } from 'node:crypto';
+import { execute, parse } from 'graphql';
+import pg from 'pg';
+import { createApp } from '../../src/app.js';
+import { AuthError } from '../../src/auth/auth-error.js';
+import { authenticate, presentedCredentials, type AuthDeps } from '../../src/auth/authenticate.js';
+import { SigningKeys } from '../../src/auth/oauth/signing-keys.js';
+import { hashToken } from '../../src/auth/pat-token.js';
+import { testConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/client.js';
+import type { Context } from '../../src/context.js';
+import { createIssue, listIssues } from '../../src/rest/issues.js';
+import { schema } from '../../src/schema/index.js';
+import { RateLimiter, rateLimitSubject } from '../../src/limits/limiter.js';
+import { MemoryStore } from '../../src/limits/memory-store.js';
+import { createLogger } from '../../src/logger.js';
+import { allTokens, type Plan } from './dataset.js';
+import { createNoAuthApp, fixedPrincipal } from './noauth.js';
+import { openLoggedPostgres } from './sql-log.js';
+import { BUMP_ISSUE_COUNT_SQL, INSERT_ISSUE_SQL, ISSUE_BY_ID_SQL, ISSUES_PAGE_SQL, MEMBER_EXISTS_SQL, NESTED_TREE_SQL, PAT_LOOKUP_SQL, USER_SQL } from './baseline-sql.js';
+import { NESTED_QUERY, noAuthUser, workloads, type BenchRequest, type WorkloadId } from './workloads.js';
+
+export interface SqlProfile {
+  /** Statements per request through the driver adapter (what src/db/query-counter.ts counts). */
+  statements_per_request: number;
+  /** Plus the BEGIN the adapter sends itself inside startTransaction. */
+  statements_per_request_with_begin: number;
+  /** The statements of one request, in order, with their arguments. */
+  sql: string[];
+  args: unknown[][];
+  status: number;
+}
+
+const BASE = 'http://localhost:4000';
+const toRequest = (r: BenchRequest) => new Request(`${BASE}${r.path}`, { method: r.method, headers: r.headers, body: r.body ?? null });
+
+/**
+ * Runs `n` requests of each workload through app.fetch over a logged PostgreSQL adapter and
+ * reads the statement counter before and after. Every key is used once first, so the
+ * once-a-minute last_used_at update (fire and forget) does not land in the counted requests.
+ */
+export async function captureSql(url: string, plan: Plan, ids: WorkloadId[], n = 20): Promise<Record<string, SqlProfile>> {
+  const { db, log } = openLoggedPostgres(url);
+  const config = testConfig({ databaseUrl: url, logLevel: 'silent' });
+  const app = await createApp(config, { db });
+  const logger = createLogger('silent');
+  const user = noAuthUser(plan);
+  const noauth = createNoAuthApp(config, db, logger, await fixedPrincipal(db, user.id, plan.orgId));
+  const all = workloads(plan);
+  const out: Record<string, SqlProfile> = {};
+  try {
+    await touchAllKeys(db, plan);
+    for (const id of ids) {
+      const w = all[id];
+      const send = (r: BenchRequest) => (id === 'rest_read_noauth' ? noauth.fetch(toRequest(r)) : app.fetch(toRequest(r)));
+      // One request alone, for its SQL text.
+      const startIndex = log.statements.length;
+      const countBefore = log.count;
+      const first = await send(w.request(100_000));
+      await first.arrayBuffer();
+      await new Promise((r) => setTimeout(r, 20));
+      const sql = log.statements.slice(startIndex);
+      const args = log.args.slice(startIndex).map((a) => a.map((v) => (v instanceof Uint8Array ? `<${v.length} bytes>` : v)));
+      void countBefore;
+      const before = { count: log.count, tx: log.txControl };
+      for (let i = 0; i < n; i++) {
+        const response = await send(w.request(100_001 + i));
+        await response.arrayBuffer();
+        if (response.status >= 300) throw new Error(`${id}: status ${response.status}`);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+      const count = (log.count - before.count) / n;
+      out[id] = {
+        statements_per_request: count,
+        statements_per_request_with_begin: count + (log.txControl - before.tx) / n,
+        sql,
+        args,
+        status: first.status,
+      };
+    }
+  } finally {
+    await noauth.close();
+    await app.close();
+    await db.close();
+  }
+  return out;
+}
+
+/** Marks every key used just now, so the once-a-minute last_used_at write stays out of the measurements. */
+async function touchAllKeys(db: Database, plan: Plan) {
+  await db.prisma.apiKey.updateMany({ where: { orgId: plan.orgId }, data: { lastUsedAt: new Date() } });
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function summary(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    p50_us: +percentile(sorted, 50).toFixed(1),
+    p99_us: +percentile(sorted, 99).toFixed(1),
+    mean_us: +(sorted.reduce((a, b) => a + b, 0) / sorted.length).toFixed(1),
+  };
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1000;
+}
+
+/**
+ * What src/app.ts does per request before any route runs: read the credentials, derive the
+ * rate-limit subject (SHA-256 of the token), admit it (memory store: REDIS unset, as in the
+ * bench), and authenticate the PAT (one SQL lookup). Timed sequentially with real keys against
+ * the bench database, next to the bare SQL lookup over `pg` (the floor any design pays), and
+ * the CPU this process spends per call.
+ */
+export async function measureAuthCost(url: string, plan: Plan, iterations = 4000) {
+  const { db } = openLoggedPostgres(url);
+  const config = testConfig({ databaseUrl: url, logLevel: 'silent' });
+  const keys = await SigningKeys.open(db.prisma);
+  const deps: AuthDeps = { db: db.prisma, keys, config };
+  const limiter = new RateLimiter(new MemoryStore());
+  const raw = new pg.Pool({ connectionString: url, max: 2 });
+  const tokens = allTokens(plan);
+  const headersFor = (i: number) => new Headers({ authorization: `Bearer ${tokens[i % tokens.length]}` });
+  try {
+    // Warm-up: JIT, pool connections, and every key's last_used_at fresh (no write in the loop).
+    for (let i = 0; i < tokens.length; i++) await authenticate(deps, presentedCredentials(config, headersFor(i)));
+    await new Promise((r) => setTimeout(r, 200));
+    const total: number[] = [];
+    const authOnly: number[] = [];
+    const limitOnly: number[] = [];
+    const sqlOnly: number[] = [];
+    const cpuStart = process.cpuUsage();
+    for (let i = 0; i < iterations; i++) {
+      total.push(
+        await timed(async () => {
+          const credentials = presentedCredentials(config, headersFor(i));
+          const admission = await limiter.admit(rateLimitSubject(credentials.token as string, '127.0.0.1'));
+          if (!admission.allowed) throw new Error('rate limited during the auth measurement');
+          const principal = await authenticate(deps, credentials);
+          if (principal instanceof AuthError || principal.kind !== 'user') throw new Error('authentication failed during the measurement');
+        }),
+      );
+    }
+    const cpu = process.cpuUsage(cpuStart);
+    for (let i = 0; i < iterations; i++) {
+      const credentials = presentedCredentials(config, headersFor(i));
+      authOnly.push(await timed(() => authenticate(deps, credentials)));
+    }
+    const fresh = new RateLimiter(new MemoryStore());
+    for (let i = 0; i < iterations; i++) {
+      limitOnly.push(await timed(() => fresh.admit(rateLimitSubject(tokens[i % tokens.length]!, '127.0.0.1'))));
+    }
+    await fresh.close();
+    for (let i = 0; i < iterations; i++) {
+      const hash = Buffer.from(hashToken(tokens[i % tokens.length]!));
+      sqlOnly.push(await timed(() => raw.query(PAT_LOOKUP_SQL, [1, hash, 1])));
+    }
+    const t = summary(total);
+    const s = summary(sqlOnly);
+    return {
+      iterations,
+      auth_plus_rate_limit: t,
+      authenticate_only: summary(authOnly),
+      rate_limit_only: summary(limitOnly),
+      bare_pat_lookup_sql_over_pg: s,
+      overhead_over_bare_sql_p50_us: +(t.p50_us - s.p50_us).toFixed(1),
+      node_cpu_per_call_us: +((cpu.user + cpu.system) / iterations).toFixed(1),
+    };
+  } finally {
+    await limiter.close();
+    await raw.end();
+    await db.close();
+  }
+}
+
+export interface LayerCost {
+  /** Wall time of one sequential call (includes the database round trips). */
+  p50_us: number;
+  /** CPU this process spends per call: what limits throughput when the server is CPU-bound. */
+  cpu_us: number;
+}
+
+/** Five batches; the median batch's CPU per call, so one GC burst or a noisy neighbour does not decide. */
+async function layer(iterations: number, fn: (i: number) => Promise<unknown>): Promise<LayerCost> {
+  // Warm-up: at least 30 calls and 400 ms, so JIT compilation (on helper threads, counted in
+  // process CPU) is mostly done before the batches.
+  const warmUntil = Date.now() + 400;
+  for (let i = 0; i < 30 || Date.now() < warmUntil; i++) await fn(1_000_000 + i);
+  const samples: number[] = [];
+  const cpuPerBatch: number[] = [];
+  const perBatch = Math.max(4, Math.ceil(iterations / 5));
+  let i = 0;
+  for (let batch = 0; batch < 5; batch++) {
+    const cpu = process.cpuUsage();
+    for (let k = 0; k < perBatch; k++, i++) {
+      const start = process.hrtime.bigint();
+      await fn(i);
+      samples.push(Number(process.hrtime.bigint() - start) / 1000);
+    }
+    const used = process.cpuUsage(cpu);
+    cpuPerBatch.push((used.user + used.system) / perBatch);
+  }
+  cpuPerBatch.sort((a, b) => a - b);
+  return { p50_us: summary(samples).p50_us, cpu_us: +cpuPerBatch[2]!.toFixed(1) };
+}
+
+/**
+ * Where a request's time goes, layer by layer, measured in this process on the same database:
+ * the raw pg query (the baseline's work without HTTP), the same data through Prisma, the REST
+ * handler (GraphQL operation over Pothos + Prisma + JSON), the handler behind the router (no
+ * auth), and the whole app.fetch (rate limit + authentication + routing). Sequential calls.
+ */
+export async function layerCosts(url: string, plan: Plan, scale = 1) {
+  const { db } = openLoggedPostgres(url);
+  const config = testConfig({ databaseUrl: url, logLevel: 'silent' });
+  const app = await createApp(config, { db });
+  const logger = createLogger('silent');
+  const user = noAuthUser(plan);
+  const principal = await fixedPrincipal(db, user.id, plan.orgId);
+  const noauth = createNoAuthApp(config, db, logger, principal);
+  const raw = new pg.Pool({ connectionString: url, max: 2 });
+  const w = workloads(plan);
+  const ctx = (): Context => ({ principal, prisma: db.prisma, config, clientIp: '127.0.0.1', limiter: app.limiter, rateLimits: [] });
+  const big = [...plan.projects].sort((a, b) => b.total - a.total)[0]!;
+  const n = (k: number) => Math.max(20, Math.round(k * scale));
+  await touchAllKeys(db, plan);
+  const body = async (r: Response) => {
+    await r.arrayBuffer();
+    if (r.status >= 300) throw new Error(`status ${r.status}`);
+  };
+  try {
+    const read = w.rest_read.request(0);
+    const readUrl = `${BASE}${read.path}`;
+    const rest_read = {
+      raw_pg_query_and_json: await layer(n(400), async () => {
+        const { rows } = await raw.query(ISSUES_PAGE_SQL, [1, plan.orgId, big.id, 101]);
+        JSON.stringify(rows.slice(0, 100).map((r) => ({ ...r, key: `${r.project.key}-${r.number}`, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() })));
+      }),
+      prisma_findMany: await layer(n(400), () =>
+        db.prisma.issue.findMany({
+          where: { orgId: plan.orgId, projectId: big.id },
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          take: 101,
+          include: { project: { select: { key: true } } },
+        }),
+      ),
+      rest_handler_graphql_prisma: await layer(n(300), async () => body(await listIssues(new Request(readUrl), ctx()))),
+      router_no_auth: await layer(n(300), async () => body(await noauth.fetch(new Request(readUrl)))),
+      full_app_fetch: await layer(n(300), async (i) => body(await app.fetch(toRequest(w.rest_read.request(i))))),
+    };
+    const treeSql = (await captureSql(url, plan, ['graphql_nested'], 1)).graphql_nested!.sql[1]!;
+    const document = parse(NESTED_QUERY);
+    const graphql_nested = {
+      raw_pg_hand_written_sql_and_json: await layer(n(150), async () => {
+        const { rows } = await raw.query(NESTED_TREE_SQL, [user.id, plan.orgId]);
+        JSON.stringify(rows);
+      }),
+      prisma_generated_sql_over_raw_pg: await layer(n(60), async () => {
+        const { rows } = await raw.query(treeSql, [1, 51, 0, 1, user.id, plan.orgId]);
+        JSON.stringify(rows);
+      }),
+      graphql_execute_pothos_prisma: await layer(n(60), async () => {
+        const result = await execute({ schema, document, contextValue: ctx() });
+        if (result.errors?.length) throw result.errors[0];
+        JSON.stringify(result);
+      }),
+      yoga_no_auth: await layer(n(60), async () => body(await noauth.fetch(toRequest(w.graphql_nested.request(0))))),
+      full_app_fetch: await layer(n(60), async (i) => body(await app.fetch(toRequest(w.graphql_nested.request(i))))),
+    };
+    const rest_me = {
+      raw_pg_query_and_json: await layer(n(800), async () => {
+        const { rows } = await raw.query(USER_SQL, [user.id, 1]);
+        JSON.stringify(rows[0]);
+      }),
+      prisma_findUnique: await layer(n(800), () => db.prisma.user.findUniqueOrThrow({ where: { id: user.id } })),
+      router_no_auth: await layer(n(800), async () => body(await noauth.fetch(new Request(`${BASE}/api/me`)))),
+      full_app_fetch: await layer(n(800), async (i) => body(await app.fetch(toRequest(w.rest_me.request(i))))),
+    };
+    // Creates go to the big projects only (never the 100-issue one).
+    const create = (i: number) => w.rest_create.request(200_000 + i);
+    const rest_create = {
+      raw_pg_transaction: await layer(n(300), async (i) => {
+        const input = JSON.parse(create(i).body!) as Record<string, string>;
+        const client = await raw.connect();
+        try {
+          await client.query(MEMBER_EXISTS_SQL, [plan.orgId, input.assignee_id, 1]);
+          await client.query('BEGIN');
+          const now = new Date();
+          const { rows } = await client.query(BUMP_ISSUE_COUNT_SQL, [1, now, plan.orgId, input.project_id]);
+          const id = randomUUID();
+          await client.query(INSERT_ISSUE_SQL, [id, plan.orgId, input.project_id, rows[0].issue_count, input.title, input.status, input.priority, input.description, input.assignee_id, now, now]);
+          await client.query(ISSUE_BY_ID_SQL, [1, id, 1]);
+          await client.query('COMMIT');
+        } finally {
+          client.release();
+        }
+      }),
+      prisma_interactive_transaction: await layer(n(300), async (i) => {
+        const input = JSON.parse(create(i).body!) as Record<string, string>;
+        await db.prisma.membership.findUnique({ where: { orgId_userId: { orgId: plan.orgId, userId: input.assignee_id! } }, select: { id: true } });
+        await db.prisma.$transaction(async (tx) => {
+          const project = await tx.project.update({ where: { orgId_id: { orgId: plan.orgId, id: input.project_id! } }, data: { issueCount: { increment: 1 } }, select: { issueCount: true } });
+          return tx.issue.create({
+            data: { orgId: plan.orgId, projectId: input.project_id!, number: project.issueCount, title: input.title!, status: input.status!, priority: input.priority!, description: input.description!, assigneeId: input.assignee_id! },
+            include: { project: { select: { key: true } } },
+          });
+        });
+      }),
+      rest_handler_graphql_prisma: await layer(n(300), async (i) => {
+        const r = create(i);
+        return body(await createIssue(new Request(`${BASE}${r.path}`, { method: 'POST', headers: r.headers, body: r.body! }), ctx()));
+      }),
+      full_app_fetch: await layer(n(300), async (i) => body(await app.fetch(toRequest(create(10_000 + i))))),
+    };
+    return { rest_read, rest_me, rest_create, graphql_nested };
+  } finally {
+    await raw.end();
+    await noauth.close();
+    await app.close();
+    await db.close();
+  }
+}

@@ -1,0 +1,587 @@
+// npm run bench — the service against a raw node:http + pg baseline, in one run.
+//
+// PostgreSQL (a fresh database on BENCH_POSTGRES_URL's server, dropped at the end) and the
+// embedded database (PGlite in a temporary directory). Seeds the data set straight into the
+// database, starts the real service (src/server.ts) and the baseline (bench/baseline-server.ts)
+// as child processes pinned to core 0, drives them from this process pinned to core 1 with
+// autocannon, interleaving app and baseline runs, and writes bench/results/report.{json,md}
+// and the figures part of bench/SUMMARY.md.
+//
+// Knobs (environment): BENCH_DURATION (s per measured run, default 10), BENCH_WARMUP (s, default 2),
+// BENCH_ISSUES (default 100000, at least 1000), BENCH_CONNECTIONS (32), BENCH_ROUNDS (2: app/baseline
+// pairs per workload on PostgreSQL), BENCH_SCALE_ROUNDS (1), BENCH_PGLITE_ROUNDS (1, 0 skips PGlite),
+// BENCH_PROFILE (missed | all | none), BENCH_POSTGRES_URL.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { openDatabase } from '../src/db/client.js';
+import { applyMigrations } from '../src/db/migrations.js';
+import {
+  BUMP_ISSUE_COUNT_SQL,
+  INSERT_ISSUE_SQL,
+  ISSUE_BY_ID_SQL,
+  ISSUES_PAGE_SQL,
+  MEMBER_EXISTS_SQL,
+  NESTED_TREE_SQL,
+  PAT_LOOKUP_SQL,
+  USER_SQL,
+} from './lib/baseline-sql.js';
+import { capture, compareResponses, type Comparison } from './lib/compare.js';
+import { issueCountMismatches, planDataset, seedBase, seedIssues, type Plan } from './lib/dataset.js';
+import { explain, type Explained } from './lib/explain.js';
+import { captureSql, layerCosts, measureAuthCost } from './lib/inprocess.js';
+import { drive, type LoadResult } from './lib/load.js';
+import { createBenchDatabase, DEFAULT_POSTGRES_URL, redactUrl } from './lib/pg-admin.js';
+import { busyProcesses, cpuSeconds, hasTaskset, machineBusySeconds, pinSelf, startChild, waitForHttp, type Child } from './lib/proc.js';
+import { summariseProfile, type ProfileSummary } from './lib/profile.js';
+import { writeReports } from './lib/report.js';
+import { noAuthUser, workloads, type Workload, type WorkloadId } from './lib/workloads.js';
+
+const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+const DURATION = env('BENCH_DURATION', 10);
+const WARMUP = env('BENCH_WARMUP', Math.min(2, Math.max(1, Math.round(DURATION / 5))));
+const ISSUES = env('BENCH_ISSUES', 100_000);
+const CONNECTIONS = env('BENCH_CONNECTIONS', 32);
+const ROUNDS = env('BENCH_ROUNDS', 2);
+const SCALE_ROUNDS = env('BENCH_SCALE_ROUNDS', 1);
+const PGLITE_ROUNDS = env('BENCH_PGLITE_ROUNDS', 1);
+const PROFILE = (process.env.BENCH_PROFILE ?? 'missed') as 'missed' | 'all' | 'none';
+const PROFILE_SECONDS = Math.max(3, Math.min(DURATION, 8));
+const PG_SERVER = process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL;
+const SERVER_CORE = 0;
+const LOAD_CORE = 1;
+const ROOT = resolve(import.meta.dirname, '..');
+const RESULTS = join(ROOT, 'bench', 'results');
+
+export const TARGETS = {
+  rest_read_ratio: 0.6,
+  rest_create_ratio: 0.5,
+  graphql_nested_ratio: 0.4,
+  auth_rate_limit_p50_us: 50,
+  read_flat_within: 0.2,
+};
+
+const started = Date.now();
+const log = (message: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface RunRecord {
+  target: 'postgres' | 'pglite';
+  phase: string;
+  workload: WorkloadId;
+  server: 'app' | 'baseline' | 'app-noauth';
+  round: number;
+  result: LoadResult;
+  server_cpu_us_per_req: number;
+  db_cpu_us_per_req: number | null;
+  /** Cores' worth of CPU used by processes other than the server, this process and our database backends. */
+  foreign_cores: number;
+  baseline_statements_per_req: number | null;
+}
+
+// --- measuring one run ------------------------------------------------------------------------
+let monitor: pg.Client | null = null;
+let monitorDb: string | null = null;
+
+async function backendTicks(): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (!monitor || !monitorDb) return out;
+  const { rows } = await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [monitorDb]);
+  for (const { pid } of rows) out.set(pid, cpuSeconds(pid));
+  return out;
+}
+
+async function statements(child: Child): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${child.port}/__bench/stats`);
+  return ((await response.json()) as { statements: number }).statements;
+}
+
+async function measure(
+  target: RunRecord['target'],
+  phase: string,
+  server: RunRecord['server'],
+  child: Child,
+  workload: Workload,
+  round: number,
+  durationS = DURATION,
+): Promise<RunRecord> {
+  if (WARMUP > 0) await drive(child.port, workload, { connections: CONNECTIONS, durationS: WARMUP });
+  const isBaseline = server === 'baseline';
+  const before = {
+    server: cpuSeconds(child.proc.pid),
+    self: process.cpuUsage(),
+    machine: machineBusySeconds(),
+    backends: await backendTicks(),
+    statements: isBaseline ? await statements(child) : 0,
+  };
+  const result = await drive(child.port, workload, { connections: CONNECTIONS, durationS });
+  const after = {
+    server: cpuSeconds(child.proc.pid),
+    self: process.cpuUsage(before.self),
+    machine: machineBusySeconds(),
+    backends: await backendTicks(),
+    statements: isBaseline ? await statements(child) : 0,
+  };
+  let db = 0;
+  for (const [pid, ticks] of after.backends) db += ticks - (before.backends.get(pid) ?? 0);
+  const serverCpu = after.server - before.server;
+  const selfCpu = (after.self.user + after.self.system) / 1e6;
+  const foreign = after.machine - before.machine - serverCpu - selfCpu - (target === 'postgres' ? db : 0);
+  const n = Math.max(1, result.requests);
+  const record: RunRecord = {
+    target,
+    phase,
+    workload: workload.id,
+    server,
+    round,
+    result,
+    server_cpu_us_per_req: +((serverCpu * 1e6) / n).toFixed(1),
+    db_cpu_us_per_req: target === 'postgres' ? +((db * 1e6) / n).toFixed(1) : null,
+    foreign_cores: +Math.max(0, foreign / result.duration_s).toFixed(2),
+    baseline_statements_per_req: isBaseline ? +((after.statements - before.statements) / n).toFixed(2) : null,
+  };
+  const bad = result.non2xx || result.errors ? `  NON-2XX ${result.non2xx} ERRORS ${result.errors} ${JSON.stringify(result.statuses)}` : '';
+  log(
+    `${target}/${phase} ${workload.id} ${server.padEnd(10)} r${round}: ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50_ms.toFixed(2)} ms  p99 ${result.p99_ms.toFixed(2)} ms  cpu ${record.server_cpu_us_per_req} us/req  foreign ${record.foreign_cores} cores${bad}`,
+  );
+  return record;
+}
+
+// --- children ---------------------------------------------------------------------------------
+const TSX = ['--import', 'tsx'];
+const appEnv = (databaseUrl: string, port: number) => ({
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DATABASE_URL: databaseUrl,
+  LOG_LEVEL: 'warn',
+  REDIS_URL: undefined,
+  BASE_URL: undefined,
+  NODE_ENV: 'production',
+  MIGRATE_ON_START: 'false',
+});
+
+async function startApp(databaseUrl: string, extraNodeArgs: string[] = []): Promise<Child> {
+  const port = await freePort();
+  const child = startChild('app', [...extraNodeArgs, ...TSX, join(ROOT, 'src/server.ts')], { env: appEnv(databaseUrl, port), port, core: SERVER_CORE });
+  await waitForHttp(child, '/api/me');
+  return child;
+}
+
+async function startNoAuth(databaseUrl: string, plan: Plan): Promise<Child> {
+  const port = await freePort();
+  const user = noAuthUser(plan);
+  const child = startChild('app-noauth', [...TSX, join(ROOT, 'bench/app-noauth.ts')], {
+    env: { ...appEnv(databaseUrl, port), BENCH_USER_ID: user.id, BENCH_ORG_ID: plan.orgId },
+    port,
+    core: SERVER_CORE,
+  });
+  await waitForHttp(child, '/api/me');
+  return child;
+}
+
+async function startBaseline(databaseUrl: string, plan: Plan): Promise<Child> {
+  const port = await freePort();
+  const user = noAuthUser(plan);
+  const child = startChild('baseline', [...TSX, join(ROOT, 'bench/baseline-server.ts')], {
+    env: {
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      BASELINE_NOAUTH_USER: user.id,
+      BASELINE_NOAUTH_ORG: plan.orgId,
+      BASELINE_NOAUTH_ROLE: user.role,
+    },
+    port,
+    core: SERVER_CORE,
+  });
+  await waitForHttp(child, '/__bench/stats');
+  return child;
+}
+
+// --- report pieces ----------------------------------------------------------------------------
+const runs: RunRecord[] = [];
+const busySamples: { at: string; processes: Awaited<ReturnType<typeof busyProcesses>> }[] = [];
+const ourPids = () => [process.pid, ...children.map((c) => c.proc.pid ?? 0)];
+const children: Child[] = [];
+async function sampleBusy(at: string) {
+  busySamples.push({ at, processes: await busyProcesses(1000, ourPids()) });
+}
+
+const EXPECTED_SQL: Partial<Record<WorkloadId, string[]>> = {
+  rest_read: [PAT_LOOKUP_SQL, ISSUES_PAGE_SQL],
+  rest_create: [PAT_LOOKUP_SQL, MEMBER_EXISTS_SQL, 'BEGIN', BUMP_ISSUE_COUNT_SQL, INSERT_ISSUE_SQL, ISSUE_BY_ID_SQL, 'COMMIT'],
+  rest_me: [PAT_LOOKUP_SQL, USER_SQL],
+  rest_read_noauth: [ISSUES_PAGE_SQL],
+};
+
+async function comparisons(app: Child, base: Child, noauth: Child, plan: Plan): Promise<Record<string, Comparison>> {
+  const w = workloads(plan);
+  const out: Record<string, Comparison> = {};
+  for (const id of ['rest_read', 'rest_me', 'graphql_nested'] as const) {
+    const request = w[id].request(0);
+    out[id] = compareResponses(await capture(app.port, request), await capture(base.port, request));
+  }
+  out.rest_read_noauth = compareResponses(await capture(noauth.port, w.rest_read_noauth.request(0)), await capture(base.port, w.rest_read_noauth.request(0)));
+  // Two creates with the same body: the id, number and times are necessarily different.
+  const create = w.rest_create.request(7);
+  out.rest_create = compareResponses(await capture(app.port, create), await capture(base.port, create), (path) =>
+    ['.id', '.key', '.number', '.created_at', '.updated_at'].includes(path),
+  );
+  return out;
+}
+
+// --- main -------------------------------------------------------------------------------------
+async function main() {
+  mkdirSync(RESULTS, { recursive: true });
+  const pinned = pinSelf(LOAD_CORE);
+  log(
+    `duration ${DURATION}s (+${WARMUP}s warm-up), ${CONNECTIONS} connections, ${ISSUES} issues, ${ROUNDS} rounds; ` +
+      `taskset: ${hasTaskset ? `server core ${SERVER_CORE}, load core ${LOAD_CORE}${pinned ? '' : ' (self-pin failed)'}` : 'not available'}`,
+  );
+  const loadBefore = loadavg();
+  await sampleBusy('start');
+  const ids: WorkloadId[] = ['rest_read', 'rest_create', 'rest_me', 'graphql_nested', 'rest_read_noauth'];
+  const report: Record<string, unknown> = {};
+
+  // ===== PostgreSQL ==========================================================================
+  const created = await createBenchDatabase(PG_SERVER);
+  log(`PostgreSQL: database ${created.name} on ${redactUrl(PG_SERVER)}`);
+  monitor = new pg.Client({ connectionString: PG_SERVER });
+  await monitor.connect();
+  monitorDb = created.name;
+  const pgReport: Record<string, unknown> = { database: created.name };
+  let servers: Child[] = [];
+  try {
+    const db = await openDatabase(created.url);
+    await applyMigrations(db.adapterFactory);
+    const plan = planDataset(ISSUES);
+    let t = Date.now();
+    await seedBase(db.prisma, plan);
+    const seedBaseMs = Date.now() - t;
+    t = Date.now();
+    await seedIssues(db.prisma, plan, 'initial');
+    await db.prisma.$executeRawUnsafe('ANALYZE');
+    const seedInitialMs = Date.now() - t;
+    log(`seeded org, ${plan.users.length} members, ${plan.users.length * plan.users[0]!.tokens.length} keys (${seedBaseMs} ms), ${plan.initialIssues} issues (${seedInitialMs} ms)`);
+
+    const w = workloads(plan);
+    const app = await startApp(created.url);
+    const base = await startBaseline(created.url, plan);
+    const noauth = await startNoAuth(created.url, plan);
+    servers = [app, base, noauth];
+    children.push(...servers);
+    log(`servers up: app :${app.port}, baseline :${base.port}, app-noauth :${noauth.port}`);
+    // JIT warm-up before anything is measured; reads only (creates now would collide with the top-up's numbers).
+    for (const [child, list] of [
+      [app, [w.rest_read_small, w.rest_read, w.rest_me, w.graphql_nested]],
+      [base, [w.rest_read_small, w.rest_read, w.rest_me, w.graphql_nested]],
+      [noauth, [w.rest_read_noauth]],
+    ] as const) {
+      for (const workload of list) await drive(child.port, workload, { connections: CONNECTIONS, durationS: WARMUP });
+    }
+
+    // Read latency at 1k issues, then the same reads at full size.
+    const tree1k = (await captureSql(created.url, plan, ['graphql_nested'], 1)).graphql_nested!;
+    const explainSet = (stage: string) => {
+      const small = plan.projects.find((p) => p.total === p.initial)!;
+      const big = [...plan.projects].sort((a, b) => b.total - a.total)[0]!;
+      const user = noAuthUser(plan);
+      return explain(created.url, {
+        [`issues_page_small_project@${stage}`]: { sql: ISSUES_PAGE_SQL, params: [1, plan.orgId, small.id, 101] },
+        [`issues_page_big_project@${stage}`]: { sql: ISSUES_PAGE_SQL, params: [1, plan.orgId, big.id, 101] },
+        [`graphql_tree_app_sql@${stage}`]: { sql: tree1k.sql[1]!, params: [1, 51, 0, 1, user.id, plan.orgId] },
+        [`graphql_tree_baseline_sql@${stage}`]: { sql: NESTED_TREE_SQL, params: [user.id, plan.orgId] },
+      });
+    };
+    const explained: Record<string, Explained> = await explainSet('1k');
+    for (let r = 1; r <= SCALE_ROUNDS; r++) {
+      runs.push(await measure('postgres', '1k', 'app', app, w.rest_read_small, r));
+      runs.push(await measure('postgres', '1k', 'baseline', base, w.rest_read_small, r));
+    }
+    t = Date.now();
+    await seedIssues(db.prisma, plan, 'rest');
+    await db.prisma.$executeRawUnsafe('ANALYZE');
+    const seedRestMs = Date.now() - t;
+    log(`topped up to ${ISSUES} issues (${seedRestMs} ms)`);
+    Object.assign(explained, await explainSet('full'));
+    for (let r = 1; r <= SCALE_ROUNDS; r++) {
+      runs.push(await measure('postgres', 'full', 'app', app, w.rest_read_small, r));
+      runs.push(await measure('postgres', 'full', 'baseline', base, w.rest_read_small, r));
+    }
+
+    const compared = await comparisons(app, base, noauth, plan);
+    for (const [id, c] of Object.entries(compared)) {
+      log(`response check ${id}: ${c.differences.length ? `MISMATCH ${c.differences.slice(0, 3).join('; ')}` : 'same'}${c.bytes_equal ? ' (byte-identical)' : ''}`);
+    }
+
+    log('in-process: SQL per request and authentication cost');
+    const sql = await captureSql(created.url, plan, ids);
+    const sqlDrift: Record<string, boolean> = {};
+    for (const [id, expected] of Object.entries(EXPECTED_SQL)) {
+      sqlDrift[id] = JSON.stringify(sql[id]?.sql) !== JSON.stringify(expected);
+      if (sqlDrift[id]) log(`SQL DRIFT in ${id}: the app no longer sends what bench/lib/baseline-sql.ts copies`);
+    }
+    const auth = await measureAuthCost(created.url, plan);
+    log(`auth + rate limit p50 ${auth.auth_plus_rate_limit.p50_us} us (bare PAT lookup ${auth.bare_pat_lookup_sql_over_pg.p50_us} us)`);
+    const layers = await layerCosts(created.url, plan, Math.min(1, Math.max(0.2, DURATION / 20)));
+    log(`layers (CPU us/request): REST read raw ${layers.rest_read.raw_pg_query_and_json.cpu_us}, Prisma ${layers.rest_read.prisma_findMany.cpu_us}, REST handler ${layers.rest_read.rest_handler_graphql_prisma.cpu_us}, full ${layers.rest_read.full_app_fetch.cpu_us}`);
+    await sampleBusy('postgres, before the main runs');
+
+    for (let r = 1; r <= ROUNDS; r++) {
+      for (const id of ids) {
+        const appSide: [RunRecord['server'], Child] = id === 'rest_read_noauth' ? ['app-noauth', noauth] : ['app', app];
+        const order: [RunRecord['server'], Child][] = r % 2 === 1 ? [appSide, ['baseline', base]] : [['baseline', base], appSide];
+        for (const [name, child] of order) runs.push(await measure('postgres', 'full', name, child, w[id], r));
+      }
+    }
+    await sampleBusy('postgres, after the main runs');
+
+    const ratios = summarise(runs.filter((x) => x.target === 'postgres' && x.phase === 'full'));
+    const scale = scaling(runs);
+    const missed = missedTargets(ratios, auth.auth_plus_rate_limit.p50_us, scale);
+    const profiles: Record<string, ProfileSummary> = {};
+    const toProfile: WorkloadId[] =
+      PROFILE === 'none' ? [] : PROFILE === 'all' ? ['rest_read', 'rest_create', 'rest_me', 'graphql_nested'] : profileFor(missed);
+    for (const id of toProfile) {
+      log(`profiling the app on ${id} (${PROFILE_SECONDS}s)`);
+      profiles[id] = await profileApp(created.url, w[id]);
+    }
+    const integrity = await issueCountMismatches(db.prisma, plan.orgId);
+    if (integrity.mismatches.length) log(`ISSUE COUNT MISMATCH: ${JSON.stringify(integrity.mismatches)}`);
+    await db.close();
+    Object.assign(pgReport, {
+      seed_ms: { base: seedBaseMs, initial_issues: seedInitialMs, top_up: seedRestMs },
+      sql,
+      sql_drift: sqlDrift,
+      response_comparison: compared,
+      auth_rate_limit: auth,
+      layers,
+      explain: explained,
+      summary: ratios,
+      scaling: scale,
+      missed_targets: missed,
+      profiles,
+      issue_count_check: integrity,
+    });
+  } finally {
+    for (const s of servers) await s.stop();
+    await monitor.end();
+    monitor = null;
+    await created.drop();
+  }
+  report.postgres = pgReport;
+
+  // ===== PGlite ==============================================================================
+  if (PGLITE_ROUNDS > 0) {
+    const dir = mkdtempSync(join(tmpdir(), 'wm-bench-pglite-'));
+    const url = `file:${dir}`;
+    const liteReport: Record<string, unknown> = {};
+    try {
+      let t = Date.now();
+      const plan = planDataset(ISSUES);
+      const db = await openDatabase(url);
+      await applyMigrations(db.adapterFactory);
+      await seedBase(db.prisma, plan);
+      await seedIssues(db.prisma, plan, 'all');
+      await db.prisma.$executeRawUnsafe('ANALYZE');
+      await db.close();
+      const seedMs = Date.now() - t;
+      log(`PGlite: seeded ${ISSUES} issues in ${dir} (${seedMs} ms)`);
+      const w = workloads(plan);
+      const liteIds: WorkloadId[] = ['rest_read', 'rest_create', 'rest_me', 'graphql_nested'];
+      for (let r = 1; r <= PGLITE_ROUNDS; r++) {
+        // One process per data directory: app, then baseline, each over every workload.
+        const order = r % 2 === 1 ? (['app', 'baseline'] as const) : (['baseline', 'app'] as const);
+        for (const name of order) {
+          t = Date.now();
+          const child = name === 'app' ? await startApp(url) : await startBaseline(url, plan);
+          children.push(child);
+          log(`PGlite ${name} up in ${Date.now() - t} ms`);
+          try {
+            for (const id of liteIds) runs.push(await measure('pglite', 'full', name, child, w[id], r));
+          } finally {
+            await child.stop();
+          }
+        }
+      }
+      const check = await openDatabase(url);
+      const integrity = await issueCountMismatches(check.prisma, plan.orgId);
+      await check.close();
+      if (integrity.mismatches.length) log(`PGlite ISSUE COUNT MISMATCH: ${JSON.stringify(integrity.mismatches)}`);
+      Object.assign(liteReport, {
+        data_dir: dir,
+        seed_ms: seedMs,
+        summary: summarise(runs.filter((x) => x.target === 'pglite')),
+        issue_count_check: integrity,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    report.pglite = liteReport;
+  }
+
+  await sampleBusy('end');
+  const loadAfter = loadavg();
+  const foreign = runs.map((r) => r.foreign_cores).sort((a, b) => a - b);
+  const medianForeign = foreign[Math.floor(foreign.length / 2)] ?? 0;
+  const shared = medianForeign >= 0.15 || busySamples.some((s) => s.processes.reduce((a, p) => a + p.cpu_percent, 0) >= 25);
+  const full = {
+    generated_at: new Date().toISOString(),
+    wall_seconds: Math.round((Date.now() - started) / 1000),
+    machine: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model ?? 'unknown',
+      memory_gb: +(totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      taskset: hasTaskset,
+      pinning: hasTaskset ? { server_core: SERVER_CORE, load_generator_core: LOAD_CORE } : null,
+      loadavg_before: loadBefore.map((x) => +x.toFixed(2)),
+      loadavg_after: loadAfter.map((x) => +x.toFixed(2)),
+      median_foreign_cores_during_runs: medianForeign,
+      busy_processes: busySamples,
+      shared,
+    },
+    config: { duration_s: DURATION, warmup_s: WARMUP, connections: CONNECTIONS, issues: ISSUES, rounds: ROUNDS, scale_rounds: SCALE_ROUNDS, pglite_rounds: PGLITE_ROUNDS, postgres_server: redactUrl(PG_SERVER) },
+    targets: TARGETS,
+    ...report,
+    runs,
+  };
+  const md = writeReports(full, RESULTS, join(ROOT, 'bench', 'SUMMARY.md'));
+  process.stdout.write(`\n${md}\n`);
+  log(`done in ${full.wall_seconds}s: bench/results/report.json, bench/results/report.md, bench/SUMMARY.md`);
+}
+
+// --- summaries --------------------------------------------------------------------------------
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+export interface SideSummary {
+  runs: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  server_cpu_us_per_req: number;
+  db_cpu_us_per_req: number | null;
+  non2xx: number;
+}
+export type WorkloadSummary = { app: SideSummary | null; baseline: SideSummary | null; throughput_ratio: number | null; cpu_ratio: number | null; paired_ratios: number[] };
+
+function side(records: RunRecord[]): SideSummary | null {
+  if (!records.length) return null;
+  const db = records.map((r) => r.db_cpu_us_per_req).filter((x): x is number => x !== null);
+  return {
+    runs: records.length,
+    rps: +median(records.map((r) => r.result.rps)).toFixed(1),
+    p50_ms: +median(records.map((r) => r.result.p50_ms)).toFixed(2),
+    p99_ms: +median(records.map((r) => r.result.p99_ms)).toFixed(2),
+    server_cpu_us_per_req: +median(records.map((r) => r.server_cpu_us_per_req)).toFixed(1),
+    db_cpu_us_per_req: db.length ? +median(db).toFixed(1) : null,
+    non2xx: records.reduce((a, r) => a + r.result.non2xx + r.result.errors, 0),
+  };
+}
+
+function summarise(records: RunRecord[]): Record<string, WorkloadSummary> {
+  const out: Record<string, WorkloadSummary> = {};
+  for (const id of [...new Set(records.map((r) => r.workload))]) {
+    const mine = records.filter((r) => r.workload === id);
+    const app = side(mine.filter((r) => r.server !== 'baseline'));
+    const baseline = side(mine.filter((r) => r.server === 'baseline'));
+    const paired = [...new Set(mine.map((r) => r.round))].flatMap((round) => {
+      const a = mine.find((r) => r.round === round && r.server !== 'baseline');
+      const b = mine.find((r) => r.round === round && r.server === 'baseline');
+      return a && b ? [+(a.result.rps / b.result.rps).toFixed(3)] : [];
+    });
+    out[id] = {
+      app,
+      baseline,
+      throughput_ratio: app && baseline ? +(app.rps / baseline.rps).toFixed(3) : null,
+      cpu_ratio: app && baseline ? +(app.server_cpu_us_per_req / baseline.server_cpu_us_per_req).toFixed(2) : null,
+      paired_ratios: paired,
+    };
+  }
+  return out;
+}
+
+function scaling(records: RunRecord[]) {
+  const pick = (phase: string, server: string, workload: WorkloadId) =>
+    side(records.filter((r) => r.target === 'postgres' && r.phase === phase && r.server === server && r.workload === workload));
+  const small1k = pick('1k', 'app', 'rest_read_small');
+  const smallFull = pick('full', 'app', 'rest_read_small');
+  const bigFull = pick('full', 'app', 'rest_read');
+  const base1k = pick('1k', 'baseline', 'rest_read_small');
+  const baseFull = pick('full', 'baseline', 'rest_read_small');
+  const change = (a: SideSummary | null, b: SideSummary | null) => (a && b ? +(b.p50_ms / a.p50_ms - 1).toFixed(3) : null);
+  return {
+    app_p50_ms: { small_project_at_1k: small1k?.p50_ms ?? null, small_project_at_full: smallFull?.p50_ms ?? null, big_project_at_full: bigFull?.p50_ms ?? null },
+    app_rps: { small_project_at_1k: small1k?.rps ?? null, small_project_at_full: smallFull?.rps ?? null, big_project_at_full: bigFull?.rps ?? null },
+    baseline_p50_ms: { small_project_at_1k: base1k?.p50_ms ?? null, small_project_at_full: baseFull?.p50_ms ?? null },
+    app_p50_change_small_project: change(small1k, smallFull),
+    app_p50_change_big_project_vs_1k: change(small1k, bigFull),
+    baseline_p50_change_small_project: change(base1k, baseFull),
+  };
+}
+
+function missedTargets(summary: Record<string, WorkloadSummary>, authP50: number, scale: ReturnType<typeof scaling>) {
+  const missed: string[] = [];
+  const ratio = (id: string) => summary[id]?.throughput_ratio ?? 0;
+  if (ratio('rest_read') < TARGETS.rest_read_ratio) missed.push('rest_read');
+  if (ratio('rest_create') < TARGETS.rest_create_ratio) missed.push('rest_create');
+  if (ratio('graphql_nested') < TARGETS.graphql_nested_ratio) missed.push('graphql_nested');
+  if (authP50 > TARGETS.auth_rate_limit_p50_us) missed.push('auth_rate_limit');
+  const flat = [scale.app_p50_change_small_project, scale.app_p50_change_big_project_vs_1k].every((c) => c !== null && Math.abs(c) <= TARGETS.read_flat_within);
+  if (!flat) missed.push('read_flat');
+  return missed;
+}
+
+function profileFor(missed: string[]): WorkloadId[] {
+  const out = new Set<WorkloadId>();
+  for (const m of missed) {
+    if (m === 'rest_read' || m === 'auth_rate_limit' || m === 'read_flat') out.add('rest_read');
+    if (m === 'rest_create') out.add('rest_create');
+    if (m === 'graphql_nested') out.add('graphql_nested');
+  }
+  return [...out];
+}
+
+/** A separate app process under --cpu-prof, loaded for PROFILE_SECONDS, summarised over the load only. */
+async function profileApp(databaseUrl: string, workload: Workload): Promise<ProfileSummary> {
+  // One directory per profile: --cpu-prof also profiles tsx's module-hooks thread, which would
+  // overwrite a fixed --cpu-prof-name; the main thread's file is the one with thread id 0.
+  const dir = join(RESULTS, 'profiles', `app-${workload.id}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const child = await startApp(databaseUrl, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  children.push(child);
+  await drive(child.port, workload, { connections: CONNECTIONS, durationS: 1 });
+  const loadStart = Date.now();
+  const result = await drive(child.port, workload, { connections: CONNECTIONS, durationS: PROFILE_SECONDS });
+  const loadEnd = Date.now();
+  const pid = child.proc.pid;
+  await child.stop();
+  const tail = (Date.now() - loadEnd) / 1000;
+  const files = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile'));
+  const main = files.find((name) => name.includes(`.${pid}.0.`)) ?? files.sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)[0];
+  if (!main) throw new Error(`no CPU profile written in ${dir}`);
+  const summary = summariseProfile(join(dir, main), { fromEndSeconds: tail + (loadEnd - loadStart) / 1000, toEndSeconds: tail });
+  return { ...summary, load: { rps: result.rps, p50_ms: result.p50_ms } };
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error);
+  for (const c of children) await c.stop().catch(() => {});
+  process.exit(1);
+});
