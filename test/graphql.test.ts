@@ -145,3 +145,72 @@ describe('mutations selecting only __typename', () => {
     expect(revoked).toEqual({ data: { revokeApiKey: { __typename: 'MutationRevokeApiKeySuccess' } } });
   });
 });
+
+describe('issue filters combine with and, or, not and comparators', () => {
+  const list = async (filter: unknown) => {
+    const { token } = t.user('mark');
+    const result = await gql(token, 'query($f: IssueFilter) { issues(filter: $f, first: 100) { edges { node { title number status priority } } } }', { f: filter });
+    return result;
+  };
+
+  test('or of two conditions, not, title and number comparators', async () => {
+    const project = await t.app.db.prisma.project.create({ data: { orgId: t.org('acme').id, name: 'Filters', key: 'FLT' } });
+    const rows = [
+      ['Alpha bug', 'Todo', 'high'],
+      ['Beta bug', 'Done', 'low'],
+      ['Gamma feature', 'Todo', 'low'],
+      ['Delta feature', 'In Progress', 'urgent'],
+    ] as const;
+    await t.app.db.prisma.issue.createMany({
+      data: rows.map(([title, status, priority], i) => ({ orgId: project.orgId, projectId: project.id, number: i + 1, title, status, priority })),
+    });
+    const titles = async (filter: unknown) => {
+      const result = await list({ and: [filter, { title: { contains: 'a' } }, { number: { lte: 4 } }] });
+      expect(result.errors).toBeUndefined();
+      return result.data!.issues.edges
+        .map((e: { node: { title: string } }) => e.node.title)
+        .filter((title: string) => rows.some((r) => r[0] === title))
+        .sort();
+    };
+    expect(await titles({ or: [{ priority: ['urgent'] }, { status: ['Done'] }] })).toEqual(['Beta bug', 'Delta feature']);
+    expect(await titles({ not: { title: { contains: 'bug' } }, status: ['Todo'] })).toEqual(['Gamma feature']);
+    expect(await titles({ title: { startsWith: 'al' } })).toEqual(['Alpha bug']);
+    expect(await titles({ number: { in: [2, 3] }, title: { contains: 'ta' } })).toEqual(['Beta bug']);
+  });
+
+  test('too deep or too wide is a validation error naming the limit', async () => {
+    let deep: Record<string, unknown> = { status: ['Todo'] };
+    for (let i = 0; i < 5; i++) deep = { not: deep };
+    const tooDeep = await list(deep);
+    expect(tooDeep.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
+    expect(tooDeep.errors?.[0]?.message).toMatch(/nest at most 4 deep/);
+    const tooWide = await list({ or: Array.from({ length: 11 }, () => ({ status: ['Todo'] })) });
+    expect(tooWide.errors?.[0]?.message).toMatch(/at most 10 filters/);
+  });
+});
+
+describe('node(id:) and nodes(ids:)', () => {
+  test('fetch issues, projects and people of your organization by id alone; anything else is null', async () => {
+    const { token } = t.user('mark');
+    const issue = await t.app.db.prisma.issue.findFirstOrThrow({ where: { orgId: t.org('acme').id } });
+    const foreignIssue = await t.app.db.prisma.issue.findFirstOrThrow({ where: { orgId: t.org('globex').id } });
+    const project = t.org('acme').projects[0]!;
+    const query = `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id
+      ... on Issue { title } ... on Project { key } ... on User { username } } }`;
+    const ids = [issue.id, project.id, t.user('victor').id, foreignIssue.id, t.user('bella', 'globex').id, 'not-a-uuid'];
+    const { data, errors } = await gql(token, query, { ids });
+    expect(errors).toBeUndefined();
+    expect(data!.nodes).toEqual([
+      { __typename: 'Issue', id: issue.id, title: issue.title },
+      { __typename: 'Project', id: project.id, key: project.key },
+      { __typename: 'User', id: t.user('victor').id, username: 'victor' },
+      null,
+      null,
+      null,
+    ]);
+    const single = await gql(token, `{ node(id: "${issue.id.toUpperCase()}") { id ... on Issue { number } } }`);
+    expect(single.data!.node).toEqual({ id: issue.id, number: issue.number });
+    const tooMany = await gql(token, query, { ids: Array.from({ length: 101 }, () => issue.id) });
+    expect(tooMany.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
+  });
+});

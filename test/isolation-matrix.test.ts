@@ -367,6 +367,8 @@ const Q = {
   projects: '{ projects { id key } }',
   project: 'query($id: ID!) { project(id: $id) { id key name issueCount } }',
   issue: 'query($id: ID!) { issue(id: $id) { id key title projectId } }',
+  node: 'query($id: ID!) { node(id: $id) { __typename id ... on Issue { key } } }',
+  nodes: 'query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }',
   issues: '{ issues(first: 100) { edges { node { id key projectId } } } }',
   projectIssues: 'query($p: ID) { issues(projectId: $p, first: 100) { edges { node { id key projectId } } } }',
   issueStatuses: '{ issueStatuses }',
@@ -395,6 +397,8 @@ const M = {
 const g = {
   project: (id: string) => gql(Q.project, { id }),
   issue: (id: string) => gql(Q.issue, { id }),
+  node: (id: string) => gql(Q.node, { id }),
+  nodes: (ids: string[]) => gql(Q.nodes, { ids }),
   projectIssues: (p: string) => gql(Q.projectIssues, { p }),
   updateProject: (id: string) => gql(M.updateProject, { id, input: { name: 'Renamed by the matrix' } }),
   deleteProject: (id: string) => gql(M.deleteProject, { id, force: true }),
@@ -427,6 +431,14 @@ const GRAPHQL: Row[] = [
     req: g.issue('WEB-1'), check: (a, _c, ok) => { if (ok) expect(a.json.data.issue.id).toBe(web1.id); } })),
   graph('issue',               'issue(id: key)',             'read',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
     req: g.issue('RES-1') }), { missing: () => g.issue(MISSING_KEY) }),
+  // node(id:) follows Relay: what is not yours to see is null, exactly like what does not exist.
+  graph('node',                'node(id)',                   'read',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: g.node(web1.id), check: (a, _c, ok) => { if (ok) expect(a.json.data.node).toEqual({ __typename: 'Issue', id: web1.id, key: 'WEB-1' }); } })),
+  graph('node',                'node(id)',                   'read',   'foreign',  [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: g.node(resIssues[0]!.id), check: (a, _c, ok) => { if (ok) expect(a.json.data.node).toBeNull(); } }), { missing: () => g.node(MISSING_ID) }),
+  graph('nodes',               'nodes(ids)',                 'list',   'foreign',  [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: g.nodes([web.id, res.id, resIssues[0]!.id]),
+    check: (a, _c, ok) => { if (ok) expect(a.json.data.nodes).toEqual([{ __typename: 'Project', id: web.id }, null, null]); } })),
   graph('issues',              'issues',                     'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
     req: gql(Q.issues), check: async (a, _c, ok) => { if (ok) await allInAcme('issue', edgeIds(a.json.data.issues)); } })),
   graph('issues',              'issues(projectId)',          'list',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({

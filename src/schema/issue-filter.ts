@@ -5,17 +5,63 @@ import { insensitive, searchText } from './search-text.js';
 import { isUuid } from './uuid.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 
-export const IssueFilterInput = builder.inputType('IssueFilter', {
-  description: 'Every given condition must hold.',
+/** How deep and/or/not may nest, and how many branches one level may have. */
+export const MAX_FILTER_DEPTH = 4;
+export const MAX_FILTER_BRANCHES = 10;
+
+const TextComparatorInput = builder.inputType('TextComparator', {
+  description: 'Case-insensitive comparisons with a text; every given one must hold.',
+  fields: (t) => ({
+    equals: t.string({ required: false }),
+    contains: t.string({ required: false }),
+    startsWith: t.string({ required: false }),
+  }),
+});
+
+const IntComparatorInput = builder.inputType('IntComparator', {
+  description: 'Comparisons with a number; every given one must hold.',
+  fields: (t) => ({
+    eq: t.int({ required: false }),
+    gt: t.int({ required: false }),
+    gte: t.int({ required: false }),
+    lt: t.int({ required: false }),
+    lte: t.int({ required: false }),
+    in: t.intList({ required: false }),
+  }),
+});
+
+interface IssueFilterShape {
+  status?: string[] | null;
+  priority?: string[] | null;
+  assigneeId?: string | null;
+  q?: string | null;
+  title?: { equals?: string | null; contains?: string | null; startsWith?: string | null } | null;
+  number?: { eq?: number | null; gt?: number | null; gte?: number | null; lt?: number | null; lte?: number | null; in?: number[] | null } | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+  updatedAfter?: Date | null;
+  updatedBefore?: Date | null;
+  and?: IssueFilterShape[] | null;
+  or?: IssueFilterShape[] | null;
+  not?: IssueFilterShape | null;
+}
+
+export const IssueFilterInput = builder.inputRef<IssueFilterShape>('IssueFilter').implement({
+  description: `Every given condition must hold. and, or and not combine filters (nested at most ${MAX_FILTER_DEPTH} deep, ${MAX_FILTER_BRANCHES} per list).`,
   fields: (t) => ({
     status: t.stringList({ required: false, description: 'Any of these statuses.' }),
     priority: t.stringList({ required: false, description: 'Any of these priorities.' }),
     assigneeId: t.string({ required: false, description: 'Assigned to this user id, or "none" for unassigned issues.' }),
     q: t.string({ required: false, description: 'Case-insensitive substring of the title or the description (1 to 100 characters).' }),
+    title: t.field({ type: TextComparatorInput, required: false }),
+    number: t.field({ type: IntComparatorInput, required: false, description: 'The issue number (the 12 of WEB-12).' }),
     createdAfter: t.field({ type: 'DateTime', required: false, description: 'Created strictly after this instant.' }),
     createdBefore: t.field({ type: 'DateTime', required: false, description: 'Created strictly before this instant.' }),
     updatedAfter: t.field({ type: 'DateTime', required: false, description: 'Last changed strictly after this instant.' }),
     updatedBefore: t.field({ type: 'DateTime', required: false, description: 'Last changed strictly before this instant.' }),
+    and: t.field({ type: [IssueFilterInput], required: false, description: 'All of these.' }),
+    or: t.field({ type: [IssueFilterInput], required: false, description: 'At least one of these.' }),
+    not: t.field({ type: IssueFilterInput, required: false, description: 'Not this.' }),
   }),
 });
 
@@ -24,31 +70,75 @@ const anyOf = (allowed: readonly string[]) =>
     .array(z.string())
     .refine((values) => values.every((v) => allowed.includes(v)), `must each be one of: ${allowed.join(', ')}`);
 
-export const IssueFilter = z.object({
-  status: anyOf(ISSUE_STATUSES).nullish(),
-  priority: anyOf(ISSUE_PRIORITIES).nullish(),
-  assigneeId: z
-    .string()
-    .refine((value) => value === 'none' || isUuid(value), 'must be a UUID or none')
-    .nullish(),
-  q: searchText.nullish(),
-  createdAfter: z.date().nullish(),
-  createdBefore: z.date().nullish(),
-  updatedAfter: z.date().nullish(),
-  updatedBefore: z.date().nullish(),
-});
+const text = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
-export function issueFilterWhere(filter: z.output<typeof IssueFilter>): Prisma.IssueWhereInput[] {
+const Comparators = {
+  title: z.object({ equals: text.nullish(), contains: text.nullish(), startsWith: text.nullish() }).nullish(),
+  number: z
+    .object({
+      eq: z.number().int().nullish(),
+      gt: z.number().int().nullish(),
+      gte: z.number().int().nullish(),
+      lt: z.number().int().nullish(),
+      lte: z.number().int().nullish(),
+      in: z.array(z.number().int()).max(100, 'must have at most 100 numbers').nullish(),
+    })
+    .nullish(),
+};
+
+function filterSchema(depth: number): z.ZodType<IssueFilterShape> {
+  const nested = depth < MAX_FILTER_DEPTH ? filterSchema(depth + 1) : z.never({ error: `filters nest at most ${MAX_FILTER_DEPTH} deep` });
+  const branches = z.array(nested).max(MAX_FILTER_BRANCHES, `must have at most ${MAX_FILTER_BRANCHES} filters`).nullish();
+  return z.object({
+    status: anyOf(ISSUE_STATUSES).nullish(),
+    priority: anyOf(ISSUE_PRIORITIES).nullish(),
+    assigneeId: z
+      .string()
+      .refine((value) => value === 'none' || isUuid(value), 'must be a UUID or none')
+      .nullish(),
+    q: searchText.nullish(),
+    ...Comparators,
+    createdAfter: z.date().nullish(),
+    createdBefore: z.date().nullish(),
+    updatedAfter: z.date().nullish(),
+    updatedBefore: z.date().nullish(),
+    and: branches,
+    or: branches,
+    not: nested.nullish(),
+  }) as z.ZodType<IssueFilterShape>;
+}
+
+export const IssueFilter = filterSchema(1);
+
+/** The Prisma conditions of a validated filter (AND-ed by the caller). */
+export function issueFilterWhere(filter: IssueFilterShape): Prisma.IssueWhereInput[] {
   const where: Prisma.IssueWhereInput[] = [];
   if (filter.status) where.push({ status: { in: filter.status } });
   if (filter.priority) where.push({ priority: { in: filter.priority } });
   if (filter.assigneeId) where.push({ assigneeId: filter.assigneeId === 'none' ? null : filter.assigneeId });
   if (filter.q) where.push({ OR: [{ title: insensitive('contains', filter.q) }, { description: insensitive('contains', filter.q) }] });
+  if (filter.title?.equals) where.push({ title: insensitive('equals', filter.title.equals) });
+  if (filter.title?.contains) where.push({ title: insensitive('contains', filter.title.contains) });
+  if (filter.title?.startsWith) where.push({ title: insensitive('startsWith', filter.title.startsWith) });
+  if (filter.number) {
+    const { eq, gt, gte, lt, lte } = filter.number;
+    const number: Prisma.IntFilter<'Issue'> = {};
+    if (eq != null) number.equals = eq;
+    if (gt != null) number.gt = gt;
+    if (gte != null) number.gte = gte;
+    if (lt != null) number.lt = lt;
+    if (lte != null) number.lte = lte;
+    if (filter.number.in) number.in = filter.number.in;
+    where.push({ number });
+  }
   if (filter.createdAfter || filter.createdBefore) {
     where.push({ createdAt: { gt: filter.createdAfter ?? undefined, lt: filter.createdBefore ?? undefined } });
   }
   if (filter.updatedAfter || filter.updatedBefore) {
     where.push({ updatedAt: { gt: filter.updatedAfter ?? undefined, lt: filter.updatedBefore ?? undefined } });
   }
+  if (filter.and?.length) where.push({ AND: filter.and.map((f) => ({ AND: issueFilterWhere(f) })) });
+  if (filter.or?.length) where.push({ OR: filter.or.map((f) => ({ AND: issueFilterWhere(f) })) });
+  if (filter.not) where.push({ NOT: { AND: issueFilterWhere(filter.not) } });
   return where;
 }

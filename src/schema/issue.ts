@@ -3,6 +3,7 @@ import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { z } from 'zod';
 import { Prisma, type Issue } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
+import { NodeRef } from './node.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { checkAssignee, CreateIssue, UpdateIssue } from './issue-input.js';
 import { IssueFilter, IssueFilterInput, issueFilterWhere } from './issue-filter.js';
@@ -15,6 +16,7 @@ import { activeOrgId } from './viewer.js';
 import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 
 export const IssueRef = builder.prismaObject('Issue', {
+  interfaces: [NodeRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     key: t.string({

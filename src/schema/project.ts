@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
+import { NodeRef } from './node.js';
 import { limitOperation } from './rate-limit.js';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from './errors.js';
 import { notNull } from './messages.js';
@@ -13,6 +14,7 @@ import { activeOrgId } from './viewer.js';
 export const PROJECT_NAME_MAX = 100;
 
 export const ProjectRef = builder.prismaObject('Project', {
+  interfaces: [NodeRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),

@@ -1,8 +1,10 @@
 import { builder } from './builder.js';
+import { NodeRef } from './node.js';
 import { seesEmail } from './person.js';
 import { viewer } from './viewer.js';
 
 builder.prismaObject('User', {
+  interfaces: [NodeRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     email: t.string({

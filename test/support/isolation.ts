@@ -62,7 +62,9 @@ export function gqlOutcome(answer: Answer, field: string): number | string {
   if (typeof code === 'string') return code;
   const value = answer.json?.data?.[field];
   if (value && typeof value === 'object' && !Array.isArray(value) && typeof value.__typename === 'string') {
-    return value.__typename.endsWith('Success') ? 'ok' : String(value.code);
+    // A result union's error member carries a code; anything else (a Success, or a plain object
+    // such as node's Issue) is data.
+    return typeof value.code === 'string' ? value.code : 'ok';
   }
   return 'ok';
 }
