@@ -5,6 +5,8 @@ import { viewer } from './viewer.js';
 
 builder.prismaObject('User', {
   interfaces: [NodeRef],
+  // Load only the columns a query asks for: never the password hash, and less to fetch and parse.
+  select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id'),
     email: t.string({
