@@ -89,26 +89,27 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     rateLimits: [],
   });
 
-  async function handleApi(request: Request, principal: Principal | AuthError, ctx: Context): Promise<Response> {
+  async function handleApi(request: Request, url: URL, principal: Principal | AuthError, ctx: Context): Promise<Response> {
     // The API description is public: answered before any credential check (a credential sent with it is ignored).
-    if (new URL(request.url).pathname === '/api/openapi.json') return (await rest.fetch(request, ctx)) as Response;
+    if (url.pathname === '/api/openapi.json') return (await rest.fetch(request, ctx)) as Response;
     if (principal instanceof AuthError) return authProblem(config, principal).toResponse();
     if (principal.kind === 'anonymous') {
       return new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
         'www-authenticate': bearerChallenge(config),
       }).toResponse();
     }
-    if (new URL(request.url).searchParams.has('access_token')) {
+    if (url.searchParams.has('access_token')) {
       return authProblem(config, new AuthError(401, 'token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request')).toResponse();
     }
-    if (new URL(request.url).pathname === '/api/graphql') return graphql.handleRequest(request, ctx);
+    if (url.pathname === '/api/graphql') return graphql.handleRequest(request, ctx);
     return (await rest.fetch(request, ctx)) as Response;
   }
 
-  async function route(request: Request, credentials: Credentials, ctx: Context): Promise<Response> {
+  async function route(request: Request, credentials: Credentials, deps: AuthDeps, ctx: Context): Promise<Response> {
     const redirect = httpsRedirect(request, config.baseUrl, config.trustProxy);
     if (redirect) return redirect;
-    const path = new URL(request.url).pathname;
+    const url = new URL(request.url);
+    const path = url.pathname;
     const api = isApiPath(path);
     // Writes that a browser could be tricked into sending: cookie-authenticated API calls and page forms.
     // (The OAuth back-channel endpoints authenticate clients, not cookies.)
@@ -120,22 +121,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     if (web.serves(path) || oauth.serves(path)) {
       if (page) {
-        const principal = await authenticate(authDeps, { ...credentials, token: null });
+        const principal = await authenticate(deps, { ...credentials, token: null });
         if (!(principal instanceof AuthError)) ctx.principal = principal;
       }
       return web.serves(path) ? web.fetch(request, ctx) : oauth.fetch(request, ctx);
     }
     if (!api) return problems.notFound().toResponse();
-    const principal = await authenticate(authDeps, credentials);
+    const principal = await authenticate(deps, credentials);
     if (!(principal instanceof AuthError)) ctx.principal = principal;
-    return handleApi(request, principal, ctx);
+    return handleApi(request, url, principal, ctx);
   }
 
   /** The bucket of a request: an OAuth grant (all its access tokens share one), another credential, or the address. */
-  async function subjectOf(credentials: Credentials, ip: string): Promise<string> {
+  async function subjectOf(credentials: Credentials, ip: string, deps: Required<AuthDeps>): Promise<string> {
     const token = typeof credentials.token === 'string' ? credentials.token : null;
     if (token && looksLikeJwt(token)) {
-      const claims = await verifyAccessToken(keys, config, token).catch(() => null);
+      const claims = await deps.verifyAccess(token).catch(() => null);
       if (claims) return `grant:${claims.grant_id}`;
     }
     return rateLimitSubject(token ?? credentials.sessionToken, ip);
@@ -145,13 +146,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const ip = clientIp(request, info.remoteAddress, config.trustProxy);
     const credentials = presentedCredentials(config, request.headers);
     const ctx = contextFor({ kind: 'anonymous' }, ip);
+    // An access token is verified once per request: for its rate-limit bucket, then reused to authenticate.
+    const verified = new Map<string, ReturnType<typeof verifyAccessToken>>();
+    const deps: Required<AuthDeps> = {
+      ...authDeps,
+      verifyAccess: (token) => {
+        if (!verified.has(token)) verified.set(token, verifyAccessToken(keys, config, token));
+        return verified.get(token)!;
+      },
+    };
     let response: Response;
     let decisions: PolicyDecision[] = [];
     try {
       // Counted before any other work, so a refused request costs no database query.
-      const admission = await limiter.admit(await subjectOf(credentials, ip));
+      const admission = await limiter.admit(await subjectOf(credentials, ip, deps));
       decisions = admission.decisions;
-      response = admission.allowed ? await route(request, credentials, ctx) : tooManyRequests(decisions);
+      response = admission.allowed ? await route(request, credentials, deps, ctx) : tooManyRequests(decisions);
       // A refused credential is charged to its address too: rotating made-up tokens
       // must not buy a fresh bucket per request.
       if (response.status === 401 && typeof credentials.token === 'string') {

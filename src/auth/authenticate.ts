@@ -3,6 +3,7 @@ import type { Db } from '../db/client.js';
 import { AuthError, authErrors } from './auth-error.js';
 import { authenticateOAuth } from './oauth/access.js';
 import type { SigningKeys } from './oauth/signing-keys.js';
+import { verifyAccessToken } from './oauth/tokens.js';
 import { authenticatePat } from './pat.js';
 import { anonymous, type Principal, type UserPrincipal } from './principal.js';
 import { readSessionCookie, resolveSession } from './session.js';
@@ -75,6 +76,8 @@ export interface AuthDeps {
   db: Db;
   keys: SigningKeys;
   config: Config;
+  /** Access-token verification already done for this request (by the rate limiter), reused. */
+  verifyAccess?: (token: string) => ReturnType<typeof verifyAccessToken>;
 }
 
 export async function authenticate(deps: AuthDeps, credentials: Credentials, now = new Date()): Promise<Principal | AuthError> {
@@ -84,7 +87,7 @@ export async function authenticate(deps: AuthDeps, credentials: Credentials, now
   if (token !== null) {
     const strategies = [
       () => authenticatePat(db, token, requestedOrgId, now),
-      () => authenticateOAuth(db, deps.keys, deps.config, token, requestedOrgId),
+      () => authenticateOAuth(db, deps.verifyAccess ?? ((t) => verifyAccessToken(deps.keys, deps.config, t)), token, requestedOrgId),
     ];
     for (const strategy of strategies) {
       const result = await strategy();

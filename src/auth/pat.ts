@@ -53,4 +53,3 @@ export async function authenticatePat(
   };
 }
 
-export { AuthError };

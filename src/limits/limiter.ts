@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
-import { rateLimitHeaders, type PolicyDecision } from './headers.js';
+import type { Context } from '../context.js';
+import { rateLimitHeaders, retryAfter, type PolicyDecision } from './headers.js';
 import { MemoryStore } from './memory-store.js';
 import { GLOBAL_POLICY, type Policy } from './policy.js';
 import { RedisStore } from './redis-store.js';
@@ -33,6 +34,16 @@ export class RateLimiter {
   close(): Promise<void> {
     return this.store.close();
   }
+}
+
+/**
+ * Draws one request of `subject` from a policy's bucket (on top of the global one) and adds the
+ * decision to the response's headers. Returns the Retry-After seconds when refused, else null.
+ */
+export async function drawFrom(ctx: Pick<Context, 'limiter' | 'rateLimits'>, policy: Policy, subject: string): Promise<string | null> {
+  const { allowed, decisions } = await ctx.limiter.admit(subject, [policy]);
+  ctx.rateLimits.push(...decisions);
+  return allowed ? null : retryAfter(decisions);
 }
 
 /** Sets the rate-limit fields describing `decisions` (the tightest bucket) on a response. */

@@ -1,4 +1,4 @@
-import { retryAfter } from '../limits/headers.js';
+import { drawFrom } from '../limits/limiter.js';
 import type { Policy } from '../limits/policy.js';
 import type { Context } from '../context.js';
 import { RateLimitedError } from './errors.js';
@@ -9,9 +9,8 @@ import { RateLimitedError } from './errors.js';
  * share the bucket. The decision joins the response's rate-limit headers.
  */
 export async function limitOperation(ctx: Context, policy: Policy, subject = credentialSubject(ctx)): Promise<void> {
-  const { allowed, decisions } = await ctx.limiter.admit(subject, [policy]);
-  ctx.rateLimits.push(...decisions);
-  if (!allowed) throw new RateLimitedError(retryAfter(decisions));
+  const wait = await drawFrom(ctx, policy, subject);
+  if (wait !== null) throw new RateLimitedError(wait);
 }
 
 /** Per-token buckets, like the global one: a key, an OAuth grant, a session. */

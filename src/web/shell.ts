@@ -1,4 +1,4 @@
-import type { UserPrincipal } from '../auth/principal.js';
+import type { Role, UserPrincipal } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import { defineOperation, runOperation } from '../rest/operation.js';
 
@@ -10,7 +10,7 @@ export interface ShellOrg {
   id: string;
   name: string;
   slug: string;
-  role: UserPrincipal['org'] extends infer O ? (O extends { role: infer R } ? R : never) : never;
+  role: Role;
 }
 
 /** What every signed-in page shows: who you are and your organizations (the org switcher). */

@@ -1,6 +1,7 @@
 import { verifyPassword } from '../auth/password.js';
 import { clearedSessionCookie, endSession, readSessionCookie, sessionCookie, startSession } from '../auth/session.js';
 import type { Context } from '../context.js';
+import { drawFrom } from '../limits/limiter.js';
 import type { Policy } from '../limits/policy.js';
 import { page, redirect } from './render.js';
 
@@ -29,10 +30,8 @@ export async function signIn(request: Request, ctx: Context): Promise<Response> 
   const retry = (error: string, status: number, headers: Record<string, string> = {}) =>
     page('login', { title: 'Sign in', next, email, error }, { status, headers });
 
-  const { allowed, decisions } = await ctx.limiter.admit(`sign-in:${ctx.clientIp}:${email}`, [SIGN_IN_POLICY]);
-  ctx.rateLimits.push(...decisions);
-  if (!allowed) {
-    const wait = String(decisions[0]!.decision.resetSeconds);
+  const wait = await drawFrom(ctx, SIGN_IN_POLICY, `sign-in:${ctx.clientIp}:${email}`);
+  if (wait !== null) {
     return retry(`Too many sign-in attempts. Try again in ${Math.ceil(Number(wait) / 60)} minutes.`, 429, { 'retry-after': wait });
   }
   const user = email ? await ctx.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } }) : null;

@@ -1,8 +1,6 @@
-import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { AuthError, authErrors } from '../auth-error.js';
 import type { UserPrincipal } from '../principal.js';
-import type { SigningKeys } from './signing-keys.js';
 import { looksLikeJwt, verifyAccessToken } from './tokens.js';
 
 /**
@@ -12,15 +10,14 @@ import { looksLikeJwt, verifyAccessToken } from './tokens.js';
  */
 export async function authenticateOAuth(
   db: Db,
-  keys: SigningKeys,
-  config: Config,
+  verify: (token: string) => ReturnType<typeof verifyAccessToken>,
   token: string,
   requestedOrgId: string | null,
 ): Promise<UserPrincipal | AuthError | null> {
   if (!looksLikeJwt(token)) return null;
   let claims;
   try {
-    claims = await verifyAccessToken(keys, config, token);
+    claims = await verify(token);
   } catch (error) {
     return (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? authErrors.expired() : authErrors.unknown();
   }

@@ -6,7 +6,7 @@ import { OAuthError } from './errors.js';
 import type { singleValued } from './params.js';
 
 // A 401 must carry a challenge (RFC 9110 §15.5.2); Basic is the header scheme we accept.
-function invalidClient(description: string, _basic: boolean): OAuthError {
+function invalidClient(description: string): OAuthError {
   return new OAuthError('invalid_client', description, 401, { 'www-authenticate': 'Basic realm="oauth"' });
 }
 
@@ -26,7 +26,7 @@ export async function authenticateClient(db: Db, request: Request, params: Retur
     const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(authorization);
     const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');
-    if (colon < 0) throw invalidClient('Malformed HTTP Basic client credentials.', true);
+    if (colon < 0) throw invalidClient('Malformed HTTP Basic client credentials.');
     if (bodySecret) throw new OAuthError('invalid_request', 'Use one client authentication method, not two.');
     // RFC 6749 §2.3.1: both parts are form-urlencoded before Basic encoding.
     const basicId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
@@ -40,16 +40,16 @@ export async function authenticateClient(db: Db, request: Request, params: Retur
   } else {
     method = 'none';
   }
-  if (!clientId) throw invalidClient('Client authentication failed: no client_id.', method === 'client_secret_basic');
+  if (!clientId) throw invalidClient('Client authentication failed: no client_id.');
   const client = await db.oAuthClient.findUnique({ where: { id: clientId } });
-  if (!client) throw invalidClient('Client authentication failed: unknown client.', method === 'client_secret_basic');
+  if (!client) throw invalidClient('Client authentication failed: unknown client.');
   if (client.tokenEndpointAuthMethod !== method) {
-    throw invalidClient(`This client authenticates with ${client.tokenEndpointAuthMethod}, not ${method}.`, method === 'client_secret_basic');
+    throw invalidClient(`This client authenticates with ${client.tokenEndpointAuthMethod}, not ${method}.`);
   }
   if (method !== 'none') {
     const expected = client.secretHash ? Buffer.from(client.secretHash) : Buffer.alloc(32);
     if (!timingSafeEqual(Buffer.from(hashToken(secret ?? '')), expected) || !client.secretHash) {
-      throw invalidClient('Client authentication failed: wrong secret.', method === 'client_secret_basic');
+      throw invalidClient('Client authentication failed: wrong secret.');
     }
   }
   return client;

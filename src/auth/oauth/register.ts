@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Context } from '../../context.js';
+import { drawFrom } from '../../limits/limiter.js';
 import { ROUTE_POLICIES } from '../../limits/policy.js';
 import { hashToken } from '../pat-token.js';
 import { OAuthError } from './errors.js';
@@ -35,10 +36,8 @@ const Registration = z.object({
 
 /** POST /oauth/register: RFC 7591 dynamic client registration. 5 per hour per address. */
 export async function register(request: Request, ctx: Context): Promise<Response> {
-  const { allowed, decisions } = await ctx.limiter.admit(`ip:${ctx.clientIp}`, [ROUTE_POLICIES.oauthRegister]);
-  ctx.rateLimits.push(...decisions);
-  if (!allowed) {
-    const wait = String(decisions[0]!.decision.resetSeconds);
+  const wait = await drawFrom(ctx, ROUTE_POLICIES.oauthRegister, `ip:${ctx.clientIp}`);
+  if (wait !== null) {
     throw new OAuthError('temporarily_unavailable', `Too many registrations from this address. Retry in ${wait} seconds.`, 429, { 'retry-after': wait });
   }
   if (!/^application\/json\s*(;|$)/i.test(request.headers.get('content-type') ?? '')) {

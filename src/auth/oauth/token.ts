@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context.js';
+import { drawFrom } from '../../limits/limiter.js';
 import { ROUTE_POLICIES } from '../../limits/policy.js';
 import { hashToken } from '../pat-token.js';
 import { authenticateClient } from './client-auth.js';
@@ -26,10 +27,8 @@ export async function token(request: Request, ctx: Context, keys: SigningKeys): 
   // The bucket is the authenticated client's: an unauthenticated client_id could be made up
   // (to escape the limit) or borrowed (to exhaust someone else's).
   const client = await authenticateClient(ctx.prisma, request, params);
-  const { allowed, decisions } = await ctx.limiter.admit(`client:${client.id}`, [ROUTE_POLICIES.oauthToken]);
-  ctx.rateLimits.push(...decisions);
-  if (!allowed) {
-    const wait = String(decisions[0]!.decision.resetSeconds);
+  const wait = await drawFrom(ctx, ROUTE_POLICIES.oauthToken, `client:${client.id}`);
+  if (wait !== null) {
     throw new OAuthError('temporarily_unavailable', `Too many token requests. Retry in ${wait} seconds.`, 429, { 'retry-after': wait });
   }
   const grantType = params.get('grant_type');
