@@ -9,6 +9,7 @@ export const RoleEnum = builder.enumType('Role', {
 
 builder.prismaObject('Membership', {
   description: "The viewer's membership of one organization (the REST API's employee).",
+  select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The employee id.' }),
     role: t.expose('role', { type: RoleEnum }),

@@ -9,6 +9,7 @@ import { validate } from './validate.js';
 import { viewer } from './viewer.js';
 
 builder.prismaObject('Organization', {
+  select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
@@ -26,6 +27,7 @@ const SearchQuery = z.object({ q: z.string().trim().min(1, 'must not be empty').
  */
 const DirectoryOrganization = builder.prismaObject('Organization', {
   variant: 'DirectoryOrganization',
+  select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),

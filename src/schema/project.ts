@@ -15,6 +15,7 @@ export const PROJECT_NAME_MAX = 100;
 
 export const ProjectRef = builder.prismaObject('Project', {
   interfaces: [NodeRef],
+  select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
