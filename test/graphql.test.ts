@@ -59,6 +59,31 @@ describe('GraphQL at /api/graphql', () => {
     expect(foreign.data!.createIssue).toMatchObject({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
   });
 
+  test('the created issue answers every field, relations and key included', async () => {
+    const mark = t.user('mark');
+    const project = t.org('acme').projects[0]!;
+    const result = await gql(mark.token, `mutation($input: CreateIssueInput!) { createIssue(input: $input) {
+      ... on MutationCreateIssueSuccess { data { id key number projectId assigneeId title description createdAt updatedAt
+        project { id key name } assignee { id username } } } } }`, {
+      input: { projectId: project.id, title: 'With relations', assigneeId: mark.id, description: 'd' },
+    });
+    const issue = result.data!.createIssue.data;
+    const stored = await t.app.db.prisma.issue.findUniqueOrThrow({ where: { id: issue.id } });
+    expect(issue).toEqual({
+      id: stored.id,
+      key: `${project.key}-${stored.number}`,
+      number: stored.number,
+      projectId: project.id,
+      assigneeId: mark.id,
+      title: 'With relations',
+      description: 'd',
+      createdAt: stored.createdAt.toISOString(),
+      updatedAt: stored.updatedAt.toISOString(),
+      project: { id: project.id, key: project.key, name: expect.any(String) },
+      assignee: { id: mark.id, username: 'mark' },
+    });
+  });
+
   test('a mutation result that selects none of its data still runs the mutation', async () => {
     const projectId = t.org('acme').projects[0]!.id;
     const before = await t.app.db.prisma.issue.count({ where: { projectId } });

@@ -5,11 +5,12 @@ import { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { NodeRef } from './node.js';
 import { NotFoundError, ValidationError } from './errors.js';
+import { insertIssue } from './issue-create.js';
 import { checkAssignee, CreateIssue, UpdateIssue } from './issue-input.js';
 import { IssueFilter, IssueFilterInput, issueFilterWhere } from './issue-filter.js';
 import { issueIdOf, issueWhere } from './issue-lookup.js';
 import { IssueOrder, IssueOrderInput, type SortableIssue } from './issue-order.js';
-import { nonEmpty } from './selection.js';
+import { nonEmpty, selectionCovered } from './selection.js';
 import { uuid } from './uuid.js';
 import { validate } from './validate.js';
 import { activeOrgId } from './viewer.js';
@@ -145,36 +146,10 @@ builder.mutationField('createIssue', (t) =>
         status: args.input.status ?? undefined,
         priority: args.input.priority ?? undefined,
       });
-      await checkAssignee(ctx.prisma, orgId, input.assigneeId);
-      try {
-        return await ctx.prisma.$transaction(async (tx) => {
-          // The row lock taken by this increment serialises concurrent creates in one
-          // project, so numbers have no gaps and no duplicates.
-          const project = await tx.project.update({
-            where: { orgId_id: { orgId, id: input.projectId } },
-            data: { issueCount: { increment: 1 } },
-            select: { issueCount: true },
-          });
-          return tx.issue.create({
-            ...nonEmpty(query),
-            data: {
-              orgId,
-              projectId: input.projectId,
-              number: project.issueCount,
-              title: input.title,
-              status: input.status,
-              priority: input.priority,
-              description: input.description ?? null,
-              assigneeId: input.assigneeId ?? null,
-            },
-          });
-        });
-      } catch (error) {
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') {
-          throw new NotFoundError('project');
-        }
-        throw error;
-      }
+      const issue = await insertIssue(ctx.prisma, orgId, input);
+      // The written row answers the usual selections (every column and the key); relations are read.
+      if (selectionCovered(query.select, { ...issue })) return issue;
+      return ctx.prisma.issue.findUniqueOrThrow({ ...query, where: { id: issue.id } });
     },
   }),
 );
