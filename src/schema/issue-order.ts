@@ -123,11 +123,6 @@ export class IssueOrder {
     return this.keys.map((key) => orderByKey(reversed ? { ...key, desc: !key.desc } : key));
   }
 
-  /** The columns cursorOf reads, to add to a selection that may not ask for them. */
-  select(): Record<KeyName, true> {
-    return Object.fromEntries(this.keys.map(({ name }) => [name, true])) as Record<KeyName, true>;
-  }
-
   cursorOf(issue: SortableIssue): string {
     const values = this.keys.map(({ name }) => {
       const value = issue[name];

@@ -4,12 +4,13 @@ import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { NodeRef } from './node.js';
+import { ISSUE_COLUMNS, type IssueRow } from './issue-columns.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { insertIssue } from './issue-create.js';
 import { checkAssignee, CreateIssue, UpdateIssue } from './issue-input.js';
 import { IssueFilter, IssueFilterInput, issueFilterWhere } from './issue-filter.js';
 import { issueIdOf, issueWhere } from './issue-lookup.js';
-import { IssueOrder, IssueOrderInput, type SortableIssue } from './issue-order.js';
+import { IssueOrder, IssueOrderInput } from './issue-order.js';
 import { nonEmpty, selectionCovered } from './selection.js';
 import { uuid } from './uuid.js';
 import { validate } from './validate.js';
@@ -18,25 +19,28 @@ import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES } fr
 
 export const IssueRef = builder.prismaObject('Issue', {
   interfaces: [NodeRef],
-  // Load only the columns a query asks for (less to fetch, build as JSON and parse).
-  select: { id: true },
+  // Every row is loaded with its short columns (every list shows most of them); the description
+  // and the relations are loaded only when a query asks for them. The columns are plain fields,
+  // not `t.expose*`: in select mode Pothos tracks an exposed field's selection on every row it
+  // resolves, which cost more CPU than the whole query on a 100-issue page.
+  select: ISSUE_COLUMNS,
   fields: (t) => ({
     id: t.exposeID('id'),
     key: t.string({
       description: 'The human key: project key and number, e.g. WEB-12.',
       // Selected with the issue (a join in the same statement), so a list costs no extra query.
-      select: { number: true, project: { select: { key: true } } },
+      select: { project: { select: { key: true } } },
       resolve: (issue) => `${issue.project.key}-${issue.number}`,
     }),
-    projectId: t.exposeID('projectId'),
-    number: t.exposeInt('number', { description: 'Sequence number within the project (the 123 of KEY-123).' }),
-    title: t.exposeString('title'),
-    status: t.exposeString('status', { description: `One of: ${ISSUE_STATUSES.join(', ')}.` }),
-    priority: t.exposeString('priority', { description: `One of: ${ISSUE_PRIORITIES.join(', ')}.` }),
-    description: t.exposeString('description', { nullable: true }),
-    assigneeId: t.exposeID('assigneeId', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    projectId: t.id({ resolve: (issue) => issue.projectId }),
+    number: t.int({ description: 'Sequence number within the project (the 123 of KEY-123).', resolve: (issue) => issue.number }),
+    title: t.string({ resolve: (issue) => issue.title }),
+    status: t.string({ description: `One of: ${ISSUE_STATUSES.join(', ')}.`, resolve: (issue) => issue.status }),
+    priority: t.string({ description: `One of: ${ISSUE_PRIORITIES.join(', ')}.`, resolve: (issue) => issue.priority }),
+    description: t.string({ nullable: true, select: { description: true }, resolve: (issue) => issue.description }),
+    assigneeId: t.id({ nullable: true, resolve: (issue) => issue.assigneeId }),
+    createdAt: t.field({ type: 'DateTime', resolve: (issue) => issue.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (issue) => issue.updatedAt }),
     project: t.relation('project'),
     assignee: t.relation('assignee', { nullable: true }),
   }),
@@ -86,10 +90,10 @@ builder.queryField('issues', (t) =>
     resolve: (_root, args, ctx, info) => {
       const orgId = activeOrgId(ctx);
       const order = new IssueOrder(args.orderBy);
-      return resolveCursorConnection<Promise<SortableIssue[]>>(
+      return resolveCursorConnection<Promise<IssueRow[]>>(
         { args, defaultSize: 50, maxSize: 100, toCursor: (issue) => order.cursorOf(issue) },
         // Runs after the connection arguments' own checks (a negative `first` is refused there).
-        async ({ after, before, limit, inverted }): Promise<SortableIssue[]> => {
+        async ({ after, before, limit, inverted }): Promise<IssueRow[]> => {
           const { projectId, filter } = validate(ListArgs, {
             projectId: args.projectId ?? undefined,
             first: args.first ?? undefined,
@@ -102,9 +106,9 @@ builder.queryField('issues', (t) =>
           if (before) where.push(order.seek(before, 'before'));
           const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
           const issues = await ctx.prisma.issue.findMany({
-            // The cursors are made of the sort keys, whether or not the query asks for them.
+            // Every column (the cursors are made of the sort keys), whatever the query asks for.
             ...query,
-            select: { ...query.select, ...order.select() },
+            select: { ...query.select, ...ISSUE_COLUMNS },
             where: { AND: where },
             orderBy: order.orderBy(inverted),
             take: limit,

@@ -5,8 +5,9 @@ import { viewer } from './viewer.js';
 
 builder.prismaObject('User', {
   interfaces: [NodeRef],
-  // Load only the columns a query asks for: never the password hash, and less to fetch and parse.
-  select: { id: true },
+  // Never the password hash; the email only when asked for. The small public columns come with
+  // every row and resolve as plain fields (see the Issue object for why not `t.expose*`).
+  select: { id: true, name: true, username: true, locale: true },
   fields: (t) => ({
     id: t.exposeID('id'),
     email: t.string({
@@ -15,9 +16,9 @@ builder.prismaObject('User', {
       select: { email: true },
       resolve: (user, _args, ctx) => (user.id === viewer(ctx).userId || seesEmail(ctx) ? user.email : null),
     }),
-    name: t.exposeString('name'),
-    username: t.exposeString('username'),
-    locale: t.exposeString('locale', { description: 'Language code, e.g. en.' }),
+    name: t.string({ resolve: (user) => user.name }),
+    username: t.string({ resolve: (user) => user.username }),
+    locale: t.string({ description: 'Language code, e.g. en.', resolve: (user) => user.locale }),
   }),
 });
 
