@@ -11,9 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { crc32 } from 'node:zlib';
 import pg from 'pg';
 import {
-  BUMP_ISSUE_COUNT_SQL,
-  INSERT_ISSUE_SQL,
-  ISSUE_BY_ID_SQL,
+  CREATE_ISSUE_SQL,
   ISSUES_PAGE_SQL,
   MEMBER_EXISTS_SQL,
   NESTED_TREE_SQL,
@@ -255,21 +253,16 @@ async function createIssue(req: IncomingMessage, res: ServerResponse, caller: Ca
   if (description !== null && (typeof description !== 'string' || description.length > 50_000)) throw new Problem(400, 'validation_failed', 'description');
   if (assignee_id !== null && (typeof assignee_id !== 'string' || !UUID.test(assignee_id))) throw new Problem(400, 'validation_failed', 'assignee_id');
   requireRole(caller, 'member');
-  if (assignee_id !== null) {
-    const [member] = await sql.query(MEMBER_EXISTS_SQL, [caller.orgId, assignee_id, 1]);
+  // One statement, as the app: bump the project's counter (only if the assignee is a member) and insert.
+  const [row] = await sql.query(CREATE_ISSUE_SQL, [
+    new Date(), caller.orgId, project_id, assignee_id, randomUUID(), title.trim(), status, priority, description,
+  ]);
+  if (!row) {
+    const [member] = assignee_id === null ? [true] : await sql.query(MEMBER_EXISTS_SQL, [caller.orgId, assignee_id, 1]);
     if (!member) throw new Problem(400, 'validation_failed', 'assignee_id: must be a member of the organization');
+    throw new Problem(404, 'not_found', 'project not found');
   }
-  const issue = await sql.transaction(async (query) => {
-    const now = new Date();
-    const [project] = await query(BUMP_ISSUE_COUNT_SQL, [1, now, caller.orgId, project_id]);
-    if (!project) throw new Problem(404, 'not_found', 'project not found');
-    const [inserted] = await query(INSERT_ISSUE_SQL, [
-      randomUUID(), caller.orgId, project_id, project.issue_count, title.trim(), status, priority, description, assignee_id, now, now,
-    ]);
-    // Read back with the project key, as the app does.
-    const [row] = await query(ISSUE_BY_ID_SQL, [1, inserted!.id, 1]);
-    return row!;
-  });
+  const issue: Row = { ...row, project: { key: row.projectKey } };
   send(res, 201, issueJson(issue), { location: `${BASE_URL}/api/issues/${issue.id as string}` });
 }
 

@@ -19,11 +19,8 @@ import pg from 'pg';
 import { openDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrations.js';
 import {
-  BUMP_ISSUE_COUNT_SQL,
-  INSERT_ISSUE_SQL,
-  ISSUE_BY_ID_SQL,
+  CREATE_ISSUE_SQL,
   ISSUES_PAGE_SQL,
-  MEMBER_EXISTS_SQL,
   NESTED_TREE_SQL,
   PAT_LOOKUP_SQL,
   USER_SQL,
@@ -220,7 +217,7 @@ async function sampleBusy(at: string) {
 
 const EXPECTED_SQL: Partial<Record<WorkloadId, string[]>> = {
   rest_read: [PAT_LOOKUP_SQL, ISSUES_PAGE_SQL],
-  rest_create: [PAT_LOOKUP_SQL, MEMBER_EXISTS_SQL, 'BEGIN', BUMP_ISSUE_COUNT_SQL, INSERT_ISSUE_SQL, ISSUE_BY_ID_SQL, 'COMMIT'],
+  rest_create: [PAT_LOOKUP_SQL, CREATE_ISSUE_SQL],
   rest_me: [PAT_LOOKUP_SQL, USER_SQL],
   rest_read_noauth: [ISSUES_PAGE_SQL],
 };

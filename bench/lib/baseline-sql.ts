@@ -12,30 +12,22 @@ export const TOUCH_KEY_SQL =
 
 /** The page with each issue's project key (for `key`). $1 = 1, $2 = org, $3 = project, $4 = limit + 1. */
 export const ISSUES_PAGE_SQL =
-  'SELECT "t0"."id", "t0"."org_id" AS "orgId", "t0"."project_id" AS "projectId", "t0"."number", "t0"."title", "t0"."status", "t0"."priority", "t0"."description", "t0"."assignee_id" AS "assigneeId", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt", "Issue_project"."__prisma_data__" AS "project" FROM "public"."issues" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT(\'key\', "t1"."key") AS "__prisma_data__" FROM "public"."projects" AS "t1" WHERE ("t0"."org_id" = "t1"."org_id" AND "t0"."project_id" = "t1"."id") LIMIT $1) AS "Issue_project" ON true WHERE ("t0"."org_id" = $2 AND "t0"."project_id" = $3) ORDER BY "t0"."created_at" DESC, "t0"."id" DESC LIMIT $4';
+  'SELECT "t0"."id", "t0"."org_id" AS "orgId", "t0"."project_id" AS "projectId", "Issue_project"."__prisma_data__" AS "project", "t0"."number", "t0"."title", "t0"."status", "t0"."priority", "t0"."assignee_id" AS "assigneeId", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt", "t0"."description" FROM "public"."issues" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT(\'key\', "t1"."key") AS "__prisma_data__" FROM "public"."projects" AS "t1" WHERE ("t0"."org_id" = "t1"."org_id" AND "t0"."project_id" = "t1"."id") LIMIT $1) AS "Issue_project" ON true WHERE ("t0"."org_id" = $2 AND "t0"."project_id" = $3) ORDER BY "t0"."created_at" DESC, "t0"."id" DESC LIMIT $4';
 
-/** The created issue read back with its project key, inside the transaction. $1 = 1, $2 = id, $3 = 1. */
-export const ISSUE_BY_ID_SQL =
-  'SELECT "t0"."id", "t0"."org_id" AS "orgId", "t0"."project_id" AS "projectId", "t0"."number", "t0"."title", "t0"."status", "t0"."priority", "t0"."description", "t0"."assignee_id" AS "assigneeId", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt", "Issue_project"."__prisma_data__" AS "project" FROM "public"."issues" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT(\'key\', "t1"."key") AS "__prisma_data__" FROM "public"."projects" AS "t1" WHERE ("t0"."org_id" = "t1"."org_id" AND "t0"."project_id" = "t1"."id") LIMIT $1) AS "Issue_project" ON true WHERE "t0"."id" = $2 LIMIT $3';
+/** The create: the app's own statement (src/schema/issue-create.ts), imported rather than copied. */
+export { CREATE_ISSUE_SQL } from '../../src/schema/issue-create.js';
 
 /** Only for an empty page: does the project exist in the org? */
 export const PROJECT_EXISTS_SQL =
   'SELECT "t0"."id" FROM "public"."projects" AS "t0" WHERE ("t0"."id" = $1 AND "t0"."org_id" = $2) LIMIT $3';
 
-/** $1 = org, $2 = user, $3 = 1. */
+/** Only when a create wrote nothing: is the assignee a member? $1 = org, $2 = user, $3 = 1. */
 export const MEMBER_EXISTS_SQL =
   'SELECT "t0"."id" FROM "public"."memberships" AS "t0" WHERE (("t0"."org_id" = $1 AND "t0"."user_id" = $2) AND 1=1) LIMIT $3';
 
-/** $1 = 1, $2 = now, $3 = org, $4 = project. */
-export const BUMP_ISSUE_COUNT_SQL =
-  'UPDATE "public"."projects" SET "issue_count" = ("public"."projects"."issue_count" + $1), "updated_at" = $2 WHERE (("public"."projects"."org_id" = $3 AND "public"."projects"."id" = $4) AND 1=1) RETURNING "public"."projects"."id", "public"."projects"."issue_count"';
-
-export const INSERT_ISSUE_SQL =
-  'INSERT INTO "public"."issues" ("id","org_id","project_id","number","title","status","priority","description","assignee_id","created_at","updated_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING "public"."issues"."id"';
-
 /** $1 = user, $2 = 1. */
 export const USER_SQL =
-  'SELECT "t0"."id", "t0"."email", "t0"."name", "t0"."username", "t0"."locale", "t0"."password_hash" AS "passwordHash", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt" FROM "public"."users" AS "t0" WHERE ("t0"."id" = $1 AND 1=1) LIMIT $2';
+  'SELECT "t0"."id", "t0"."name", "t0"."username", "t0"."locale", "t0"."email" FROM "public"."users" AS "t0" WHERE ("t0"."id" = $1 AND 1=1) LIMIT $2';
 
 /**
  * memberships > organization > projects > issues(first: 50) > assignee, hand-written: one

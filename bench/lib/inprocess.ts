@@ -19,7 +19,7 @@ import { createLogger } from '../../src/logger.js';
 import { allTokens, type Plan } from './dataset.js';
 import { createNoAuthApp, fixedPrincipal } from './noauth.js';
 import { openLoggedPostgres } from './sql-log.js';
-import { BUMP_ISSUE_COUNT_SQL, INSERT_ISSUE_SQL, ISSUE_BY_ID_SQL, ISSUES_PAGE_SQL, MEMBER_EXISTS_SQL, NESTED_TREE_SQL, PAT_LOOKUP_SQL, USER_SQL } from './baseline-sql.js';
+import { CREATE_ISSUE_SQL, ISSUES_PAGE_SQL, NESTED_TREE_SQL, PAT_LOOKUP_SQL, USER_SQL } from './baseline-sql.js';
 import { NESTED_QUERY, noAuthUser, workloads, type BenchRequest, type WorkloadId } from './workloads.js';
 
 export interface SqlProfile {
@@ -286,32 +286,16 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
     // Creates go to the big projects only (never the 100-issue one).
     const create = (i: number) => w.rest_create.request(200_000 + i);
     const rest_create = {
-      raw_pg_transaction: await layer(n(300), async (i) => {
+      raw_pg_statement: await layer(n(300), async (i) => {
         const input = JSON.parse(create(i).body!) as Record<string, string>;
-        const client = await raw.connect();
-        try {
-          await client.query(MEMBER_EXISTS_SQL, [plan.orgId, input.assignee_id, 1]);
-          await client.query('BEGIN');
-          const now = new Date();
-          const { rows } = await client.query(BUMP_ISSUE_COUNT_SQL, [1, now, plan.orgId, input.project_id]);
-          const id = randomUUID();
-          await client.query(INSERT_ISSUE_SQL, [id, plan.orgId, input.project_id, rows[0].issue_count, input.title, input.status, input.priority, input.description, input.assignee_id, now, now]);
-          await client.query(ISSUE_BY_ID_SQL, [1, id, 1]);
-          await client.query('COMMIT');
-        } finally {
-          client.release();
-        }
+        const args = [new Date(), plan.orgId, input.project_id, input.assignee_id, randomUUID(), input.title, input.status, input.priority, input.description];
+        const { rows } = await raw.query(CREATE_ISSUE_SQL, args);
+        JSON.stringify(rows[0]);
       }),
-      prisma_interactive_transaction: await layer(n(300), async (i) => {
+      prisma_raw_statement: await layer(n(300), async (i) => {
         const input = JSON.parse(create(i).body!) as Record<string, string>;
-        await db.prisma.membership.findUnique({ where: { orgId_userId: { orgId: plan.orgId, userId: input.assignee_id! } }, select: { id: true } });
-        await db.prisma.$transaction(async (tx) => {
-          const project = await tx.project.update({ where: { orgId_id: { orgId: plan.orgId, id: input.project_id! } }, data: { issueCount: { increment: 1 } }, select: { issueCount: true } });
-          return tx.issue.create({
-            data: { orgId: plan.orgId, projectId: input.project_id!, number: project.issueCount, title: input.title!, status: input.status!, priority: input.priority!, description: input.description!, assigneeId: input.assignee_id! },
-            include: { project: { select: { key: true } } },
-          });
-        });
+        const args = [new Date(), plan.orgId, input.project_id, input.assignee_id, randomUUID(), input.title, input.status, input.priority, input.description];
+        await db.prisma.$queryRawUnsafe(CREATE_ISSUE_SQL, ...args);
       }),
       rest_handler_graphql_prisma: await layer(n(300), async (i) => {
         const r = create(i);
