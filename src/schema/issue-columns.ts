@@ -1,9 +1,8 @@
 import type { Issue } from '../generated/prisma/client.js';
 
-/** The columns every Issue row is loaded with (the Issue object's base selection): all but the long description. */
+/** The columns every Issue row is loaded with (the Issue object's base selection): the short ones a list shows; not the description. */
 export const ISSUE_COLUMNS = {
   id: true,
-  orgId: true,
   projectId: true,
   number: true,
   title: true,
