@@ -227,7 +227,7 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
   const noauth = createNoAuthApp(config, db, logger, principal);
   const raw = new pg.Pool({ connectionString: url, max: 2 });
   const w = workloads(plan);
-  const ctx = (): Context => ({ principal, prisma: db.prisma, config, clientIp: '127.0.0.1', limiter: app.limiter, rateLimits: [] });
+  const ctx = (): Context => ({ principal, prisma: db.prisma, config, clientIp: '127.0.0.1', limiter: app.limiter, rateLimits: [], credentialEpoch: app.credentialEpoch });
   const big = [...plan.projects].sort((a, b) => b.total - a.total)[0]!;
   const n = (k: number) => Math.max(20, Math.round(k * scale));
   await touchAllKeys(db, plan);
