@@ -155,7 +155,7 @@ async function authenticate(req: IncomingMessage): Promise<Caller> {
   }
   if (!wellFormed(token)) throw new Problem(401, 'token_malformed', 'malformed token');
   const hash = createHash('sha256').update(token).digest();
-  const [key] = await sql.query(PAT_LOOKUP_SQL, [1, hash, 1]);
+  const [key] = await sql.query(PAT_LOOKUP_SQL, [hash]);
   if (!key || !timingSafeEqual(key.tokenHash as Uint8Array, hash)) throw new Problem(401, 'token_invalid', 'unknown token');
   if (key.revokedAt) throw new Problem(401, 'token_revoked', 'revoked');
   const now = new Date();
@@ -165,7 +165,7 @@ async function authenticate(req: IncomingMessage): Promise<Caller> {
   if (requestedOrg !== null && requestedOrg !== key.orgId) throw new Problem(403, 'org_mismatch', 'wrong organization');
   const lastUsed = key.lastUsedAt as Date | null;
   if (!lastUsed || now.getTime() - lastUsed.getTime() >= 60_000) void sql.query(TOUCH_KEY_SQL, [now, key.id]).catch(() => {});
-  return { userId: key.userId as string, orgId: key.orgId as string, role: (key.membership as { role: string }).role };
+  return { userId: key.userId as string, orgId: key.orgId as string, role: key.role as string };
 }
 
 function requireRole(caller: Caller, minimum: string) {

@@ -1,9 +1,12 @@
 import { AuthError } from './auth/auth-error.js';
 import { authenticate, presentedCredentials, type AuthDeps, type Credentials } from './auth/authenticate.js';
+import { localEpoch, RedisEpoch, type CredentialEpoch } from './auth/credential-epoch.js';
 import { resourceMetadataUrl } from './auth/oauth/metadata.js';
 import { createOAuthRouter } from './auth/oauth/router.js';
 import { SigningKeys } from './auth/oauth/signing-keys.js';
 import { looksLikeJwt, verifyAccessToken } from './auth/oauth/tokens.js';
+import { PatCache } from './auth/pat-cache.js';
+import { PAT_PREFIX } from './auth/pat-token.js';
 import type { Principal } from './auth/principal.js';
 import { sessionCookie } from './auth/session.js';
 import type { Config } from './config.js';
@@ -16,6 +19,7 @@ import { httpsRedirect } from './http/https-policy.js';
 import { isSameOrigin, isUnsafeMethod } from './http/same-origin.js';
 import { retryAfter, type PolicyDecision } from './limits/headers.js';
 import { applyRateLimitHeaders, createLimiterStore, RateLimiter, rateLimitSubject } from './limits/limiter.js';
+import { RedisStore } from './limits/redis-store.js';
 import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
 import { HttpProblem, problems } from './rest/problem.js';
@@ -34,6 +38,10 @@ export interface App {
   db: Database;
   logger: Logger;
   limiter: RateLimiter;
+  /** Where credential writes are announced (Redis when the limiter uses it, else this process). */
+  credentialEpoch: CredentialEpoch;
+  /** Verified PATs; null when PAT_CACHE resolves to off. */
+  patCache: PatCache | null;
   close(): Promise<void>;
 }
 
@@ -43,6 +51,11 @@ export interface AppOptions {
   logger?: Logger;
   /** Rate-limit storage (tests pass one with a fake clock); otherwise from config.redisUrl. */
   limiterStore?: LimiterStore;
+  /**
+   * The credential epoch; otherwise a Redis key over the limiter's connection when the limiter
+   * store is Redis, else this process's counter (tests pass one with a key of their own).
+   */
+  credentialEpoch?: CredentialEpoch;
 }
 
 function bearerChallenge(config: Config, error?: AuthError): string {
@@ -73,12 +86,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (applied.length) logger.info({ applied }, 'applied database migrations');
   }
   const limiter = new RateLimiter(options.limiterStore ?? (await createLimiterStore(config.redisUrl, logger)));
+  // One connection for both: the epoch read of a request is pipelined with its rate-limit admission.
+  const credentialEpoch =
+    options.credentialEpoch ??
+    (limiter.store instanceof RedisStore
+      ? new RedisEpoch(limiter.store.redis, {
+          readTimeoutMs: limiter.store.timeoutMs,
+          onBumpError: (error) =>
+            logger.error({ err: error }, 'could not announce a credential change through Redis: other instances may accept the changed key for up to 60 s (the cache TTL)'),
+        })
+      : localEpoch);
+  const patCache = config.patCache ? new PatCache() : null;
   const rest = createRestRouter(logger);
   const graphql = createGraphQLServer(config, logger);
   const web = createWebRouter(logger);
   const keys = await SigningKeys.open(db.prisma);
   const oauth = createOAuthRouter(logger, keys);
-  const authDeps: AuthDeps = { db: db.prisma, keys, config };
+  const authDeps: AuthDeps = { db: db.prisma, keys, config, patCache };
 
   const contextFor = (principal: Principal, clientIp: string): Context => ({
     principal,
@@ -87,6 +111,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     clientIp,
     limiter,
     rateLimits: [],
+    credentialEpoch,
   });
 
   async function handleApi(request: Request, url: URL, principal: Principal | AuthError, ctx: Context): Promise<Response> {
@@ -148,8 +173,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const ctx = contextFor({ kind: 'anonymous' }, ip);
     // An access token is verified once per request: for its rate-limit bucket, then reused to authenticate.
     const verified = new Map<string, ReturnType<typeof verifyAccessToken>>();
+    // Started before the rate-limit admission: over Redis the two commands share one round trip.
+    const patEpoch = patCache && typeof credentials.token === 'string' && credentials.token.startsWith(PAT_PREFIX) ? credentialEpoch.read() : null;
     const deps: Required<AuthDeps> = {
       ...authDeps,
+      patCache,
+      patEpoch,
       verifyAccess: (token) => {
         if (!verified.has(token)) verified.set(token, verifyAccessToken(keys, config, token));
         return verified.get(token)!;
@@ -191,6 +220,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db,
     logger,
     limiter,
+    credentialEpoch,
+    patCache,
     async close() {
       await limiter.close();
       if (!options.db) await db.close();

@@ -28,7 +28,21 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   GRAPHQL_INTROSPECTION: bool.optional(),
+  PAT_CACHE: z.enum(['auto', 'on', 'off']).default('auto'),
 });
+
+export type PatCacheSetting = z.infer<typeof EnvSchema>['PAT_CACHE'];
+
+/**
+ * Whether verified PATs are cached. `auto` caches where every credential write reaches this
+ * process's epoch: the embedded database (one process can open it, so the admin CLI cannot
+ * write beside the server) or REDIS_URL (a shared epoch). PostgreSQL without Redis: off, since
+ * another instance or the admin CLI could revoke a key without this process knowing.
+ */
+export function resolvePatCache(setting: PatCacheSetting, databaseUrl: string, redisUrl: string | undefined): boolean {
+  if (setting !== 'auto') return setting === 'on';
+  return redisUrl !== undefined || !/^postgres(ql)?:\/\//.test(databaseUrl);
+}
 
 export interface Config {
   port: number;
@@ -46,6 +60,8 @@ export interface Config {
   production: boolean;
   /** GraphQL introspection and GraphiQL: on by default except in production. */
   graphqlIntrospection: boolean;
+  /** Cache verified PATs (PAT_CACHE, resolved: see resolvePatCache). */
+  patCache: boolean;
 }
 
 export class ConfigError extends Error {
@@ -64,17 +80,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = parsed.data;
+  const dataUrl = e.DATABASE_URL ?? 'file:./data';
   return {
     port: e.PORT,
     host: e.HOST,
     baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
-    databaseUrl: e.DATABASE_URL ?? 'file:./data',
+    databaseUrl: dataUrl,
     redisUrl: e.REDIS_URL,
     migrateOnStart: e.MIGRATE_ON_START,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
+    patCache: resolvePatCache(e.PAT_CACHE, dataUrl, e.REDIS_URL),
   };
 }
 

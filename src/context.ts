@@ -1,3 +1,4 @@
+import type { CredentialEpoch } from './auth/credential-epoch.js';
 import type { Principal } from './auth/principal.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
@@ -14,4 +15,6 @@ export interface Context {
   limiter: RateLimiter;
   /** Per-operation rate-limit decisions taken while serving this request, for its headers. */
   rateLimits: PolicyDecision[];
+  /** Bumped after a write that changes what a cached PAT says (revocation), before answering. */
+  credentialEpoch: CredentialEpoch;
 }

@@ -33,7 +33,7 @@ server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;
 
 server.listen(config.port, config.host, async () => {
-  app.logger.info({ url: config.baseUrl, host: config.host, port: config.port, database: app.db.kind }, 'listening');
+  app.logger.info({ url: config.baseUrl, host: config.host, port: config.port, database: app.db.kind, patCache: config.patCache }, 'listening');
   if ((await app.db.prisma.user.count()) === 0) {
     app.logger.info(
       'The database is empty. To load demo data (two organizations, users for every role, API keys): ' +

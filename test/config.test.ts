@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, resolvePatCache } from '../src/config.js';
 
 describe('configuration', () => {
   test('defaults: port 4000, loopback, BASE_URL from the port, embedded database under ./data', () => {
@@ -33,5 +33,18 @@ describe('configuration', () => {
     const problems = (error as ConfigError).problems.join('\n');
     for (const name of ['PORT', 'BASE_URL', 'DATABASE_URL', 'TRUST_PROXY']) expect(problems).toContain(name);
     expect((error as ConfigError).problems).toHaveLength(4);
+  });
+
+  test('PAT_CACHE: auto caches with the embedded database or with Redis, not on PostgreSQL alone; on and off force it', () => {
+    expect(loadConfig({}).patCache).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'memory://' }).patCache).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u@db/wm' }).patCache).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db/wm', REDIS_URL: 'redis://cache:6379' }).patCache).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u@db/wm', PAT_CACHE: 'on' }).patCache).toBe(true);
+    expect(loadConfig({ PAT_CACHE: 'off' }).patCache).toBe(false);
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379', PAT_CACHE: 'off' }).patCache).toBe(false);
+    expect(loadConfig({ PAT_CACHE: 'auto', DATABASE_URL: 'file:/var/lib/wm' }).patCache).toBe(true);
+    expect(resolvePatCache('auto', 'postgresql://u@db/wm', undefined)).toBe(false);
+    expect(() => loadConfig({ PAT_CACHE: 'yes' })).toThrow(/PAT_CACHE/);
   });
 });

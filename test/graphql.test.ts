@@ -151,9 +151,10 @@ describe('nested selections cost a constant number of SQL statements', () => {
       expect(result.data!.issues.edges).toHaveLength(n);
       return t.app.db.queries.count - before;
     };
+    await statements(1); // the key is now in the PAT cache: authentication costs no statement
     const small = await statements(2);
     const large = await statements(100);
-    expect(small).toBe(2);
+    expect(small).toBe(1);
     expect(large).toBe(small);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mintApiKey } from '../src/auth/api-keys.js';
 import { generatePat, isWellFormedPat, PAT_PREFIX } from '../src/auth/pat-token.js';
+import { addMember, removeMember, revokeApiKey } from '../src/cli/operations.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
 let t: TestApp;
@@ -92,7 +93,8 @@ describe('PAT authentication', () => {
   test('a revoked key is 401 on the very next request', async () => {
     const { key, token } = await keyFor('mark');
     expect((await t.call('GET', '/api/me', { token })).status).toBe(200);
-    await t.app.db.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
+    // The operator path (npm run admin -- revoke-key): the write, then the credential epoch.
+    await revokeApiKey(t.app.db.prisma, key.id, t.app.credentialEpoch);
     await expectUnauthorized(await t.call('GET', '/api/me', { token }), 'token_revoked');
   });
 
@@ -120,11 +122,12 @@ describe('PAT authentication', () => {
     const create = () => t.call('POST', '/api/issues', { token, body: { project_id: projectId, title: 'From Victor' } });
     expect((await create()).status).toBe(403);
     const membership = { orgId_userId: { orgId: key.orgId, userId: key.userId } };
-    await t.app.db.prisma.membership.update({ where: membership, data: { role: 'member' } });
+    const epoch = t.app.credentialEpoch;
+    await addMember(t.app.db.prisma, { ...membership.orgId_userId, role: 'member' }, epoch);
     expect((await create()).status).toBe(201);
-    await t.app.db.prisma.membership.update({ where: membership, data: { role: 'viewer' } });
+    await addMember(t.app.db.prisma, { ...membership.orgId_userId, role: 'viewer' }, epoch);
     expect((await create()).status).toBe(403);
-    await t.app.db.prisma.membership.delete({ where: membership });
+    await removeMember(t.app.db.prisma, membership.orgId_userId, epoch);
     await expectUnauthorized(await t.call('GET', '/api/me', { token }), 'token_invalid');
   });
 

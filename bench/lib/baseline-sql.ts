@@ -2,9 +2,9 @@
 // through Prisma (captured by wrapping the driver adapter, see bench/lib/sql-log.ts; the bench
 // re-captures them on every run and reports any drift). The GraphQL tree is hand-written.
 
-/** PAT lookup by SHA-256 hash, joined with the membership for the role. $1 = 1, $2 = hash, $3 = 1. */
+/** PAT lookup by SHA-256 hash, joined with the membership for the role (src/auth/pat.ts, a $queryRaw). $1 = hash. On a PAT cache hit the app sends no lookup. */
 export const PAT_LOOKUP_SQL =
-  'SELECT "t0"."id", "t0"."org_id" AS "orgId", "t0"."user_id" AS "userId", "t0"."token_hash" AS "tokenHash", "t0"."expires_at" AS "expiresAt", "t0"."revoked_at" AS "revokedAt", "t0"."last_used_at" AS "lastUsedAt", "ApiKey_membership"."__prisma_data__" AS "membership" FROM "public"."api_keys" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT(\'role\', "t1"."role") AS "__prisma_data__" FROM "public"."memberships" AS "t1" WHERE ("t0"."org_id" = "t1"."org_id" AND "t0"."user_id" = "t1"."user_id") LIMIT $1) AS "ApiKey_membership" ON true WHERE ("t0"."token_hash" = $2 AND 1=1) LIMIT $3';
+  '\n    SELECT k.id::text AS "id", k.org_id::text AS "orgId", k.user_id::text AS "userId", k.token_hash AS "tokenHash",\n           k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt", m.role::text AS "role"\n    FROM api_keys k JOIN memberships m ON m.org_id = k.org_id AND m.user_id = k.user_id\n    WHERE k.token_hash = $1';
 
 /** At most once a minute per key, off the request path (as src/auth/pat.ts). */
 export const TOUCH_KEY_SQL =

@@ -1,5 +1,6 @@
 // The app's REST and GraphQL surfaces around a fixed principal: no credential parsing, no PAT
 // lookup, no rate limiting. Built only from src/ exports (src/ is not changed for it).
+import { localEpoch } from '../../src/auth/credential-epoch.js';
 import type { Principal } from '../../src/auth/principal.js';
 import type { Config } from '../../src/config.js';
 import type { Context } from '../../src/context.js';
@@ -33,7 +34,7 @@ export function createNoAuthApp(config: Config, db: Database, logger: Logger, pr
   const limiter = new RateLimiter(new MemoryStore());
   return {
     async fetch(request) {
-      const ctx: Context = { principal, prisma: db.prisma, config, clientIp: '127.0.0.1', limiter, rateLimits: [] };
+      const ctx: Context = { principal, prisma: db.prisma, config, clientIp: '127.0.0.1', limiter, rateLimits: [], credentialEpoch: localEpoch };
       const path = new URL(request.url).pathname;
       const response =
         path === '/api/graphql' ? await graphql.handleRequest(request, ctx) : ((await rest.fetch(request, ctx)) as Response);

@@ -111,18 +111,21 @@ export function renderMarkdown(report: Any): string {
   }
 
   if (a) {
+    const row = (name: string, x: { p50_us: number; p99_us: number; mean_us: number; node_cpu_per_call_us?: number } | null | undefined) =>
+      x ? `| ${name} | ${x.p50_us} | ${x.p99_us} | ${x.mean_us} | ${x.node_cpu_per_call_us ?? ''} |` : `| ${name} | skipped (no Redis) | | | |`;
     lines.push('### Authentication + rate limiting, in-process', '');
     lines.push(
-      `Sequential calls with ${a.iterations} real PATs against the bench database (what src/app.ts does before routing: read credentials, SHA-256 subject, MemoryStore admission, authenticate() with its PAT lookup):`,
+      `Sequential calls with ${a.iterations} real PATs against the bench database (what src/app.ts does before routing: read credentials, start the credential epoch read, SHA-256 subject, admission, authenticate()):`,
       '',
-      '| Step | p50 µs | p99 µs | mean µs |',
-      '|---|---:|---:|---:|',
-      `| credentials + rate limit + authenticate | ${a.auth_plus_rate_limit.p50_us} | ${a.auth_plus_rate_limit.p99_us} | ${a.auth_plus_rate_limit.mean_us} |`,
-      `| authenticate() alone | ${a.authenticate_only.p50_us} | ${a.authenticate_only.p99_us} | ${a.authenticate_only.mean_us} |`,
-      `| rate limit (subject + admit) alone | ${a.rate_limit_only.p50_us} | ${a.rate_limit_only.p99_us} | ${a.rate_limit_only.mean_us} |`,
-      `| the bare PAT lookup SQL over pg (floor) | ${a.bare_pat_lookup_sql_over_pg.p50_us} | ${a.bare_pat_lookup_sql_over_pg.p99_us} | ${a.bare_pat_lookup_sql_over_pg.mean_us} |`,
-      '',
-      `Above the bare SQL round trip: ${a.overhead_over_bare_sql_p50_us} µs at p50. Node CPU per call (credentials + rate limit + authenticate): ${a.node_cpu_per_call_us} µs.`,
+      '| Step | p50 µs | p99 µs | mean µs | Node CPU µs/call |',
+      '|---|---:|---:|---:|---:|',
+      row('credentials + rate limit + authenticate: PAT cache hit, memory limiter (default, one instance)', a.auth_plus_rate_limit),
+      row('the same, PAT cache hit, Redis limiter + Redis epoch (several instances)', a.auth_plus_rate_limit_redis),
+      row('the same, PAT_CACHE=off (one SQL lookup per call)', a.auth_plus_rate_limit_uncached ?? null),
+      row('authenticate() alone, uncached', a.authenticate_only_uncached ?? a.authenticate_only),
+      row('rate limit (subject + admit) alone, memory', a.rate_limit_only),
+      row('rate limit alone, Redis (the round trip the epoch read shares)', a.rate_limit_only_redis),
+      row('the bare PAT lookup SQL over pg (floor of the uncached path)', a.bare_pat_lookup_sql_over_pg),
       '',
     );
   }
@@ -226,7 +229,7 @@ function summaryBlock(report: Any): string {
   if (pgr.summary) lines.push('PostgreSQL:', '', ...summaryTable(pgr.summary, pgr.sql, baselineStatements(report.runs, 'postgres')), '');
   const a = pgr.auth_rate_limit;
   const s = pgr.scaling;
-  if (a) lines.push(`Auth + rate limiting in-process: p50 ${a.auth_plus_rate_limit.p50_us} µs (bare PAT lookup over pg ${a.bare_pat_lookup_sql_over_pg.p50_us} µs; rate limit alone ${a.rate_limit_only.p50_us} µs; Node CPU ${a.node_cpu_per_call_us} µs per call).`);
+  if (a) lines.push(`Auth + rate limiting in-process: p50 ${a.auth_plus_rate_limit.p50_us} µs with the PAT cache (Redis limiter + epoch: ${a.auth_plus_rate_limit_redis ? `${a.auth_plus_rate_limit_redis.p50_us} µs` : 'not measured'}; PAT_CACHE=off: ${a.auth_plus_rate_limit_uncached?.p50_us ?? '—'} µs; bare PAT lookup over pg ${a.bare_pat_lookup_sql_over_pg.p50_us} µs; rate limit alone ${a.rate_limit_only.p50_us} µs; Node CPU ${a.node_cpu_per_call_us} µs per call).`);
   if (s) lines.push(`REST read p50 from 1k to ${report.config.issues} issues: ${signed(s.app_p50_change_small_project)} on the same 100-issue project, ${signed(s.app_p50_change_big_project_vs_1k)} on the largest project.`);
   if (pgr.missed_targets) lines.push(`Missed targets: ${pgr.missed_targets.length ? pgr.missed_targets.join(', ') : 'none'}.`);
   if (report.pglite?.summary) lines.push('', 'PGlite:', '', ...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite')));

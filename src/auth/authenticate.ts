@@ -4,7 +4,9 @@ import { AuthError, authErrors } from './auth-error.js';
 import { authenticateOAuth } from './oauth/access.js';
 import type { SigningKeys } from './oauth/signing-keys.js';
 import { verifyAccessToken } from './oauth/tokens.js';
+import type { Epoch } from './credential-epoch.js';
 import { authenticatePat } from './pat.js';
+import type { PatCache } from './pat-cache.js';
 import { anonymous, type Principal, type UserPrincipal } from './principal.js';
 import { readSessionCookie, resolveSession } from './session.js';
 
@@ -78,6 +80,13 @@ export interface AuthDeps {
   config: Config;
   /** Access-token verification already done for this request (by the rate limiter), reused. */
   verifyAccess?: (token: string) => ReturnType<typeof verifyAccessToken>;
+  /** Verified personal access tokens (PAT_CACHE); null or absent: every PAT is looked up. */
+  patCache?: PatCache | null;
+  /**
+   * The credential epoch for this request, started when it arrived (alongside the rate-limit
+   * admission); null or absent: unknown, the PAT cache is skipped.
+   */
+  patEpoch?: Epoch | null | Promise<Epoch | null>;
 }
 
 export async function authenticate(deps: AuthDeps, credentials: Credentials, now = new Date()): Promise<Principal | AuthError> {
@@ -86,7 +95,7 @@ export async function authenticate(deps: AuthDeps, credentials: Credentials, now
   if (token instanceof AuthError) return token;
   if (token !== null) {
     const strategies = [
-      () => authenticatePat(db, token, requestedOrgId, now),
+      () => authenticatePat({ db, cache: deps.patCache, epoch: deps.patEpoch }, token, requestedOrgId, now),
       () => authenticateOAuth(db, deps.verifyAccess ?? ((t) => verifyAccessToken(deps.keys, deps.config, t)), token, requestedOrgId),
     ];
     for (const strategy of strategies) {

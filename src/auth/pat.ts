@@ -1,55 +1,101 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { AuthError, authErrors } from './auth-error.js';
+import type { Epoch } from './credential-epoch.js';
+import type { PatCache } from './pat-cache.js';
 import { hashToken, isWellFormedPat, PAT_PREFIX } from './pat-token.js';
-import type { UserPrincipal } from './principal.js';
+import type { Role, UserPrincipal } from './principal.js';
 
 /** last_used_at is kept to the minute, so a busy key costs one write a minute, not one per request. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
+export interface PatLookup {
+  db: Db;
+  /** Verified live keys; null: every request reads the database. */
+  cache?: PatCache | null;
+  /**
+   * The credential epoch, read when the request arrived (before any database read of this
+   * request). Null or absent: unknown, so the cache is neither read nor filled.
+   */
+  epoch?: Epoch | null | Promise<Epoch | null>;
+}
+
+interface KeyRow {
+  id: string;
+  orgId: string;
+  userId: string;
+  tokenHash: Uint8Array;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  role: Role;
+}
+
+/**
+ * The key and its owner's role in one statement with a plain join (the membership always
+ * exists: api_keys references it, ON DELETE CASCADE). Prisma's nested `membership: { select }`
+ * would build a LATERAL JSONB subquery for the same answer at about twice the CPU.
+ */
+function findKey(db: Db, hash: Uint8Array<ArrayBuffer>): Promise<KeyRow[]> {
+  return db.$queryRaw<KeyRow[]>`
+    SELECT k.id::text AS "id", k.org_id::text AS "orgId", k.user_id::text AS "userId", k.token_hash AS "tokenHash",
+           k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt", m.role::text AS "role"
+    FROM api_keys k JOIN memberships m ON m.org_id = k.org_id AND m.user_id = k.user_id
+    WHERE k.token_hash = ${hash}`;
+}
+
+function touch(db: Db, key: { id: string; lastUsedAt: Date | null }, now: Date): void {
+  if (key.lastUsedAt && now.getTime() - key.lastUsedAt.getTime() < LAST_USED_GRANULARITY_MS) return;
+  key.lastUsedAt = now;
+  // Best effort and off the request's path: a lost update only makes last use look older.
+  void db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now }, select: { id: true } }).catch(() => {});
+}
+
+function principal(key: { id: string; orgId: string; userId: string; role: Role }): UserPrincipal {
+  return { kind: 'user', userId: key.userId, credential: { kind: 'pat', id: key.id }, org: { id: key.orgId, role: key.role }, orgBound: true };
+}
+
 /**
  * Resolves a personal access token: "not mine" (null) for other token kinds, a principal
- * for a live key, or an AuthError. The user's role is read from their membership at every
- * request, so a role change or removal applies at once (removal deletes the key with it).
+ * for a live key, or an AuthError. The user's role is read with the key, so a role change or
+ * removal applies at once (removal deletes the key with it); with the cache, every such write
+ * bumps the credential epoch, which empties the caches of every instance first.
  */
 export async function authenticatePat(
-  db: Db,
+  lookup: PatLookup,
   token: string,
   requestedOrgId: string | null,
   now: Date,
 ): Promise<UserPrincipal | AuthError | null> {
   if (!token.startsWith(PAT_PREFIX)) return null;
   if (!isWellFormedPat(token)) return authErrors.malformed();
+  const { db, cache } = lookup;
   const hash = hashToken(token);
-  const key = await db.apiKey.findUnique({
-    where: { tokenHash: hash },
-    select: {
-      id: true,
-      orgId: true,
-      userId: true,
-      tokenHash: true,
-      expiresAt: true,
-      revokedAt: true,
-      lastUsedAt: true,
-      membership: { select: { role: true } },
-    },
-  });
+  const epoch = cache ? await lookup.epoch : null;
+  const cacheKey = epoch != null ? Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('latin1') : '';
+  if (cache && epoch != null) {
+    // The map lookup is the comparison here. It is not constant-time, but what it compares is
+    // the SHA-256 of the presented secret: how long a probe takes can at most tell an attacker
+    // how much of some key's hash their own token's hash shares, and choosing a token whose
+    // hash shares more means inverting SHA-256. The secret itself never enters a comparison.
+    const cached = cache.get(cacheKey, epoch, now.getTime());
+    if (cached) {
+      if (cached.expiresAt && cached.expiresAt.getTime() <= now.getTime()) return authErrors.expired();
+      if (requestedOrgId !== null && requestedOrgId !== cached.orgId) return authErrors.orgMismatch();
+      touch(db, cached, now);
+      return principal(cached);
+    }
+  }
+  const [key] = await findKey(db, hash);
   // The index lookup found the row; the constant-time compare keeps the final decision
   // independent of where two hashes first differ.
   if (!key || !timingSafeEqual(key.tokenHash, hash)) return authErrors.unknown();
   if (key.revokedAt) return authErrors.revoked();
   if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return authErrors.expired();
-  if (requestedOrgId !== null && requestedOrgId !== key.orgId) return authErrors.orgMismatch();
-  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
-    // Best effort and off the request's path: a lost update only makes last use look older.
-    void db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now }, select: { id: true } }).catch(() => {});
-  }
-  return {
-    kind: 'user',
-    userId: key.userId,
-    credential: { kind: 'pat', id: key.id },
-    org: { id: key.orgId, role: key.membership.role },
-    orgBound: true,
-  };
+  const live = { id: key.id, orgId: key.orgId, userId: key.userId, role: key.role, expiresAt: key.expiresAt, lastUsedAt: key.lastUsedAt };
+  // The same object is cached and touched below, so its last use is known to the next hit.
+  if (cache && epoch != null) cache.set(cacheKey, Object.assign(live, { epoch, filledAt: now.getTime() }));
+  if (requestedOrgId !== null && requestedOrgId !== live.orgId) return authErrors.orgMismatch();
+  touch(db, live, now);
+  return principal(live);
 }
-

@@ -1,10 +1,12 @@
 // npm run admin -- <command> [options]: operator commands against DATABASE_URL.
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { localEpoch, RedisEpoch, type CredentialEpoch } from '../auth/credential-epoch.js';
 import { mintApiKey } from '../auth/api-keys.js';
 import { ROLES, type Role } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
 import { withDatabase } from './open.js';
-import { addMember, createOrganization, createProject, createUser } from './operations.js';
+import { addMember, createOrganization, createProject, createUser, removeMember, revokeApiKey } from './operations.js';
 
 const HELP = `Usage: npm run admin -- <command> [options]
 
@@ -20,7 +22,9 @@ Commands:
   list            organizations, members and projects
 
 ORG is an organization id or slug; USER a user id, username or e-mail.
-DATABASE_URL selects the database, as for the server (default: the embedded ./data).`;
+DATABASE_URL selects the database, as for the server (default: the embedded ./data).
+With REDIS_URL set, revoke-key, remove-member and a role change also tell the running
+instances (through the credential epoch in Redis) to drop the API keys they have cached.`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -71,17 +75,19 @@ function role(): Role {
   return value as Role;
 }
 
-const commands: Record<string, (db: Db) => Promise<unknown>> = {
+const commands: Record<string, (db: Db, epoch: CredentialEpoch) => Promise<unknown>> = {
   'create-user': (db) =>
     createUser(db, { email: need('email'), name: need('name'), username: need('username'), password: values.password }),
   'create-org': (db) => createOrganization(db, { name: need('name'), slug: need('slug'), isPublic: values.public }),
-  'add-member': async (db) => {
+  'add-member': async (db, epoch) => {
     const [org, user] = [await findOrg(db, need('org')), await findUser(db, need('user'))];
-    return addMember(db, { orgId: org.id, userId: user.id, role: role() });
+    return addMember(db, { orgId: org.id, userId: user.id, role: role() }, epoch);
   },
-  'remove-member': async (db) => {
+  'remove-member': async (db, epoch) => {
     const [org, user] = [await findOrg(db, need('org')), await findUser(db, need('user'))];
-    return db.membership.delete({ where: { orgId_userId: { orgId: org.id, userId: user.id } } });
+    const member = await db.membership.findUnique({ where: { orgId_userId: { orgId: org.id, userId: user.id } }, select: { id: true } });
+    if (!member) throw new UsageError(`${user.username} is not a member of ${org.slug}`);
+    return removeMember(db, { orgId: org.id, userId: user.id }, epoch);
   },
   'create-project': async (db) => createProject(db, { orgId: (await findOrg(db, need('org'))).id, name: need('name'), key: need('key') }),
   'create-key': async (db) => {
@@ -93,7 +99,12 @@ const commands: Record<string, (db: Db) => Promise<unknown>> = {
     const { key, token } = await mintApiKey(db, { userId: user.id, orgId: org.id, name: need('name'), expiresAt });
     return { id: key.id, name: key.name, org_id: key.orgId, user_id: key.userId, expires_at: key.expiresAt, token };
   },
-  'revoke-key': (db) => db.apiKey.update({ where: { id: need('id') }, data: { revokedAt: new Date() }, select: { id: true, revokedAt: true } }),
+  'revoke-key': async (db, epoch) => {
+    const id = need('id');
+    const revoked = isUuid(id) ? await revokeApiKey(db, id, epoch) : null;
+    if (!revoked) throw new UsageError(`no API key ${id}`);
+    return revoked;
+  },
   list: (db) =>
     db.organization.findMany({
       orderBy: { slug: 'asc' },
@@ -117,15 +128,38 @@ if (!run) {
   process.stderr.write(`Unknown command ${command}.\n\n${HELP}\n`);
   process.exit(2);
 }
-const code = await withDatabase(async (db) => {
+/**
+ * The running service's credential epoch: in Redis when REDIS_URL is set. Without Redis the
+ * service caches keys only where this command cannot write beside it (the embedded database
+ * is locked by the server) or where PAT_CACHE=on was chosen knowingly, so there is nothing to tell.
+ */
+function credentialEpoch(redisUrl: string | undefined): { epoch: CredentialEpoch; close(): void } {
+  if (!redisUrl) return { epoch: localEpoch, close() {} };
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 1 });
+  redis.on('error', () => {});
+  const epoch = new RedisEpoch(redis, {
+    bumpTimeoutMs: 5_000,
+    onBumpError: (error) =>
+      process.stderr.write(
+        `warning: the change is saved, but the running instances could not be told through Redis (${error.message}); ` +
+          'they may accept the affected API keys for up to 60 s (the cache TTL).\n',
+      ),
+  });
+  return { epoch, close: () => redis.disconnect() };
+}
+
+const code = await withDatabase(async (db, config) => {
+  const { epoch, close } = credentialEpoch(config.redisUrl);
   try {
-    const result = await run(db.prisma);
+    const result = await run(db.prisma, epoch);
     process.stdout.write(`${JSON.stringify(result, (k, v) => (k === 'passwordHash' || k === 'tokenHash' ? undefined : v), 2)}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`${error.message}\n`);
     return 2;
+  } finally {
+    close();
   }
 });
 process.exit(code);

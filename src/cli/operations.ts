@@ -1,3 +1,4 @@
+import type { CredentialEpoch } from '../auth/credential-epoch.js';
 import { hashPassword } from '../auth/password.js';
 import type { Role } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
@@ -23,12 +24,33 @@ export async function createOrganization(db: Db, input: { name: string; slug: st
   return db.organization.create({ data: { name: input.name, slug: input.slug, isPublic: input.isPublic ?? false } });
 }
 
-export async function addMember(db: Db, input: { orgId: string; userId: string; role: Role }) {
-  return db.membership.upsert({
-    where: { orgId_userId: { orgId: input.orgId, userId: input.userId } },
-    create: input,
-    update: { role: input.role },
-  });
+/**
+ * Adds a member, or changes their role. A role change is a credential change (their keys act
+ * with the new role from the next request): pass the epoch of the running service, which is
+ * bumped after the write when the row already existed with another role.
+ */
+export async function addMember(db: Db, input: { orgId: string; userId: string; role: Role }, epoch?: CredentialEpoch) {
+  const where = { orgId_userId: { orgId: input.orgId, userId: input.userId } };
+  const before = epoch ? await db.membership.findUnique({ where, select: { role: true } }) : null;
+  const membership = await db.membership.upsert({ where, create: input, update: { role: input.role } });
+  if (epoch && before && before.role !== input.role) await epoch.bump();
+  return membership;
+}
+
+/** Removes a member; their API keys in the organization go with the membership (cascade). */
+export async function removeMember(db: Db, input: { orgId: string; userId: string }, epoch: CredentialEpoch) {
+  const removed = await db.membership.delete({ where: { orgId_userId: input } });
+  await epoch.bump();
+  return removed;
+}
+
+/** Revokes an API key (idempotent: a revoked key keeps its first revocation time); null if there is no such key. */
+export async function revokeApiKey(db: Db, id: string, epoch: CredentialEpoch) {
+  const key = await db.apiKey.findUnique({ where: { id }, select: { revokedAt: true } });
+  if (!key) return null;
+  const revoked = await db.apiKey.update({ where: { id }, data: { revokedAt: key.revokedAt ?? new Date() }, select: { id: true, revokedAt: true } });
+  await epoch.bump();
+  return revoked;
 }
 
 export async function createProject(db: Db, input: { orgId: string; name: string; key: string }) {

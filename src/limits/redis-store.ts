@@ -85,7 +85,7 @@ export class RedisStore implements LimiterStore {
   readonly redis: Redis;
   private readonly ownsClient: boolean;
   private readonly prefix: string;
-  private readonly timeoutMs: number;
+  readonly timeoutMs: number;
   private readonly onFallback: ((error: Error) => void) | undefined;
   private readonly now: () => number;
   private readonly fallback: MemoryStore;
@@ -157,7 +157,7 @@ export class RedisStore implements LimiterStore {
     const args = entries.flatMap(({ policy }) => [policy.limit, policy.windowMs]);
     const suffix = `${this.instanceId}:${(this.sequence = (this.sequence + 1) % Number.MAX_SAFE_INTEGER)}`;
     const call = (this.redis as unknown as ScriptedClient)[COMMAND](keys.length, ...keys, suffix, ...args);
-    const reply = await withTimeout(call, this.timeoutMs);
+    const reply = await withTimeout(call, this.timeoutMs, 'rate limiter');
     const [admitted, nowMicros] = reply;
     if (reply.length !== 2 + 2 * entries.length || nowMicros === undefined) throw new Error(`rate limiter: unexpected script reply ${JSON.stringify(reply)}`);
     return entries.map(({ policy }, i) => {
@@ -175,13 +175,14 @@ export class RedisStore implements LimiterStore {
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+/** `promise`, or a rejection after `ms` (what = who waited, for the message). Shared with the credential epoch. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     // When the event loop was busy past the deadline, the reply may already be waiting in the
     // socket: timers run before I/O callbacks, so give that reply one turn to win the race
     // rather than falling back (and double-counting) on a load spike of our own.
-    timer = setTimeout(() => setImmediate(() => reject(new Error(`rate limiter: Redis did not answer within ${ms} ms`))), ms);
+    timer = setTimeout(() => setImmediate(() => reject(new Error(`${what}: Redis did not answer within ${ms} ms`))), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -126,7 +126,11 @@ builder.mutationField('revokeApiKey', (t) =>
       const key = id.success ? await ctx.prisma.apiKey.findFirst({ where: { id: id.data, orgId }, select: { id: true, userId: true, revokedAt: true } }) : null;
       // Someone else's key is as invisible as a missing one unless you may manage it.
       if (!key || (key.userId !== me.userId && !roleAtLeast(me.org!.role, 'admin'))) throw new NotFoundError('API key');
-      return ctx.prisma.apiKey.update({ ...nonEmpty(query), where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() } });
+      const revoked = await ctx.prisma.apiKey.update({ ...nonEmpty(query), where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() } });
+      // Committed; now every instance drops its cached keys before this answer goes out, so the
+      // key's next request is looked up (and refused) wherever it lands.
+      await ctx.credentialEpoch.bump();
+      return revoked;
     },
   }),
 );
