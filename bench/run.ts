@@ -164,6 +164,8 @@ const appEnv = (databaseUrl: string, port: number) => ({
   DATABASE_URL: databaseUrl,
   LOG_LEVEL: 'warn',
   REDIS_URL: undefined,
+  // One instance and no admin writes during the run: the key cache is safe, and the baseline keeps keys too.
+  PAT_CACHE: 'on',
   BASE_URL: undefined,
   NODE_ENV: 'production',
   MIGRATE_ON_START: 'false',
