@@ -1,24 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { Issue } from '../generated/prisma/client.js';
 import { NotFoundError } from './errors.js';
 import { checkAssignee, type CreateIssue } from './issue-input.js';
 
 /** An issue row as the GraphQL Issue object reads it, with its project's key (for `key`). */
-export interface CreatedIssue {
-  id: string;
-  orgId: string;
-  projectId: string;
-  number: number;
-  title: string;
-  status: string;
-  priority: string;
-  description: string | null;
-  assigneeId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  project: { key: string };
-}
+export type CreatedIssue = Issue & { project: { key: string } };
 
 type Row = Omit<CreatedIssue, 'project'> & { projectKey: string };
 
