@@ -102,7 +102,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const web = createWebRouter(logger);
   const keys = await SigningKeys.open(db.prisma);
   const oauth = createOAuthRouter(logger, keys);
-  const authDeps: AuthDeps = { db: db.prisma, keys, config, patCache };
+  const authDeps = { db: db.prisma, keys, config, patCache } satisfies AuthDeps;
 
   const contextFor = (principal: Principal, clientIp: string): Context => ({
     principal,
@@ -177,7 +177,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const patEpoch = patCache && typeof credentials.token === 'string' && credentials.token.startsWith(PAT_PREFIX) ? credentialEpoch.read() : null;
     const deps: Required<AuthDeps> = {
       ...authDeps,
-      patCache,
       patEpoch,
       verifyAccess: (token) => {
         if (!verified.has(token)) verified.set(token, verifyAccessToken(keys, config, token));

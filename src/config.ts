@@ -31,6 +31,9 @@ const EnvSchema = z.object({
   PAT_CACHE: z.enum(['auto', 'on', 'off']).default('auto'),
 });
 
+/** Whether DATABASE_URL names PostgreSQL (anything else is the embedded database). */
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
+
 export type PatCacheSetting = z.infer<typeof EnvSchema>['PAT_CACHE'];
 
 /**
@@ -41,7 +44,7 @@ export type PatCacheSetting = z.infer<typeof EnvSchema>['PAT_CACHE'];
  */
 export function resolvePatCache(setting: PatCacheSetting, databaseUrl: string, redisUrl: string | undefined): boolean {
   if (setting !== 'auto') return setting === 'on';
-  return redisUrl !== undefined || !/^postgres(ql)?:\/\//.test(databaseUrl);
+  return redisUrl !== undefined || !isPostgresUrl(databaseUrl);
 }
 
 export interface Config {

@@ -59,26 +59,25 @@ async function expect401(response: Response, code: string) {
 }
 
 describe('PatCache', () => {
-  const entry = (id: string, epoch = 1, filledAt = 0): CachedPat => ({
+  const entry = (id: string, filledAt = 0): CachedPat => ({
     id,
     orgId: 'o',
     userId: 'u',
     role: 'member',
     expiresAt: null,
     lastUsedAt: null,
-    epoch,
     filledAt,
   });
 
   test('bounded: inserting more than the maximum evicts the least recently used', () => {
     const cache = new PatCache(3);
-    for (const id of ['a', 'b', 'c']) cache.set(id, entry(id));
+    for (const id of ['a', 'b', 'c']) cache.set(id, entry(id), 1);
     expect(cache.get('a', 1, 10)?.id).toBe('a'); // a is now the most recent
-    cache.set('d', entry('d'));
+    cache.set('d', entry('d'), 1);
     expect(cache.size).toBe(3);
     expect(cache.get('b', 1, 10)).toBeUndefined();
     for (const id of ['a', 'c', 'd']) expect(cache.get(id, 1, 10)?.id).toBe(id);
-    for (let i = 0; i < 10; i++) cache.set(`k${i}`, entry(`k${i}`));
+    for (let i = 0; i < 10; i++) cache.set(`k${i}`, entry(`k${i}`), 1);
     expect(cache.size).toBe(3);
     expect(cache.get('k9', 1, 10)?.id).toBe('k9');
     expect(cache.get('a', 1, 10)).toBeUndefined();
@@ -86,14 +85,14 @@ describe('PatCache', () => {
 
   test('an entry counts only under its epoch and within the TTL; a new epoch empties the cache', () => {
     const cache = new PatCache(10, 60_000);
-    cache.set('a', entry('a', 1, 1_000));
-    cache.set('b', entry('b', 1, 1_000));
+    cache.set('a', entry('a', 1_000), 1);
+    cache.set('b', entry('b', 1_000), 1);
     expect(cache.get('a', 1, 60_999)?.id).toBe('a');
     expect(cache.get('a', 1, 61_000)).toBeUndefined();
     expect(cache.get('b', 2, 2_000)).toBeUndefined();
     expect(cache.size).toBe(0);
     // A slow request that read epoch 1 cannot put its entry back once the cache moved to 2.
-    cache.set('b', entry('b', 1, 2_000));
+    cache.set('b', entry('b', 2_000), 1);
     expect(cache.get('b', 1, 2_000)).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { generatePat, hashToken, patHint } from '../../src/auth/pat-token.js';
 import type { Db } from '../../src/db/client.js';
+import type { Issue } from '../../src/generated/prisma/client.js';
 import type { Role } from '../../src/generated/prisma/enums.js';
 
 /** Deterministic PRNG (mulberry32): the same plan every run. */
@@ -163,22 +164,10 @@ export async function seedBase(db: Db, plan: Plan): Promise<void> {
   for (let i = 0; i < keys.length; i += 1000) await db.apiKey.createMany({ data: keys.slice(i, i + 1000) });
 }
 
-interface IssueRow {
-  id: string;
-  orgId: string;
-  projectId: string;
-  number: number;
-  title: string;
-  status: string;
-  priority: string;
-  description: string | null;
-  assigneeId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+
 
 /** Issues `from..to` (1-based numbers, inclusive) of one project, deterministic per project. */
-function* projectIssues(plan: Plan, projectIndex: number, from: number, to: number): Generator<IssueRow> {
+function* projectIssues(plan: Plan, projectIndex: number, from: number, to: number): Generator<Issue> {
   const project = plan.projects[projectIndex]!;
   const random = rng(1000 + projectIndex);
   // Poisson arrivals over the project's life: exponential gaps, scaled to end a little before now.
@@ -232,7 +221,7 @@ export async function seedIssues(db: Db, plan: Plan, stage: 'initial' | 'rest' |
     const from = stage === 'rest' ? project.initial + 1 : 1;
     const to = stage === 'initial' ? project.initial : project.total;
     if (to < from) continue;
-    let batch: IssueRow[] = [];
+    let batch: Issue[] = [];
     for (const row of projectIssues(plan, i, from, to)) {
       batch.push(row);
       if (batch.length === BATCH) {

@@ -10,8 +10,6 @@ export interface CachedPat {
   expiresAt: Date | null;
   /** Updated when a hit writes last_used_at, so a busy key still writes once a minute. */
   lastUsedAt: Date | null;
-  /** The credential epoch the entry was filled under; used only while it is still current. */
-  epoch: Epoch;
   /** When it was filled (ms): entries older than the TTL are dropped whatever the epoch says. */
   filledAt: number;
 }
@@ -52,7 +50,7 @@ export class PatCache {
       this.epoch = epoch;
     }
     const entry = this.entries.get(hash);
-    if (!entry || entry.epoch !== epoch || nowMs - entry.filledAt >= this.ttlMs || nowMs < entry.filledAt) {
+    if (!entry || nowMs - entry.filledAt >= this.ttlMs || nowMs < entry.filledAt) {
       if (entry) this.entries.delete(hash);
       this.misses++;
       return undefined;
@@ -64,21 +62,17 @@ export class PatCache {
   }
 
   /**
-   * Keeps a key verified live in the database. `entry.epoch` must have been read before that
-   * lookup; an entry from an epoch the cache has already moved past is not kept.
+   * Keeps a key verified live in the database. `epoch` must have been read before that lookup;
+   * an entry from an epoch the cache has already moved past is not kept.
    */
-  set(hash: string, entry: CachedPat): void {
-    this.epoch ??= entry.epoch;
-    if (entry.epoch !== this.epoch) return;
+  set(hash: string, entry: CachedPat, epoch: Epoch): void {
+    this.epoch ??= epoch;
+    if (epoch !== this.epoch) return;
     this.entries.delete(hash);
     this.entries.set(hash, entry);
     if (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-  }
-
-  clear(): void {
-    this.entries.clear();
   }
 }

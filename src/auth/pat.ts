@@ -94,7 +94,7 @@ export async function authenticatePat(
   if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return authErrors.expired();
   const live = { id: key.id, orgId: key.orgId, userId: key.userId, role: key.role, expiresAt: key.expiresAt, lastUsedAt: key.lastUsedAt };
   // The same object is cached and touched below, so its last use is known to the next hit.
-  if (cache && epoch != null) cache.set(cacheKey, Object.assign(live, { epoch, filledAt: now.getTime() }));
+  if (cache && epoch != null) cache.set(cacheKey, Object.assign(live, { filledAt: now.getTime() }), epoch);
   if (requestedOrgId !== null && requestedOrgId !== live.orgId) return authErrors.orgMismatch();
   touch(db, live, now);
   return principal(live);

@@ -85,9 +85,8 @@ const commands: Record<string, (db: Db, epoch: CredentialEpoch) => Promise<unkno
   },
   'remove-member': async (db, epoch) => {
     const [org, user] = [await findOrg(db, need('org')), await findUser(db, need('user'))];
-    const member = await db.membership.findUnique({ where: { orgId_userId: { orgId: org.id, userId: user.id } }, select: { id: true } });
-    if (!member) throw new UsageError(`${user.username} is not a member of ${org.slug}`);
-    return removeMember(db, { orgId: org.id, userId: user.id }, epoch);
+    if (!(await removeMember(db, { orgId: org.id, userId: user.id }, epoch))) throw new UsageError(`${user.username} is not a member of ${org.slug}`);
+    return { removed: { org: org.slug, user: user.username } };
   },
   'create-project': async (db) => createProject(db, { orgId: (await findOrg(db, need('org'))).id, name: need('name'), key: need('key') }),
   'create-key': async (db) => {

@@ -26,22 +26,21 @@ export async function createOrganization(db: Db, input: { name: string; slug: st
 
 /**
  * Adds a member, or changes their role. A role change is a credential change (their keys act
- * with the new role from the next request): pass the epoch of the running service, which is
- * bumped after the write when the row already existed with another role.
+ * with the new role from the next request): pass the epoch of the running service, bumped after
+ * the write (a bump for a new member only makes the caches refill).
  */
 export async function addMember(db: Db, input: { orgId: string; userId: string; role: Role }, epoch?: CredentialEpoch) {
   const where = { orgId_userId: { orgId: input.orgId, userId: input.userId } };
-  const before = epoch ? await db.membership.findUnique({ where, select: { role: true } }) : null;
   const membership = await db.membership.upsert({ where, create: input, update: { role: input.role } });
-  if (epoch && before && before.role !== input.role) await epoch.bump();
+  await epoch?.bump();
   return membership;
 }
 
-/** Removes a member; their API keys in the organization go with the membership (cascade). */
-export async function removeMember(db: Db, input: { orgId: string; userId: string }, epoch: CredentialEpoch) {
-  const removed = await db.membership.delete({ where: { orgId_userId: input } });
-  await epoch.bump();
-  return removed;
+/** Removes a member (their API keys in the organization go with it: cascade); false if there was none. */
+export async function removeMember(db: Db, input: { orgId: string; userId: string }, epoch: CredentialEpoch): Promise<boolean> {
+  const { count } = await db.membership.deleteMany({ where: input });
+  if (count > 0) await epoch.bump();
+  return count > 0;
 }
 
 /** Revokes an API key (idempotent: a revoked key keeps its first revocation time); null if there is no such key. */

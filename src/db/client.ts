@@ -5,6 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import lockfile from 'proper-lockfile';
+import { isPostgresUrl } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { countQueries, type QueryCounter } from './query-counter.js';
 
@@ -37,7 +38,7 @@ export class DatabaseInUseError extends Error {
  * `postgres://` / `postgresql://` (PostgreSQL through node-postgres).
  */
 export async function openDatabase(url: string): Promise<Database> {
-  if (/^postgres(ql)?:\/\//.test(url)) {
+  if (isPostgresUrl(url)) {
     return wrap(new PrismaPg({ connectionString: url }), 'postgres', async () => {});
   }
   if (url.startsWith('memory://')) {

@@ -152,7 +152,7 @@ builder.mutationField('createIssue', (t) =>
       });
       const issue = await insertIssue(ctx.prisma, orgId, input);
       // The written row answers the usual selections (every column and the key); relations are read.
-      if (selectionCovered(query.select, { ...issue })) return issue;
+      if (selectionCovered(query.select, issue)) return issue;
       return ctx.prisma.issue.findUniqueOrThrow({ ...query, where: { id: issue.id } });
     },
   }),
