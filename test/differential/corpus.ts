@@ -113,7 +113,7 @@ async function pinTimes(t: TestApp): Promise<void> {
   }
 }
 
-function steps(t: TestApp, ids: Record<string, string>): Step[] {
+function steps(ids: Record<string, string>): Step[] {
   const all: Step[] = [];
   const add = (caller: Caller, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
     all.push({ caller, method, path, body, headers });
@@ -268,14 +268,13 @@ function steps(t: TestApp, ids: Record<string, string>): Step[] {
   add('owner', 'PATCH', '/api/projects');
   add('owner', 'POST', '/api/me');
   add('owner', 'PUT', '/api/issues/WEB-1', { title: 'x' });
-  add('owner', 'GET', '/api/me', undefined, { 'x-org-id': ids.globex });
-  add('owner', 'GET', '/api/me', undefined, { 'x-org-id': ids.acme });
-  add('session', 'GET', '/api/projects', undefined, { 'x-org-id': ids.globex });
+  add('owner', 'GET', '/api/me', undefined, { 'x-org-id': ids.globex! });
+  add('owner', 'GET', '/api/me', undefined, { 'x-org-id': ids.acme! });
+  add('session', 'GET', '/api/projects', undefined, { 'x-org-id': ids.globex! });
   add('owner', 'GET', '/api/me?access_token=abc');
   add('anonymous', 'GET', '/api/me', undefined, { authorization: 'Basic abc' });
   add('anonymous', 'GET', '/api/me', undefined, { authorization: 'Bearer a', 'x-auth-token': 'b' });
   for (const caller of CALLERS) add(caller, 'GET', '/api/me');
-  void t;
   return all;
 }
 
@@ -290,7 +289,7 @@ export async function runCorpus(t: TestApp): Promise<Recorded[]> {
   const mob = acme.projects.find((p) => p.key === 'MOB')!.id;
   const res = globex.projects[0]!.id;
   const web1 = (await t.app.db.prisma.issue.findFirst({ where: { projectId: web, number: 1 } }))!.id;
-  const ids = { web, mob, res, web1, acme: acme.id, globex: globex.id, olivia: t.user('olivia').id, bella: t.user('bella', 'globex').id };
+  const ids: Record<string, string> = { web, mob, res, web1, acme: acme.id, globex: globex.id, olivia: t.user('olivia').id, bella: t.user('bella', 'globex').id };
 
   const cookie = await t.signIn('olivia@example.com');
   // Olivia's session acts in acme (her only organization); OAuth tokens are bound to acme too.
@@ -304,8 +303,8 @@ export async function runCorpus(t: TestApp): Promise<Recorded[]> {
     viewer: { authorization: `Bearer ${t.user('victor').token}` },
     globex: { authorization: `Bearer ${t.user('bella', 'globex').token}` },
     session: { cookie, origin: new URL(t.app.config.baseUrl).origin },
-    oauthRead: { authorization: `Bearer ${read.access_token}` },
-    oauthWrite: { authorization: `Bearer ${write.access_token}` },
+    oauthRead: { authorization: `Bearer ${read.tokens.access_token}` },
+    oauthWrite: { authorization: `Bearer ${write.tokens.access_token}` },
     anonymous: {},
     badToken: { authorization: 'Bearer tok_live_00000000000000000000000000000000' },
   };
@@ -314,7 +313,7 @@ export async function runCorpus(t: TestApp): Promise<Recorded[]> {
   let next = '';
   let newKey = '';
   let invite = '';
-  for (const step of steps(t, ids)) {
+  for (const step of steps(ids)) {
     let path = step.path === '<next>' ? next : step.path;
     path = path.replace('<new-key>', newKey);
     const body = step.body && typeof step.body === 'object' ? JSON.parse(JSON.stringify(step.body).replace('<invite>', invite)) : step.body;
