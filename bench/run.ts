@@ -334,7 +334,7 @@ async function main() {
     const auth = await measureAuthCost(created.url, plan);
     log(`auth + rate limit p50 ${auth.auth_plus_rate_limit.p50_us} us (bare PAT lookup ${auth.bare_pat_lookup_sql_over_pg.p50_us} us)`);
     const layers = await layerCosts(created.url, plan, Math.min(1, Math.max(0.2, DURATION / 20)));
-    log(`layers (CPU us/request): REST read raw ${layers.rest_read.raw_pg_query_and_json.cpu_us}, Prisma ${layers.rest_read.prisma_findMany.cpu_us}, REST handler ${layers.rest_read.rest_handler_graphql_prisma.cpu_us}, full ${layers.rest_read.full_app_fetch.cpu_us}`);
+    log(`layers (CPU us/request): REST read raw ${layers.rest_read.raw_pg_query_and_json.cpu_us}, Prisma ${layers.rest_read.prisma_findMany.cpu_us}, REST handler ${layers.rest_read.rest_handler_operation_prisma.cpu_us}, full ${layers.rest_read.full_app_fetch.cpu_us}`);
     await sampleBusy('postgres, before the main runs');
 
     for (let r = 1; r <= ROUNDS; r++) {

@@ -23,7 +23,7 @@ import { RedisStore } from './limits/redis-store.js';
 import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
 import { HttpProblem, problems } from './rest/problem.js';
-import { createRestRouter } from './rest/router.js';
+import { createRestRouter, isPublicPath } from './rest/router.js';
 import { createWebRouter } from './web/router.js';
 
 export interface RequestInfo {
@@ -116,7 +116,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   async function handleApi(request: Request, url: URL, principal: Principal | AuthError, ctx: Context): Promise<Response> {
     // The API description is public: answered before any credential check (a credential sent with it is ignored).
-    if (url.pathname === '/api/openapi.json') return (await rest.fetch(request, ctx)) as Response;
+    if (isPublicPath(url.pathname)) return (await rest.fetch(request, ctx)) as Response;
     if (principal instanceof AuthError) return authProblem(config, principal).toResponse();
     if (principal.kind === 'anonymous') {
       return new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {

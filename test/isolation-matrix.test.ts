@@ -708,7 +708,8 @@ describe('nested selections stay in the organization of the credential', () => {
 describe('bodies cannot set an organization, a user or a role', () => {
   const SMUGGLED = (): Record<string, [unknown, string]> => ({
     org_id: [globex, 'org_id'],
-    orgId: [globex, 'org_id'],
+    // Named as the client sent it: the body is snake_case, and a camelCase name is simply unknown.
+    orgId: [globex, 'orgId'],
     role: ['owner', 'role'],
     user_id: [uid.bella, 'user_id'],
   });

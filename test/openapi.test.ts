@@ -7,7 +7,7 @@ import { SCOPE_NAMES } from '../src/auth/oauth/scopes.js';
 import { ROLES } from '../src/auth/principal.js';
 import { createLogger } from '../src/logger.js';
 import { openApiDocument } from '../src/rest/openapi.js';
-import type { Header, MediaType, Method, OpenApiDocument, Operation, Parameter, Reference, Response as DocResponse, Schema } from '../src/rest/openapi/types.js';
+import type { OpenApiDocument, Header, MediaType, Method, Operation, Parameter, Reference, DocResponse, Schema } from './support/openapi-types.js';
 import { createRestRouter } from '../src/rest/router.js';
 import { schema as graphqlSchema } from '../src/schema/index.js';
 import { ISSUE_SORT_FIELDS } from '../src/schema/issue-order.js';
@@ -223,7 +223,7 @@ describe('the document', () => {
 
   test('follows BASE_URL: servers, OAuth endpoints and the session cookie name', () => {
     const config = { ...t.app.config, baseUrl: 'https://wm.example.com' };
-    const other = openApiDocument(config);
+    const other = openApiDocument(config) as unknown as OpenApiDocument;
     expect(other.servers[0]!.url).toBe('https://wm.example.com/api');
     const oauth = other.components.securitySchemes.oauth2!;
     expect(oauth).toMatchObject({
@@ -298,7 +298,7 @@ describe('the document', () => {
       expect(op.summary).toBeTruthy();
       expect(Object.keys(op.responses).some((s) => /^2\d\d$/.test(s)), `${method} ${path}: a success response`).toBe(true);
       expect(op.security, `${method} ${path}`).toBeDefined();
-      const declared = [...(doc.paths[path]!.parameters ?? []), ...(op.parameters ?? [])].map((p) => resolve<Parameter>(p));
+      const declared = [...(doc.paths[path]!.parameters ?? []), ...(op.parameters ?? [])].map((p) => resolve<Parameter>(p as Parameter));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
         expect(declared.some((p) => p.in === 'path' && p.name === name && p.required), `${method} ${path}: path parameter ${name}`).toBe(true);
       }
@@ -313,7 +313,7 @@ describe('the document', () => {
     const schemes = doc.components.securitySchemes;
     expect(schemes.bearerToken).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(schemes.authTokenHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Auth-Token' });
-    const oauth = schemes.oauth2 as Extract<(typeof schemes)[string], { type: 'oauth2' }>;
+    const oauth = schemes.oauth2!;
     expect(oauth.flows.authorizationCode).toMatchObject({
       authorizationUrl: `${ORIGIN}/oauth/authorize`,
       tokenUrl: `${ORIGIN}/oauth/token`,
@@ -345,7 +345,7 @@ describe('the document', () => {
     expect(s.Role!.enum).toEqual([...ROLES]);
     expect([...s.ApiKeyStatus!.enum!].sort()).toEqual(gqlEnum('ApiKeyStatus'));
     expect(Object.keys(s.PaletteHit!.discriminator!.mapping!).sort()).toEqual(gqlEnum('PaletteHitType'));
-    const list = doc.paths['/issues']!.get!.parameters!.map((p) => resolve<Parameter>(p));
+    const list = doc.paths['/issues']!.get!.parameters!.map((p) => resolve<Parameter>(p as Parameter));
     expect(list.find((p) => p.name === 'sort')!.schema.enum).toEqual(ISSUE_SORT_FIELDS.map((f) => f.toLowerCase()));
     expect(list.find((p) => p.name === 'direction')!.schema.enum).toEqual(gqlEnum('SortDirection'));
     expect(list.map((p) => p.name)).toEqual([
@@ -367,12 +367,12 @@ describe('the document', () => {
     }
     for (const { path, method, op } of operations()) {
       const what = `${method.toUpperCase()} ${path}`;
-      for (const [type, media] of Object.entries(op.requestBody ? resolve(op.requestBody).content : {})) checkMedia(media, `${what} request ${type}`);
+      for (const [type, media] of Object.entries(op.requestBody ? resolve(op.requestBody).content : {})) checkMedia(media as MediaType, `${what} request ${type}`);
       for (const [status, entry] of Object.entries(op.responses)) {
         if ('$ref' in entry) continue; // a component response, checked above
-        for (const [type, media] of Object.entries(entry.content ?? {})) checkMedia(media, `${what} ${status} ${type}`);
+        for (const [type, media] of Object.entries(entry.content ?? {})) checkMedia(media as MediaType, `${what} ${status} ${type}`);
       }
-      for (const parameter of (op.parameters ?? []).map((p) => resolve<Parameter>(p))) {
+      for (const parameter of (op.parameters ?? []).map((p) => resolve<Parameter>(p as Parameter))) {
         if (parameter.example !== undefined) assertValid(parameter.schema, parameter.example, `${what} parameter ${parameter.name}`);
       }
     }
@@ -413,10 +413,10 @@ describe('the document', () => {
         expect(schema.additionalProperties, `${name}: additionalProperties`).toBe(false);
         for (const field of Object.keys(schema.properties)) {
           if (!optional.has(`${name}.${field}`)) expect(schema.required, `${name}.${field} required`).toContain(field);
-          visit(schema.properties[field]!, `${name}.${field}`);
+          visit(schema.properties[field] as Schema, `${name}.${field}`);
         }
       }
-      for (const sub of [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? []), ...(schema.items ? [schema.items] : [])]) visit(sub, name);
+      for (const sub of [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? []), ...(schema.items ? [schema.items] : [])]) visit(sub as Schema, name);
     };
     for (const { op } of operations()) {
       for (const entry of Object.values(op.responses)) {

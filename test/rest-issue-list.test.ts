@@ -167,8 +167,15 @@ describe('filters', () => {
         { field: 'direction', message: 'must be one of: asc, desc' },
       ]),
     );
-    expect(errors).toHaveLength(5);
-    // Once the types are right, the schema's own rules speak.
+    // Every mistake of the request at once: the values' own rules too, not only their types.
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        { field: 'status', message: 'must each be one of: Backlog, Todo, In Progress, In Review, Done, Canceled' },
+        { field: 'priority', message: 'must each be one of: urgent, high, medium, low, none' },
+        { field: 'assignee_id', message: 'must be a UUID or none' },
+      ]),
+    );
+    expect(errors).toHaveLength(8);
     expect(await fieldErrors(await list('status=Todo,Blocked&priority=P0&assignee_id=bob&q='))).toEqual([
       { field: 'status', message: 'must each be one of: Backlog, Todo, In Progress, In Review, Done, Canceled' },
       { field: 'priority', message: 'must each be one of: urgent, high, medium, low, none' },

@@ -67,7 +67,7 @@ describe('POST /api/issues', () => {
       [{ project_id: projectId, title: '   ' }, [{ field: 'title', message: /empty/ }]],
       [{ project_id: projectId, title: 'x'.repeat(256) }, [{ field: 'title', message: /at most 255/ }]],
       [{ project_id: 'abc', title: 'x' }, [{ field: 'project_id', message: /UUID/ }]],
-      [{ project_id: projectId, title: 42 }, [{ field: 'title', message: /String/ }]],
+      [{ project_id: projectId, title: 42 }, [{ field: 'title', message: /must be a string/ }]],
       [{ project_id: projectId, title: 'x', org_id: t.org('globex').id }, [{ field: 'org_id', message: /not a known field/ }]],
       [{ title: 'x', id: 'mine' }, [{ field: 'project_id', message: /required/ }, { field: 'id', message: /not a known field/ }]],
     ];
@@ -172,8 +172,9 @@ describe('GET /api/issues', () => {
       const problem = await expectProblem(await get(`&limit=${bad}`), 400, 'validation_failed');
       expect(problem.errors?.[0]?.field).toBe('limit');
     }
-    // Negative page sizes are refused by the connection layer before our own checks.
-    await expectProblem(await get('&limit=-5'), 400, 'bad_user_input');
+    // Negative page sizes too, by the same rule and with the REST name (not GraphQL's `first`).
+    const negative = await expectProblem(await get('&limit=-5'), 400, 'validation_failed');
+    expect(negative.errors).toEqual([{ field: 'limit', message: 'must be between 1 and 100' }]);
   });
 
   test('the Link header walks every issue exactly once, newest first, and the last page has none', async () => {

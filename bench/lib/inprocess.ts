@@ -13,7 +13,7 @@ import { hashToken } from '../../src/auth/pat-token.js';
 import { testConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import type { Context } from '../../src/context.js';
-import { createIssue, listIssues } from '../../src/rest/issues.js';
+import { createRestRouter } from '../../src/rest/router.js';
 import { schema } from '../../src/schema/index.js';
 import { RateLimiter, rateLimitSubject } from '../../src/limits/limiter.js';
 import { MemoryStore } from '../../src/limits/memory-store.js';
@@ -269,6 +269,7 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
   const raw = new pg.Pool({ connectionString: url, max: 2 });
   const w = workloads(plan);
   const ctx = (): Context => ({ principal, prisma: db.prisma, config, clientIp: '127.0.0.1', limiter: app.limiter, rateLimits: [], credentialEpoch: app.credentialEpoch });
+  const rest = createRestRouter(app.logger);
   const big = [...plan.projects].sort((a, b) => b.total - a.total)[0]!;
   const n = (k: number) => Math.max(20, Math.round(k * scale));
   await touchAllKeys(db, plan);
@@ -292,7 +293,7 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
           include: { project: { select: { key: true } } },
         }),
       ),
-      rest_handler_graphql_prisma: await layer(n(300), async () => body(await listIssues(new Request(readUrl), ctx()))),
+      rest_handler_operation_prisma: await layer(n(300), async () => body(await rest.fetch(new Request(readUrl), ctx()))),
       router_no_auth: await layer(n(300), async () => body(await noauth.fetch(new Request(readUrl)))),
       full_app_fetch: await layer(n(300), async (i) => body(await app.fetch(toRequest(w.rest_read.request(i))))),
     };
@@ -338,9 +339,9 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
         const args = [new Date(), plan.orgId, input.project_id, input.assignee_id, randomUUID(), input.title, input.status, input.priority, input.description];
         await db.prisma.$queryRawUnsafe(CREATE_ISSUE_SQL, ...args);
       }),
-      rest_handler_graphql_prisma: await layer(n(300), async (i) => {
+      rest_handler_operation_prisma: await layer(n(300), async (i) => {
         const r = create(i);
-        return body(await createIssue(new Request(`${BASE}${r.path}`, { method: 'POST', headers: r.headers, body: r.body! }), ctx()));
+        return body(await rest.fetch(new Request(`${BASE}${r.path}`, { method: 'POST', headers: r.headers, body: r.body! }), ctx()));
       }),
       full_app_fetch: await layer(n(300), async (i) => body(await app.fetch(toRequest(create(10_000 + i))))),
     };

@@ -146,7 +146,7 @@ export function renderMarkdown(report: Any): string {
       prisma_findUnique: 'Prisma findUniqueOrThrow',
       raw_pg_statement: 'raw pg: the one create statement (counter, member check, insert)',
       prisma_raw_statement: 'Prisma: the same statement through $queryRawUnsafe',
-      rest_handler_graphql_prisma: 'REST handler (src/rest/issues.ts): GraphQL operation over Pothos + Prisma, JSON',
+      rest_handler_operation_prisma: 'REST router (src/rest/router.ts): declared route calling the schema operation over Prisma, JSON',
       graphql_execute_pothos_prisma: 'graphql execute() over the Pothos schema + Prisma',
       router_no_auth: 'itty-router + handler, no auth (bench/app-noauth)',
       yoga_no_auth: 'graphql-yoga + execute, no auth (bench/app-noauth)',

@@ -26,6 +26,16 @@ export interface UserPrincipal {
   sessionRefreshedUntil?: Date | null;
 }
 
-export type Principal = { kind: 'anonymous' } | UserPrincipal;
+/**
+ * A trusted operator at the server's console (the admin CLI, the seed): no credential, every
+ * role, never rate limited, acting in the organization it names. It still obeys every input
+ * rule, because it calls the same operations.
+ */
+export interface OperatorPrincipal {
+  kind: 'operator';
+  org: { id: string; role: 'owner' } | null;
+}
+
+export type Principal = { kind: 'anonymous' } | UserPrincipal | OperatorPrincipal;
 
 export const anonymous: Principal = { kind: 'anonymous' };

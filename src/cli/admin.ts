@@ -5,6 +5,7 @@ import { localEpoch, RedisEpoch, type CredentialEpoch } from '../auth/credential
 import { mintApiKey } from '../auth/api-keys.js';
 import { ROLES, type Role } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
+import { AppError } from '../schema/errors.js';
 import { withDatabase } from './open.js';
 import { addMember, createOrganization, createProject, createUser, removeMember, revokeApiKey } from './operations.js';
 
@@ -154,7 +155,8 @@ const code = await withDatabase(async (db, config) => {
     process.stdout.write(`${JSON.stringify(result, (k, v) => (k === 'passwordHash' || k === 'tokenHash' ? undefined : v), 2)}\n`);
     return 0;
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    // A value the API would refuse is refused here too, with the API's message (ValidationError, ConflictError...).
+    if (!(error instanceof UsageError) && !(error instanceof AppError)) throw error;
     process.stderr.write(`${error.message}\n`);
     return 2;
   } finally {

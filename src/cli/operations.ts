@@ -2,6 +2,10 @@ import type { CredentialEpoch } from '../auth/credential-epoch.js';
 import { hashPassword } from '../auth/password.js';
 import type { Role } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
+import { revokeKeyRow } from '../schema/api-key.js';
+import { operatorContext } from '../schema/operator.js';
+import { createOrganization as orgOperation } from '../schema/organization.js';
+import * as projectOperations from '../schema/project-operations.js';
 
 /** Operator operations shared by the admin and seed commands (and test fixtures). */
 
@@ -20,8 +24,10 @@ export async function createUser(
   });
 }
 
+/** Creates an organization with no member yet (add its owner next), under the API's rules for names and slugs. */
 export async function createOrganization(db: Db, input: { name: string; slug: string; isPublic?: boolean }) {
-  return db.organization.create({ data: { name: input.name, slug: input.slug, isPublic: input.isPublic ?? false } });
+  const data = orgOperation.parse(input);
+  return db.organization.create({ data });
 }
 
 /**
@@ -43,15 +49,12 @@ export async function removeMember(db: Db, input: { orgId: string; userId: strin
   return count > 0;
 }
 
-/** Revokes an API key (idempotent: a revoked key keeps its first revocation time); null if there is no such key. */
-export async function revokeApiKey(db: Db, id: string, epoch: CredentialEpoch) {
-  const key = await db.apiKey.findUnique({ where: { id }, select: { revokedAt: true } });
-  if (!key) return null;
-  const revoked = await db.apiKey.update({ where: { id }, data: { revokedAt: key.revokedAt ?? new Date() }, select: { id: true, revokedAt: true } });
-  await epoch.bump();
-  return revoked;
+/** Revokes an API key of any organization (the schema's revocation); null if there is no such key. */
+export function revokeApiKey(db: Db, id: string, epoch: CredentialEpoch) {
+  return revokeKeyRow(db, epoch, { id }, { id: true, revokedAt: true });
 }
 
+/** Creates a project through the API's operation: the same key and name rules, the same messages. */
 export async function createProject(db: Db, input: { orgId: string; name: string; key: string }) {
-  return db.project.create({ data: { orgId: input.orgId, name: input.name, key: input.key.toUpperCase() } });
+  return projectOperations.createProject.call(operatorContext(db, { orgId: input.orgId }), { name: input.name, key: input.key }, {});
 }

@@ -1,77 +1,144 @@
-import { createHash } from 'node:crypto';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import type { InfoObject, OpenAPIObject, OperationObject, ReferenceObject } from 'openapi3-ts/oas31';
 import type { Config } from '../config.js';
-import type { Context } from '../context.js';
-import { anyCredential, components } from './openapi/components.js';
-import { paths } from './openapi/paths.js';
-import type { OpenApiDocument } from './openapi/types.js';
+import {
+  anyCredential,
+  graphqlPathItem,
+  notApiKey,
+  paramRef,
+  policies,
+  problem,
+  problemResponse,
+  protocolComponents,
+  responseRef,
+  withRateLimitHeaders,
+} from './openapi-protocol.js';
+import type { Route } from './route.js';
+import { ROUTES } from './routes/index.js';
+
+const JSON_TYPE = 'application/json';
+
+function security(route: Route) {
+  if (!route.operation) return [];
+  return route.operation.access.notPat ? notApiKey(route.operation.kind) : anyCredential(route.operation.kind);
+}
+
+/** What a route answers: its success, its own errors, and those every request can get. */
+function responses(route: Route): Record<string, ResponseConfig | ReferenceObject> {
+  const { success } = route;
+  const documented: Record<string, ResponseConfig | ReferenceObject> = {
+    [success.status]: {
+      description: success.description,
+      headers: withRateLimitHeaders(success.headers ?? []),
+      ...(success.schema
+        ? {
+            content: {
+              [JSON_TYPE]: {
+                schema: success.schema,
+                examples: Object.fromEntries(Object.entries(success.examples ?? {}).map(([name, value]) => [name, { value }])),
+              },
+            },
+          }
+        : {}),
+    },
+  };
+  if (!route.operation) {
+    const document = { description: success.description, headers: withRateLimitHeaders(['Cache-Control', 'Access-Control-Allow-Origin', 'ETag']), content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/OpenApiDocument' } } } };
+    return { '200': document, '304': { description: 'Not modified (`If-None-Match`).', headers: withRateLimitHeaders(['Cache-Control', 'ETag']) } };
+  }
+  const own = Object.entries(route.errors ?? {}).map(([status, description]) => {
+    const code = status === '404' ? 'not_found' : 'conflict';
+    const example = problem(Number(status) as 404 | 409, description!, code);
+    return [status, problemResponse(Number(status) as 404 | 409, description!, { [code]: { value: example } })] as const;
+  });
+  Object.assign(documented, {
+    '400': responseRef('BadRequest'),
+    '401': responseRef('Unauthorized'),
+    '403': responseRef('Forbidden'),
+    ...Object.fromEntries(own),
+    ...(route.body ? { '413': responseRef('PayloadTooLarge'), '415': responseRef('UnsupportedMediaType') } : {}),
+    '429': responseRef('TooManyRequests'),
+    '500': responseRef('InternalError'),
+  });
+  return Object.fromEntries(Object.entries(documented).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+// OpenAPI 3.1 has info.summary; openapi3-ts' InfoObject does not declare it.
+const INFO: InfoObject = {
+  title: 'workmgmt API',
+  version: '1.0.0',
+  ...{ summary: 'Multi-tenant work management: organizations > projects > issues.' },
+  description:
+    'Every route needs a credential (a personal access token, an OAuth access token or the browser session), except this document. ' +
+    "Everything a request does happens inside one organization (the token's, or the one `X-Org-Id` picks for a session); another " +
+    "organization's resources answer 404 exactly like missing ones.\n\n" +
+    'Bodies are JSON; unknown fields are refused (400). Errors are RFC 9457 `application/problem+json` with a stable `code` ' +
+    '(and `errors[]` for `validation_failed`, listing every bad field of the request at once). An unknown path is 404 `not_found`; a known path with another method is 405 ' +
+    '`method_not_allowed` with `Allow`.\n\n' +
+    'Every response carries the rate-limit headers: a global bucket of 600 requests per 60 s per credential, plus a bucket of their own ' +
+    'for some operations (`x-rate-limit-policies`). On 429 wait `Retry-After` seconds.',
+};
+
+const TAGS = [
+  { name: 'Me', description: 'The caller.' },
+  { name: 'Projects', description: 'Projects of the organization.' },
+  { name: 'Issues', description: "Issues of the organization's projects." },
+  { name: 'API keys', description: 'Personal access tokens.' },
+  { name: 'Organizations', description: 'Organizations, the public directory and invitations.' },
+  { name: 'Search', description: 'People and command-palette search.' },
+  { name: 'GraphQL', description: 'The GraphQL API, over the same operations.' },
+  { name: 'Meta', description: 'This document.' },
+];
 
 /**
- * The OpenAPI 3.1 description of the REST surface, as a typed object. Enumerations and limits
- * come from the code that enforces them (workflow, roles, scopes, rate-limit policies, GraphQL
- * enums), so the document follows the service; test/openapi.test.ts checks real responses
- * against it.
+ * The OpenAPI 3.1 description of the REST surface, generated from the route declarations (and
+ * the zod schemas they are made of), so it documents exactly what the router serves and
+ * validates. test/openapi.test.ts checks real responses of every route against it.
  */
-export function openApiDocument(config: Config): OpenApiDocument {
-  return {
-    openapi: '3.1.0',
-    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    info: {
-      title: 'workmgmt API',
-      version: '1.0.0',
-      summary: 'Multi-tenant work management: organizations > projects > issues.',
-      description:
-        'Every route needs a credential (a personal access token, an OAuth access token or the browser session), except this document. ' +
-        'Everything a request does happens inside one organization (the token\'s, or the one `X-Org-Id` picks for a session); another ' +
-        'organization\'s resources answer 404 exactly like missing ones.\n\n' +
-        'Bodies are JSON; unknown fields are refused (400). Errors are RFC 9457 `application/problem+json` with a stable `code` ' +
-        '(and `errors[]` for `validation_failed`). An unknown path is 404 `not_found`; a known path with another method is 405 ' +
-        '`method_not_allowed` with `Allow`.\n\n' +
-        'Every response carries the rate-limit headers: a global bucket of 600 requests per 60 s per credential, plus a bucket of their own ' +
-        'for some operations (`x-rate-limit-policies`). On 429 wait `Retry-After` seconds.',
-    },
-    servers: [{ url: `${config.baseUrl}/api`, description: 'This service' }],
-    // The default; every operation states its own (reads, writes, not with an API key, public).
-    security: anyCredential('read'),
-    tags: [
-      { name: 'Me', description: 'The caller.' },
-      { name: 'Projects', description: 'Projects of the organization.' },
-      { name: 'Issues', description: 'Issues of the organization\'s projects.' },
-      { name: 'API keys', description: 'Personal access tokens.' },
-      { name: 'Organizations', description: 'Organizations, the public directory and invitations.' },
-      { name: 'Search', description: 'People and command-palette search.' },
-      { name: 'GraphQL', description: 'The GraphQL API every REST route runs on.' },
-      { name: 'Meta', description: 'This document.' },
-    ],
-    paths: paths(),
-    components: components(config),
-  };
-}
-
-/** The serialized document and its ETag, per base URL (the document depends on nothing else). */
-const serialized = new Map<string, { body: string; etag: string }>();
-
-function documentFor(config: Config): { body: string; etag: string } {
-  let entry = serialized.get(config.baseUrl);
-  if (!entry) {
-    const body = JSON.stringify(openApiDocument(config));
-    entry = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
-    serialized.set(config.baseUrl, entry);
+export function openApiDocument(config: Config): OpenAPIObject {
+  const registry = new OpenAPIRegistry();
+  for (const route of ROUTES) {
+    registry.registerPath({
+      method: route.method,
+      path: route.path,
+      operationId: route.operationId,
+      summary: route.summary,
+      description: route.description ?? route.operation?.description,
+      tags: [route.tag],
+      security: security(route),
+      request: {
+        ...(route.params ? { params: route.params } : {}),
+        ...(route.query ? { query: route.query } : {}),
+        ...(route.body
+          ? { body: { required: true, content: Object.fromEntries((route.bodyTypes ?? [JSON_TYPE]).map((type) => [type, { schema: route.body! }])) } }
+          : {}),
+      },
+      responses: responses(route),
+      'x-rate-limit-policies': policies(...(route.operation?.rateLimit ? [route.operation.rateLimit.policy] : [])),
+    });
   }
-  return entry;
-}
-
-const etagMatches = (header: string | null, etag: string) =>
-  !!header && header.split(',').some((tag) => ['*', etag, `W/${etag}`].includes(tag.trim()));
-
-/** GET /api/openapi.json: public (app.ts serves it before the credential check), cacheable. */
-export async function getOpenApiDocument(request: Request, ctx: Context): Promise<Response> {
-  const { body, etag } = documentFor(ctx.config);
-  const headers = {
-    'cache-control': 'public, max-age=300',
-    etag,
-    // A public description that browser tools (Swagger UI, Redoc) on other origins may load.
-    'access-control-allow-origin': '*',
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: INFO,
+    servers: [{ url: `${config.baseUrl}/api`, description: 'This service' }],
+    security: anyCredential('read'),
+    tags: TAGS,
+  });
+  Object.assign(document, { jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base' });
+  const protocol = protocolComponents(config);
+  const generated = document.components ?? {};
+  document.components = {
+    ...protocol,
+    schemas: { ...generated.schemas, ...protocol.schemas },
+    parameters: { ...generated.parameters, ...protocol.parameters },
   };
-  if (etagMatches(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
-  return new Response(body, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  delete document.webhooks;
+  // Every operation may name the organization to act in.
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const op of Object.values(item) as OperationObject[]) {
+      if (op.operationId !== 'getOpenApiDocument') op.parameters = [...(op.parameters ?? []), paramRef('XOrgId')];
+    }
+  }
+  document.paths = { ...document.paths, '/graphql': graphqlPathItem() };
+  return document;
 }

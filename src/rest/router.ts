@@ -1,18 +1,66 @@
 import { Router, type IRequest, type RouterType } from 'itty-router';
+import type { z } from 'zod';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
-import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
-import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from './issues.js';
-import { getMe, getMyOrgs } from './me.js';
-import { getOpenApiDocument } from './openapi.js';
-import { createInvitation, createOrg, joinOrg, listOrgs, searchOrgs } from './orgs.js';
+import { AppError, type FieldError } from '../schema/errors.js';
+import { fieldErrors, messages } from '../schema/validate.js';
+import { readJsonObject } from './body.js';
+import { problemFrom } from './errors.js';
+import { queryObject } from './inputs.js';
+import { json, noContent } from './json.js';
 import { HttpProblem, problems } from './problem.js';
-import { createProject, deleteProject, getProject, listProjects, updateProject } from './projects.js';
-import { paletteSearch, searchPeople } from './search.js';
+import type { Route, RouteInput } from './route.js';
+import { ROUTES } from './routes/index.js';
 
-type Handler = (request: Request, ctx: Context, params: Record<string, string | undefined>) => Promise<Response>;
+/** `/issues/{id}` (OpenAPI) -> `/issues/:id` (itty-router). */
+const ittyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-/** The REST surface under /api: each route maps HTTP to one GraphQL operation. */
+/** Path segments as sent are percent-encoded; one that does not decode names nothing here. */
+function decodeParams(params: Record<string, string | undefined>): Record<string, string> {
+  try {
+    return Object.fromEntries(Object.entries(params).map(([name, value]) => [name, decodeURIComponent(value ?? '')]));
+  } catch {
+    throw problems.notFound();
+  }
+}
+
+/** Parses one part of a request with its schema, adding every mistake to `errors`. */
+function parsePart(schema: z.ZodObject | undefined, value: unknown, errors: FieldError[]): Record<string, unknown> {
+  if (!schema) return {};
+  const result = schema.safeParse(value, { error: messages });
+  if (result.success) return result.data as Record<string, unknown>;
+  errors.push(...fieldErrors(result.error));
+  return {};
+}
+
+/**
+ * Serves one declared route: the operation's checks first (who may call it, its bucket), then
+ * every part of the input at once (one 400 lists every mistake), then the operation itself.
+ */
+async function serve(route: Route, request: Request, ctx: Context, params: Record<string, string | undefined>): Promise<Response> {
+  try {
+    await route.operation?.admit(ctx);
+    const url = new URL(request.url);
+    const errors: FieldError[] = [];
+    const input: RouteInput = {
+      params: parsePart(route.params, decodeParams(params), errors),
+      query: parsePart(route.query, queryObject(url), errors),
+      body: route.body ? parsePart(route.body, await readJsonObject(request), errors) : {},
+      url,
+      request,
+    };
+    if (errors.length) throw problems.validation(errors);
+    const result = await route.handle(ctx, input);
+    if (result instanceof Response) return result;
+    if (route.success.status === 204) return noContent();
+    return json(result.body, { status: route.success.status, headers: result.headers as Record<string, string> });
+  } catch (error) {
+    if (error instanceof AppError) throw problemFrom(error, route.names);
+    throw error;
+  }
+}
+
+/** The REST surface under /api, made from the route declarations (src/rest/routes). */
 export function createRestRouter(logger: Logger): RouterType<IRequest, [Context], Response> {
   const router = Router<IRequest, [Context]>({
     base: '/api',
@@ -22,39 +70,16 @@ export function createRestRouter(logger: Logger): RouterType<IRequest, [Context]
       return problems.internal().toResponse();
     },
   });
-  const route = (handler: Handler) => (request: IRequest, ctx: Context) =>
-    handler(request as unknown as Request, ctx, request.params);
-
-  router
-    .get('/me', route(getMe))
-    .get('/me/orgs', route(getMyOrgs))
-    .get('/projects', route(listProjects))
-    .post('/projects', route(createProject))
-    .get('/projects/:id', route(getProject))
-    .put('/projects/:id', route(updateProject))
-    .delete('/projects/:id', route(deleteProject))
-    .get('/issues', route(listIssues))
-    .post('/issues', route(createIssue))
-    .get('/api-keys', route(listApiKeys))
-    .post('/api-keys', route(createApiKey))
-    .delete('/api-keys/:id', route(revokeApiKey))
-    .get('/orgs', route(listOrgs))
-    .post('/orgs', route(createOrg))
-    .get('/orgs/search', route(searchOrgs))
-    .post('/orgs/join', route(joinOrg))
-    .post('/invitations', route(createInvitation))
-    .get('/issues/:id', route(getIssue))
-    .patch('/issues/:id', route(updateIssue))
-    .delete('/issues/:id', route(deleteIssue))
-    .get('/people/search', route(searchPeople))
-    .get('/palette/search', route(paletteSearch))
-    .get('/openapi.json', route(getOpenApiDocument))
-    .all('*', (request: IRequest) => {
-      const path = new URL(request.url).pathname;
-      const allow = router.routes
-        .filter(([method, pattern]) => method !== 'ALL' && pattern.test(path))
-        .map(([method]) => method);
-      throw allow.length ? problems.methodNotAllowed([...new Set(allow)]) : problems.notFound();
-    });
+  for (const route of ROUTES) {
+    router[route.method](ittyPath(route.path), (request: IRequest, ctx: Context) => serve(route, request as unknown as Request, ctx, request.params));
+  }
+  router.all('*', (request: IRequest) => {
+    const path = new URL(request.url).pathname;
+    const allow = router.routes.filter(([method, pattern]) => method !== 'ALL' && pattern.test(path)).map(([method]) => method);
+    throw allow.length ? problems.methodNotAllowed([...new Set(allow)]) : problems.notFound();
+  });
   return router;
 }
+
+/** Routes anyone may read, answered before the credential check. */
+export const isPublicPath = (path: string) => ROUTES.some((route) => !route.operation && `/api${route.path}` === path);

@@ -5,21 +5,21 @@ import { roleAtLeast } from '../auth/principal.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
 import { ConflictError, ForbiddenError, NotFoundError, RateLimitedError, ValidationError } from './errors.js';
-import { limitOperation } from './rate-limit.js';
+import type { CredentialEpoch } from '../auth/credential-epoch.js';
+import type { Db } from '../db/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { apiKeyStatus, API_KEY_STATUSES } from './api-key-status.js';
+import { instant } from './dates.js';
+import { notNull } from './messages.js';
+import { defineOperation } from './operation.js';
 import { nonEmpty } from './selection.js';
-import { validate } from './validate.js';
+import { isUuid } from './uuid.js';
 import { activeOrgId, viewer } from './viewer.js';
 
 /** Spec: at most 20 active keys per user per organization. */
 export const MAX_ACTIVE_KEYS = 20;
 
-const ApiKeyStatus = builder.enumType('ApiKeyStatus', { values: ['active', 'revoked', 'expired'] as const });
-
-function status(key: { revokedAt: Date | null; expiresAt: Date | null }, now = new Date()) {
-  if (key.revokedAt) return 'revoked' as const;
-  if (key.expiresAt && key.expiresAt <= now) return 'expired' as const;
-  return 'active' as const;
-}
+const ApiKeyStatus = builder.enumType('ApiKeyStatus', { values: API_KEY_STATUSES });
 
 const ApiKeyRef = builder.prismaObject('ApiKey', {
   description: 'A personal access token. Its secret is shown once, at creation, and never stored.',
@@ -35,27 +35,35 @@ const ApiKeyRef = builder.prismaObject('ApiKey', {
     status: t.field({
       type: ApiKeyStatus,
       select: { revokedAt: true, expiresAt: true },
-      resolve: (key) => status(key),
+      resolve: (key) => apiKeyStatus(key),
     }),
   }),
+});
+
+export const listApiKeys = defineOperation({
+  name: 'listApiKeys',
+  description: "The caller's API keys in the organization, newest first; with all: true (owners and admins), everyone's.",
+  kind: 'read',
+  access: { role: 'viewer' },
+  input: z.strictObject({ all: z.boolean({ error: (issue) => (issue.input === undefined ? undefined : 'must be true or false') }).nullish() }),
+  run(ctx, { all }, query: { select?: Prisma.ApiKeySelect }) {
+    const me = viewer(ctx);
+    const orgId = activeOrgId(ctx);
+    if (all && !roleAtLeast(me.org!.role, 'admin')) throw new ForbiddenError('Only owners and admins can list every key.');
+    return ctx.prisma.apiKey.findMany({
+      ...query,
+      where: { orgId, ...(all ? {} : { userId: me.userId }) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    });
+  },
 });
 
 builder.queryField('apiKeys', (t) =>
   t.prismaField({
     type: ['ApiKey'],
-    description: "The caller's API keys in the organization, newest first; with all: true (owners and admins), everyone's.",
-    authScopes: { role: 'viewer' },
+    description: listApiKeys.description,
     args: { all: t.arg.boolean({ required: false }) },
-    resolve: (query, _root, args, ctx) => {
-      const me = viewer(ctx);
-      const orgId = activeOrgId(ctx);
-      if (args.all && !roleAtLeast(me.org!.role, 'admin')) throw new ForbiddenError('Only owners and admins can list every key.');
-      return ctx.prisma.apiKey.findMany({
-        ...query,
-        where: { orgId, ...(args.all ? {} : { userId: me.userId }) },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      });
-    },
+    resolve: (query, _root, args, ctx) => listApiKeys.call(ctx, args, query),
   }),
 );
 
@@ -66,13 +74,7 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   }),
 });
 
-const CreateApiKey = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-  expiresAt: z
-    .date()
-    .refine((d) => d.getTime() > Date.now(), 'must be in the future')
-    .nullish(),
-});
+export const API_KEY_NAME_MAX = 100;
 
 const CreatedApiKey = builder.objectRef<{ apiKey: ApiKey; token: string }>('CreatedApiKey').implement({
   fields: (t) => ({
@@ -81,56 +83,85 @@ const CreatedApiKey = builder.objectRef<{ apiKey: ApiKey; token: string }>('Crea
   }),
 });
 
+export const createApiKey = defineOperation({
+  name: 'createApiKey',
+  description: `Creates an API key acting as the caller in this organization. Owners, admins and managers, from a session or OAuth token (never from another key); at most ${MAX_ACTIVE_KEYS} active keys per user per organization; 10 creations per hour per user.`,
+  kind: 'write',
+  access: { notPat: true, role: 'manager' },
+  rateLimit: { policy: ROUTE_POLICIES.apiKeyCreate, subject: (ctx) => `user:${viewer(ctx).userId}` },
+  input: z.strictObject({
+    name: z.string(notNull('must be a string')).trim().min(1, 'must not be empty').max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`),
+    expiresAt: instant.refine((d) => d.getTime() > Date.now(), 'must be in the future').nullish(),
+  }),
+  async run(ctx, input) {
+    const me = viewer(ctx);
+    const orgId = activeOrgId(ctx);
+    return ctx.prisma.$transaction(async (tx) => {
+      // Locking the membership row serialises this user's creations in this org, so two
+      // concurrent requests cannot both see 19 active keys and make a 21st.
+      await tx.$queryRaw`SELECT id FROM memberships WHERE org_id = ${orgId}::uuid AND user_id = ${me.userId}::uuid FOR UPDATE`;
+      const now = new Date();
+      const active = await tx.apiKey.count({
+        where: { orgId, userId: me.userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      });
+      if (active >= MAX_ACTIVE_KEYS) {
+        throw new ConflictError(`You already have ${MAX_ACTIVE_KEYS} active keys in this organization. Revoke one first.`, 'KEY_LIMIT_REACHED');
+      }
+      const { key, token } = await mintApiKey(tx, { userId: me.userId, orgId, name: input.name, expiresAt: input.expiresAt });
+      return { apiKey: key, token };
+    });
+  },
+});
+
 builder.mutationField('createApiKey', (t) =>
   t.field({
     type: CreatedApiKey,
-    description: `Creates an API key acting as the caller in this organization. Owners, admins and managers, from a session or OAuth token (never from another key); at most ${MAX_ACTIVE_KEYS} active keys per user per organization; 10 creations per hour per user.`,
-    authScopes: { notPat: true, role: 'manager' },
+    description: createApiKey.description,
     errors: { types: [ValidationError, ConflictError, RateLimitedError] },
     args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const me = viewer(ctx);
-      const orgId = activeOrgId(ctx);
-      await limitOperation(ctx, ROUTE_POLICIES.apiKeyCreate, `user:${me.userId}`);
-      const input = validate(CreateApiKey, args.input);
-      return ctx.prisma.$transaction(async (tx) => {
-        // Locking the membership row serialises this user's creations in this org, so two
-        // concurrent requests cannot both see 19 active keys and make a 21st.
-        await tx.$queryRaw`SELECT id FROM memberships WHERE org_id = ${orgId}::uuid AND user_id = ${me.userId}::uuid FOR UPDATE`;
-        const now = new Date();
-        const active = await tx.apiKey.count({
-          where: { orgId, userId: me.userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-        });
-        if (active >= MAX_ACTIVE_KEYS) {
-          throw new ConflictError(`You already have ${MAX_ACTIVE_KEYS} active keys in this organization. Revoke one first.`, 'KEY_LIMIT_REACHED');
-        }
-        const { key, token } = await mintApiKey(tx, { userId: me.userId, orgId, name: input.name, expiresAt: input.expiresAt });
-        return { apiKey: key, token };
-      });
-    },
+    resolve: (_root, args, ctx) => createApiKey.call(ctx, args.input, undefined),
   }),
 );
+
+/**
+ * Revokes a key (idempotent: a revoked key keeps its first revocation time), then announces the
+ * credential change: every instance drops its cached keys before the caller hears back, so the
+ * key's next request is looked up (and refused) wherever it lands. The one revocation, shared by
+ * the operation below and the admin CLI (which has no organization to check against).
+ */
+export async function revokeKeyRow(db: Db, epoch: CredentialEpoch, where: { id: string; orgId?: string }, select: Prisma.ApiKeySelect = { id: true }) {
+  const key = await db.apiKey.findFirst({ where, select: { id: true, revokedAt: true } });
+  if (!key) return null;
+  const revoked = await db.apiKey.update({ select, where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() } });
+  await epoch.bump();
+  return revoked;
+}
+
+export const revokeApiKey = defineOperation({
+  name: 'revokeApiKey',
+  description:
+    "Revokes a key at once: its next request gets 401. A key's owner may revoke it, and so may the organization's owners and admins. Never from another key.",
+  kind: 'write',
+  access: { notPat: true, role: 'viewer' },
+  input: z.strictObject({ id: z.string() }),
+  async run(ctx, { id }, query: { select?: Prisma.ApiKeySelect }) {
+    const me = viewer(ctx);
+    const orgId = activeOrgId(ctx);
+    const key = isUuid(id) ? await ctx.prisma.apiKey.findFirst({ where: { id, orgId }, select: { id: true, userId: true } }) : null;
+    // Someone else's key is as invisible as a missing one unless you may manage it.
+    if (!key || (key.userId !== me.userId && !roleAtLeast(me.org!.role, 'admin'))) throw new NotFoundError('API key');
+    const revoked = await revokeKeyRow(ctx.prisma, ctx.credentialEpoch, { id: key.id, orgId }, nonEmpty(query).select);
+    if (!revoked) throw new NotFoundError('API key');
+    return revoked;
+  },
+});
 
 builder.mutationField('revokeApiKey', (t) =>
   t.prismaField({
     type: 'ApiKey',
-    description:
-      "Revokes a key at once: its next request gets 401. A key's owner may revoke it, and so may the organization's owners and admins. Never from another key.",
-    authScopes: { notPat: true, role: 'viewer' },
+    description: revokeApiKey.description,
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const me = viewer(ctx);
-      const orgId = activeOrgId(ctx);
-      const id = z.uuid().safeParse(args.id);
-      const key = id.success ? await ctx.prisma.apiKey.findFirst({ where: { id: id.data, orgId }, select: { id: true, userId: true, revokedAt: true } }) : null;
-      // Someone else's key is as invisible as a missing one unless you may manage it.
-      if (!key || (key.userId !== me.userId && !roleAtLeast(me.org!.role, 'admin'))) throw new NotFoundError('API key');
-      const revoked = await ctx.prisma.apiKey.update({ ...nonEmpty(query), where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() } });
-      // Committed; now every instance drops its cached keys before this answer goes out, so the
-      // key's next request is looked up (and refused) wherever it lands.
-      await ctx.credentialEpoch.bump();
-      return revoked;
-    },
+    resolve: (query, _root, args, ctx) => revokeApiKey.call(ctx, args, query),
   }),
 );

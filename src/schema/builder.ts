@@ -3,7 +3,8 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
-import { roleAtLeast, type Role } from '../auth/principal.js';
+import type { Role } from '../auth/principal.js';
+import { forbiddenMessage, hasRole, hasScope, isNotPat, isSignedIn, type FailedCheck } from './access.js';
 import type { Context } from '../context.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
@@ -24,17 +25,17 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     // Every scope listed on a field must hold.
     defaultStrategy: 'all',
+    // The predicates of src/schema/access.ts, which the operations check with too.
     authScopes: (ctx) => ({
-      signedIn: ctx.principal.kind === 'user',
-      role: (minimum) => ctx.principal.kind === 'user' && !!ctx.principal.org && roleAtLeast(ctx.principal.org.role, minimum),
-      notPat: ctx.principal.kind === 'user' && ctx.principal.credential.kind !== 'pat',
-      // Only OAuth tokens carry scopes; keys and sessions are limited by the role alone.
-      tokenScope: (scope) => ctx.principal.kind === 'user' && (!ctx.principal.scopes || ctx.principal.scopes.includes(scope)),
+      signedIn: isSignedIn(ctx.principal),
+      role: (minimum) => hasRole(ctx.principal, minimum),
+      notPat: isNotPat(ctx.principal),
+      tokenScope: (scope) => isSignedIn(ctx.principal) && hasScope(ctx.principal, scope),
     }),
     unauthorizedError: (_parent, ctx, info, result) => {
       const scope = firstFailedScope(result.failure);
       if (scope === 'tokenScope') return new InsufficientScopeError(info.parentType.name === 'Mutation' ? 'write' : 'read');
-      return new ForbiddenError(forbiddenMessage(ctx, scope));
+      return new ForbiddenError(forbiddenMessage(ctx.principal, scope as FailedCheck | undefined));
     },
   },
   prisma: {
@@ -56,15 +57,6 @@ function firstFailedScope(failure: AuthFailure): string | undefined {
     }
   }
   return undefined;
-}
-
-function forbiddenMessage(ctx: Context, scope: string | undefined): string {
-  if (ctx.principal.kind !== 'user') return 'Sign in first.';
-  if (scope === 'notPat') {
-    return 'An API key cannot do this (a key cannot mint or revoke keys, nor act across organizations). Use a browser session or an OAuth token.';
-  }
-  if (!ctx.principal.org) return 'Select an organization with the X-Org-Id header.';
-  return 'Your role in this organization does not allow this operation.';
 }
 
 // Reading needs the `read` scope and every mutation `write`, on both surfaces, for OAuth tokens.

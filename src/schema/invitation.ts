@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { hashToken } from '../auth/pat-token.js';
-import { roleAtLeast, ROLES } from '../auth/principal.js';
+import { roleAtLeast, ROLES, type Role } from '../auth/principal.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from './errors.js';
 import { RoleEnum } from './membership.js';
 import { nonEmpty } from './selection.js';
-import { validate } from './validate.js';
+import { defineOperation } from './operation.js';
 import { activeOrgId, viewer } from './viewer.js';
 
 const InvitationRef = builder.prismaObject('Invitation', {
@@ -28,69 +28,92 @@ const CreatedInvitation = builder
     }),
   });
 
-const CreateInvitation = z.object({
-  role: z.enum(ROLES as [string, ...string[]]),
-  expiresInDays: z.number().int().min(1, 'must be between 1 and 30').max(30, 'must be between 1 and 30').default(7),
+export const INVITATION_DAYS_DEFAULT = 7;
+export const INVITATION_DAYS_MAX = 30;
+const DAYS_MESSAGE = `must be between 1 and ${INVITATION_DAYS_MAX}`;
+
+export const createInvitation = defineOperation({
+  name: 'createInvitation',
+  description: 'A single-use invite code to join this organization with a role no higher than your own. Owners and admins.',
+  kind: 'write',
+  access: { role: 'admin' },
+  input: z.strictObject({
+    role: z.enum(ROLES as [Role, ...Role[]], { error: (issue) => (issue.input === undefined ? undefined : `must be one of: ${[...ROLES].sort().join(', ')}`) }),
+    expiresInDays: z
+      .number({ error: (issue) => (issue.input === undefined ? undefined : issue.input === null ? 'cannot be null' : DAYS_MESSAGE) })
+      .int(DAYS_MESSAGE)
+      .min(1, DAYS_MESSAGE)
+      .max(INVITATION_DAYS_MAX, DAYS_MESSAGE)
+      .default(INVITATION_DAYS_DEFAULT),
+  }),
+  async run(ctx, input) {
+    const me = viewer(ctx);
+    const orgId = activeOrgId(ctx);
+    if (!roleAtLeast(me.org!.role, input.role)) throw new ForbiddenError('You cannot invite someone with a higher role than your own.');
+    const code = `inv_${randomBytes(18).toString('base64url')}`;
+    const invitation = await ctx.prisma.invitation.create({
+      data: {
+        orgId,
+        role: input.role,
+        createdBy: me.userId,
+        codeHash: hashToken(code),
+        expiresAt: new Date(Date.now() + input.expiresInDays * 24 * 3600 * 1000),
+      },
+    });
+    return { invitation, code };
+  },
 });
 
 builder.mutationField('createInvitation', (t) =>
   t.field({
     type: CreatedInvitation,
-    description: 'A single-use invite code to join this organization with a role no higher than your own. Owners and admins.',
-    authScopes: { role: 'admin' },
+    description: createInvitation.description,
     errors: { types: [ValidationError] },
     args: {
       role: t.arg({ type: RoleEnum, required: true }),
-      expiresInDays: t.arg.int({ required: false, description: 'Default 7, at most 30.' }),
+      expiresInDays: t.arg.int({ required: false, description: `Default ${INVITATION_DAYS_DEFAULT}, at most ${INVITATION_DAYS_MAX}.` }),
     },
-    resolve: async (_root, args, ctx) => {
-      const me = viewer(ctx);
-      const orgId = activeOrgId(ctx);
-      const input = validate(CreateInvitation, { role: args.role, expiresInDays: args.expiresInDays ?? undefined });
-      if (!roleAtLeast(me.org!.role, args.role)) throw new ForbiddenError('You cannot invite someone with a higher role than your own.');
-      const code = `inv_${randomBytes(18).toString('base64url')}`;
-      const invitation = await ctx.prisma.invitation.create({
-        data: {
-          orgId,
-          role: args.role,
-          createdBy: me.userId,
-          codeHash: hashToken(code),
-          expiresAt: new Date(Date.now() + input.expiresInDays * 24 * 3600 * 1000),
-        },
-      });
-      return { invitation, code };
-    },
+    // GraphQL's null for a left-out optional argument means "the default".
+    resolve: (_root, args, ctx) => createInvitation.call(ctx, { role: args.role, expiresInDays: args.expiresInDays ?? undefined }, undefined),
   }),
 );
+
+export const joinOrganization = defineOperation({
+  name: 'joinOrganization',
+  description: 'Joins an organization with an invite code. A cross-organization operation: not available to API keys.',
+  kind: 'write',
+  access: { notPat: true },
+  input: z.strictObject({ code: z.string().trim().min(1, 'must not be empty') }),
+  async run(ctx, { code }, query: { select?: Prisma.MembershipSelect }) {
+    const me = viewer(ctx);
+    const now = new Date();
+    return ctx.prisma.$transaction(async (tx) => {
+      // Claiming the code and joining happen together; a code claimed twice at once is claimed once.
+      const claimed = await tx.invitation.updateManyAndReturn({
+        where: { codeHash: hashToken(code), usedAt: null, expiresAt: { gt: now } },
+        data: { usedAt: now, usedBy: me.userId },
+        select: { orgId: true, role: true },
+      });
+      const invitation = claimed[0];
+      if (!invitation) throw new NotFoundError('invitation (the code is unknown, used or expired)');
+      try {
+        return await tx.membership.create({ ...nonEmpty(query), data: { orgId: invitation.orgId, userId: me.userId, role: invitation.role } });
+      } catch (error) {
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+          throw new ConflictError('You are already a member of this organization.');
+        }
+        throw error;
+      }
+    });
+  },
+});
 
 builder.mutationField('joinOrganization', (t) =>
   t.prismaField({
     type: 'Membership',
-    description: 'Joins an organization with an invite code. A cross-organization operation: not available to API keys.',
-    authScopes: { notPat: true, signedIn: true },
+    description: joinOrganization.description,
     errors: { types: [NotFoundError, ConflictError] },
     args: { code: t.arg.string({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const me = viewer(ctx);
-      const now = new Date();
-      return ctx.prisma.$transaction(async (tx) => {
-        // Claiming the code and joining happen together; a code claimed twice at once is claimed once.
-        const claimed = await tx.invitation.updateManyAndReturn({
-          where: { codeHash: hashToken(args.code.trim()), usedAt: null, expiresAt: { gt: now } },
-          data: { usedAt: now, usedBy: me.userId },
-          select: { orgId: true, role: true },
-        });
-        const invitation = claimed[0];
-        if (!invitation) throw new NotFoundError('invitation (the code is unknown, used or expired)');
-        try {
-          return await tx.membership.create({ ...nonEmpty(query), data: { orgId: invitation.orgId, userId: me.userId, role: invitation.role } });
-        } catch (error) {
-          if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-            throw new ConflictError('You are already a member of this organization.');
-          }
-          throw error;
-        }
-      });
-    },
+    resolve: (query, _root, args, ctx) => joinOrganization.call(ctx, args, query),
   }),
 );

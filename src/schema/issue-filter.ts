@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
+import { instant } from './dates.js';
 import { insensitive, searchText } from './search-text.js';
 import { isUuid } from './uuid.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
@@ -86,22 +87,27 @@ const Comparators = {
     .nullish(),
 };
 
+/** The rules of the simple filter fields, which the REST list's parameters use too. */
+export const FilterFields = {
+  status: anyOf(ISSUE_STATUSES),
+  priority: anyOf(ISSUE_PRIORITIES),
+  assigneeId: z.string().refine((value) => value === 'none' || isUuid(value), 'must be a UUID or none'),
+  q: searchText,
+};
+
 function filterSchema(depth: number): z.ZodType<IssueFilterShape> {
   const nested = depth < MAX_FILTER_DEPTH ? filterSchema(depth + 1) : z.never({ error: `filters nest at most ${MAX_FILTER_DEPTH} deep` });
   const branches = z.array(nested).max(MAX_FILTER_BRANCHES, `must have at most ${MAX_FILTER_BRANCHES} filters`).nullish();
   return z.object({
-    status: anyOf(ISSUE_STATUSES).nullish(),
-    priority: anyOf(ISSUE_PRIORITIES).nullish(),
-    assigneeId: z
-      .string()
-      .refine((value) => value === 'none' || isUuid(value), 'must be a UUID or none')
-      .nullish(),
-    q: searchText.nullish(),
+    status: FilterFields.status.nullish(),
+    priority: FilterFields.priority.nullish(),
+    assigneeId: FilterFields.assigneeId.nullish(),
+    q: FilterFields.q.nullish(),
     ...Comparators,
-    createdAfter: z.date().nullish(),
-    createdBefore: z.date().nullish(),
-    updatedAfter: z.date().nullish(),
-    updatedBefore: z.date().nullish(),
+    createdAfter: instant.nullish(),
+    createdBefore: instant.nullish(),
+    updatedAfter: instant.nullish(),
+    updatedBefore: instant.nullish(),
     and: branches,
     or: branches,
     not: nested.nullish(),

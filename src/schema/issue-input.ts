@@ -24,7 +24,7 @@ export const status = z.enum(ISSUE_STATUSES, notNull(oneOf(ISSUE_STATUSES)));
 export const priority = z.enum(ISSUE_PRIORITIES, notNull(oneOf(ISSUE_PRIORITIES)));
 const description = z.string().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`);
 
-export const CreateIssue = z.object({
+export const CreateIssue = z.strictObject({
   projectId: uuid,
   title,
   status: status.default(DEFAULT_STATUS),
@@ -34,7 +34,7 @@ export const CreateIssue = z.object({
 });
 
 /** Absent fields stay as they are; null clears description and assignee and is refused elsewhere. */
-export const UpdateIssue = z.object({
+export const UpdateIssue = z.strictObject({
   title: title.optional(),
   status: status.optional(),
   priority: priority.optional(),

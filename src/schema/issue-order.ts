@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Issue, Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { ValidationError } from './errors.js';
@@ -16,6 +17,14 @@ export const IssueSortFieldEnum = builder.enumType('IssueSortField', {
     STATUS: { description: 'Workflow order of issueStatuses: Backlog first when ASC (the default); newest first within a status.' },
     TITLE: { description: 'Title, in the database collation (A first by default).' },
   } satisfies Record<IssueSortField, unknown>,
+});
+
+const lowerList = (values: readonly string[]) => values.map((v) => v.toLowerCase()).join(', ');
+
+/** The order argument of the issue list. (REST spells the values in lowercase, hence the messages.) */
+export const IssueOrderArgs = z.strictObject({
+  field: z.enum(ISSUE_SORT_FIELDS, { error: `must be one of: ${lowerList([...ISSUE_SORT_FIELDS].sort())}` }).nullish(),
+  direction: z.enum(['ASC', 'DESC'], { error: 'must be one of: asc, desc' }).nullish(),
 });
 
 export const SortDirectionEnum = builder.enumType('SortDirection', { values: ['ASC', 'DESC'] as const });

@@ -1,20 +1,11 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { resolveCursorConnection } from '@pothos/plugin-relay';
-import { z } from 'zod';
-import { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { NodeRef } from './node.js';
-import { ISSUE_COLUMNS, type IssueRow } from './issue-columns.js';
+import { ISSUE_COLUMNS } from './issue-columns.js';
 import { NotFoundError, ValidationError } from './errors.js';
-import { insertIssue } from './issue-create.js';
-import { checkAssignee, CreateIssue, UpdateIssue } from './issue-input.js';
-import { IssueFilter, IssueFilterInput, issueFilterWhere } from './issue-filter.js';
-import { issueIdOf, issueWhere } from './issue-lookup.js';
-import { IssueOrder, IssueOrderInput } from './issue-order.js';
-import { nonEmpty, selectionCovered } from './selection.js';
-import { uuid } from './uuid.js';
-import { validate } from './validate.js';
-import { activeOrgId } from './viewer.js';
+import { IssueFilterInput } from './issue-filter.js';
+import * as ops from './issue-operations.js';
+import { IssueOrderInput } from './issue-order.js';
 import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 
 export const IssueRef = builder.prismaObject('Issue', {
@@ -56,72 +47,22 @@ builder.queryField('issuePriorities', (t) =>
 builder.queryField('issue', (t) =>
   t.prismaField({
     type: 'Issue',
-    description: "One issue of the caller's organization, by id or by key (WEB-12); NOT_FOUND for any other.",
-    authScopes: { role: 'viewer' },
+    description: ops.getIssue.description,
     args: { id: t.arg.id({ required: true, description: 'The id or the key.' }) },
-    resolve: async (query, _root, args, ctx) => {
-      const issue = await ctx.prisma.issue.findFirst({ ...query, where: issueWhere(activeOrgId(ctx), args.id) });
-      if (!issue) throw new NotFoundError('issue');
-      return issue;
-    },
+    resolve: (query, _root, args, ctx) => ops.getIssue.call(ctx, args, query),
   }),
 );
-
-const pageSize = z.number().int().min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').optional();
-const ListArgs = z.object({
-  projectId: uuid.optional(),
-  first: pageSize,
-  last: pageSize,
-  filter: IssueFilter.nullish(),
-});
 
 builder.queryField('issues', (t) =>
   t.connection({
     type: IssueRef,
-    description:
-      'Issues of the organization (of one project when projectId is given), filtered by `filter`, ' +
-      'in the order of `orderBy` (newest first by default), at most 100 per page.',
-    authScopes: { role: 'viewer' },
+    description: ops.listIssues.description,
     args: {
       projectId: t.arg.id({ required: false }),
       filter: t.arg({ type: IssueFilterInput, required: false }),
       orderBy: t.arg({ type: IssueOrderInput, required: false }),
     },
-    resolve: (_root, args, ctx, info) => {
-      const orgId = activeOrgId(ctx);
-      const order = new IssueOrder(args.orderBy);
-      return resolveCursorConnection<Promise<IssueRow[]>>(
-        { args, defaultSize: 50, maxSize: 100, toCursor: (issue) => order.cursorOf(issue) },
-        // Runs after the connection arguments' own checks (a negative `first` is refused there).
-        async ({ after, before, limit, inverted }): Promise<IssueRow[]> => {
-          const { projectId, filter } = validate(ListArgs, {
-            projectId: args.projectId ?? undefined,
-            first: args.first ?? undefined,
-            last: args.last ?? undefined,
-            filter: args.filter,
-          });
-          const where: Prisma.IssueWhereInput[] = [{ orgId }, ...(filter ? issueFilterWhere(filter) : [])];
-          if (projectId) where.push({ projectId });
-          if (after) where.push(order.seek(after, 'after'));
-          if (before) where.push(order.seek(before, 'before'));
-          const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
-          const issues = await ctx.prisma.issue.findMany({
-            // Every column (the cursors are made of the sort keys), whatever the query asks for.
-            ...query,
-            select: { ...query.select, ...ISSUE_COLUMNS },
-            where: { AND: where },
-            orderBy: order.orderBy(inverted),
-            take: limit,
-          });
-          // Only an empty page needs to tell "no issues yet" from "no such project here".
-          if (projectId && issues.length === 0) {
-            const project = await ctx.prisma.project.findFirst({ where: { id: projectId, orgId }, select: { id: true } });
-            if (!project) throw new NotFoundError('project');
-          }
-          return issues;
-        },
-      );
-    },
+    resolve: (_root, args, ctx, info) => ops.listIssues.call(ctx, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
   }),
 );
 
@@ -139,22 +80,10 @@ const CreateIssueInput = builder.inputType('CreateIssueInput', {
 builder.mutationField('createIssue', (t) =>
   t.prismaField({
     type: 'Issue',
-    description: 'Creates an issue, numbered next in its project. Needs the role member or above.',
-    authScopes: { role: 'member' },
+    description: ops.createIssue.description,
     errors: { types: [ValidationError, NotFoundError] },
     args: { input: t.arg({ type: CreateIssueInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const orgId = activeOrgId(ctx);
-      const input = validate(CreateIssue, {
-        ...args.input,
-        status: args.input.status ?? undefined,
-        priority: args.input.priority ?? undefined,
-      });
-      const issue = await insertIssue(ctx.prisma, orgId, input);
-      // The written row answers the usual selections (every column and the key); relations are read.
-      if (selectionCovered(query.select, issue)) return issue;
-      return ctx.prisma.issue.findUniqueOrThrow({ ...query, where: { id: issue.id } });
-    },
+    resolve: (query, _root, args, ctx) => ops.createIssue.call(ctx, args.input, query),
   }),
 );
 
@@ -172,38 +101,19 @@ const UpdateIssueInput = builder.inputType('UpdateIssueInput', {
 builder.mutationField('updateIssue', (t) =>
   t.prismaField({
     type: 'Issue',
-    description: 'Changes an issue (by id or key). Needs the role member or above.',
-    authScopes: { role: 'member' },
+    description: ops.updateIssue.description,
     errors: { types: [ValidationError, NotFoundError] },
     args: { id: t.arg.id({ required: true, description: 'The id or the key.' }), input: t.arg({ type: UpdateIssueInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const orgId = activeOrgId(ctx);
-      const input = validate(UpdateIssue, args.input);
-      const id = await issueIdOf(ctx.prisma, orgId, args.id);
-      await checkAssignee(ctx.prisma, orgId, input.assigneeId);
-      try {
-        return await ctx.prisma.issue.update({ ...nonEmpty(query), where: { id, orgId }, data: input });
-      } catch (error) {
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') throw new NotFoundError('issue');
-        throw error;
-      }
-    },
+    resolve: (query, _root, args, ctx) => ops.updateIssue.call(ctx, { ...args.input, id: args.id }, query),
   }),
 );
 
 builder.mutationField('deleteIssue', (t) =>
   t.field({
     type: 'ID',
-    description: 'Deletes an issue (by id or key) and returns its id. Needs the role manager or above: members cancel issues instead.',
-    authScopes: { role: 'manager' },
+    description: ops.deleteIssue.description,
     errors: { types: [NotFoundError] },
     args: { id: t.arg.id({ required: true, description: 'The id or the key.' }) },
-    resolve: async (_root, args, ctx) => {
-      const orgId = activeOrgId(ctx);
-      const id = await issueIdOf(ctx.prisma, orgId, args.id);
-      const { count } = await ctx.prisma.issue.deleteMany({ where: { id, orgId } });
-      if (count === 0) throw new NotFoundError('issue');
-      return id;
-    },
+    resolve: (_root, args, ctx) => ops.deleteIssue.call(ctx, args, undefined),
   }),
 );

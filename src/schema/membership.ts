@@ -1,5 +1,8 @@
+import { z } from 'zod';
+import type { Prisma } from '../generated/prisma/client.js';
 import { ROLES } from '../auth/principal.js';
 import { builder } from './builder.js';
+import { defineOperation } from './operation.js';
 import { viewer } from './viewer.js';
 
 export const RoleEnum = builder.enumType('Role', {
@@ -17,19 +20,27 @@ builder.prismaObject('Membership', {
   }),
 });
 
+export const listMemberships = defineOperation({
+  name: 'listMemberships',
+  description:
+    "The viewer's organizations with their role in each. A credential bound to one organization (API key, OAuth token) sees only that one.",
+  kind: 'read',
+  access: {},
+  input: z.strictObject({}),
+  run(ctx, _input, query: { select?: Prisma.MembershipSelect }) {
+    const me = viewer(ctx);
+    return ctx.prisma.membership.findMany({
+      ...query,
+      where: { userId: me.userId, ...(me.orgBound && me.org ? { orgId: me.org.id } : {}) },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+  },
+});
+
 builder.queryField('memberships', (t) =>
   t.prismaField({
     type: ['Membership'],
-    description:
-      "The viewer's organizations with their role in each. A credential bound to one organization (API key, OAuth token) sees only that one.",
-    authScopes: { signedIn: true },
-    resolve: (query, _root, _args, ctx) => {
-      const me = viewer(ctx);
-      return ctx.prisma.membership.findMany({
-        ...query,
-        where: { userId: me.userId, ...(me.orgBound && me.org ? { orgId: me.org.id } : {}) },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      });
-    },
+    description: listMemberships.description,
+    resolve: (query, _root, _args, ctx) => listMemberships.call(ctx, {}, query),
   }),
 );

@@ -3,5 +3,6 @@
  * "clear", which only some fields allow.
  */
 export function notNull(otherwise: string) {
-  return { error: (issue: { input?: unknown }) => (issue.input === null ? 'cannot be null' : otherwise) };
+  // undefined: the field is missing, which the shared message says (src/schema/validate.ts).
+  return { error: (issue: { input?: unknown }) => (issue.input === undefined ? undefined : issue.input === null ? 'cannot be null' : otherwise) };
 }

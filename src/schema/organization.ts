@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
-import { ConflictError, RateLimitedError, ValidationError } from './errors.js';
-import { limitOperation } from './rate-limit.js';
+import { ConflictError, ValidationError } from './errors.js';
+import { notNull } from './messages.js';
+import { defineOperation } from './operation.js';
+import { SearchArgs } from './search-text.js';
 import { nonEmpty } from './selection.js';
-import { validate } from './validate.js';
 import { viewer } from './viewer.js';
 
 builder.prismaObject('Organization', {
@@ -18,8 +19,6 @@ builder.prismaObject('Organization', {
     projects: t.relation('projects', { query: { orderBy: [{ key: 'asc' }] } }),
   }),
 });
-
-const SearchQuery = z.object({ q: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') });
 
 /**
  * An entry of the public directory: only what the directory shows. Deliberately not
@@ -36,26 +35,32 @@ const DirectoryOrganization = builder.prismaObject('Organization', {
   }),
 });
 
+export const searchOrganizations = defineOperation({
+  name: 'searchOrganizations',
+  description:
+    'Searches the public organization directory by name or slug (at most 20 results). A cross-organization operation: not available to API keys.',
+  kind: 'read',
+  access: { notPat: true },
+  rateLimit: { policy: ROUTE_POLICIES.search },
+  input: SearchArgs,
+  run: (ctx, { q }, query: { select?: Prisma.OrganizationSelect }) =>
+    ctx.prisma.organization.findMany({
+      ...query,
+      where: {
+        isPublic: true,
+        OR: [{ name: { contains: q, mode: 'insensitive' } }, { slug: { contains: q, mode: 'insensitive' } }],
+      },
+      orderBy: [{ name: 'asc' }, { id: 'asc' }],
+      take: 20,
+    }),
+});
+
 builder.queryField('searchOrganizations', (t) =>
   t.prismaField({
     type: [DirectoryOrganization],
-    description:
-      'Searches the public organization directory by name or slug (at most 20 results). A cross-organization operation: not available to API keys.',
-    authScopes: { notPat: true, signedIn: true },
+    description: searchOrganizations.description,
     args: { q: t.arg.string({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      await limitOperation(ctx, ROUTE_POLICIES.search);
-      const { q } = validate(SearchQuery, args);
-      return ctx.prisma.organization.findMany({
-        ...query,
-        where: {
-          isPublic: true,
-          OR: [{ name: { contains: q, mode: 'insensitive' } }, { slug: { contains: q, mode: 'insensitive' } }],
-        },
-        orderBy: [{ name: 'asc' }, { id: 'asc' }],
-        take: 20,
-      });
-    },
+    resolve: (query, _root, args, ctx) => searchOrganizations.call(ctx, args, query),
   }),
 );
 
@@ -67,37 +72,44 @@ const CreateOrganizationInput = builder.inputType('CreateOrganizationInput', {
   }),
 });
 
-const CreateOrganization = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+const CreateOrganization = z.strictObject({
+  name: z.string(notNull('must be a string')).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
   slug: z
-    .string()
+    .string(notNull('must be a string'))
     .trim()
     .toLowerCase()
     .regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, 'must be 1-40 lowercase letters, digits or dashes, not starting or ending with a dash'),
-  isPublic: z.boolean().default(false),
+  isPublic: z.boolean(notNull('must be true or false')).default(false),
+});
+
+export const createOrganization = defineOperation({
+  name: 'createOrganization',
+  description: 'Creates an organization with the caller as its owner. A cross-organization operation: not available to API keys.',
+  kind: 'write',
+  access: { notPat: true },
+  input: CreateOrganization,
+  async run(ctx, input, query: { select?: Prisma.MembershipSelect }) {
+    const me = viewer(ctx);
+    try {
+      return await ctx.prisma.$transaction(async (tx) => {
+        const org = await tx.organization.create({ data: input, select: { id: true } });
+        return tx.membership.create({ ...nonEmpty(query), data: { orgId: org.id, userId: me.userId, role: 'owner' } });
+      });
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+        throw new ConflictError(`The slug "${input.slug}" is taken.`);
+      }
+      throw error;
+    }
+  },
 });
 
 builder.mutationField('createOrganization', (t) =>
   t.prismaField({
     type: 'Membership',
-    description: 'Creates an organization with the caller as its owner. A cross-organization operation: not available to API keys.',
-    authScopes: { notPat: true, signedIn: true },
+    description: createOrganization.description,
     errors: { types: [ValidationError, ConflictError] },
     args: { input: t.arg({ type: CreateOrganizationInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const me = viewer(ctx);
-      const input = validate(CreateOrganization, { ...args.input, isPublic: args.input.isPublic ?? undefined });
-      try {
-        return await ctx.prisma.$transaction(async (tx) => {
-          const org = await tx.organization.create({ data: input, select: { id: true } });
-          return tx.membership.create({ ...nonEmpty(query), data: { orgId: org.id, userId: me.userId, role: 'owner' } });
-        });
-      } catch (error) {
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-          throw new ConflictError(`The slug "${input.slug}" is taken.`);
-        }
-        throw error;
-      }
-    },
+    resolve: (query, _root, args, ctx) => createOrganization.call(ctx, args.input, query),
   }),
 );

@@ -1,17 +1,16 @@
 import type { Context } from '../context.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
-import { limitOperation } from './rate-limit.js';
+import { defineOperation } from './operation.js';
 import { parseIssueKey } from './issue-lookup.js';
 import { findPeople } from './person.js';
 import { findRanked, insensitive, matchTier, SEARCH_LIMIT, SearchArgs, type TextMatch } from './search-text.js';
-import { validate } from './validate.js';
 import { activeOrgId } from './viewer.js';
 
-const HIT_TYPES = ['PROJECT', 'ISSUE', 'PERSON'] as const;
+export const HIT_TYPES = ['PROJECT', 'ISSUE', 'PERSON'] as const;
 type HitType = (typeof HIT_TYPES)[number];
 
-interface PaletteHitShape {
+export interface PaletteHitShape {
   type: HitType;
   id: string;
   title: string;
@@ -87,34 +86,41 @@ async function findIssues(ctx: Context, orgId: string, q: string) {
   );
 }
 
+export const paletteSearch = defineOperation({
+  name: 'paletteSearch',
+  description:
+    "Command-palette search of the caller's organization: projects by key or name, issues by key (WEB-12) or title, " +
+    'people by name or username. Exact key matches first, then other exact matches, then prefixes, then substrings ' +
+    '(projects before issues before people within each); at most 20.',
+  kind: 'read',
+  access: { role: 'viewer' },
+  rateLimit: { policy: ROUTE_POLICIES.search },
+  input: SearchArgs,
+  async run(ctx, { q }): Promise<PaletteHitShape[]> {
+    const orgId = activeOrgId(ctx);
+    const [projects, issues, people] = await Promise.all([
+      findProjects(ctx, orgId, q),
+      findIssues(ctx, orgId, q),
+      findPeople(ctx, q).then((found) =>
+        found.map(({ row, tier }) => ({
+          tier: tier + 1,
+          hit: { type: 'PERSON' as const, id: row.id, title: row.name, key: null, projectId: null, username: row.username },
+        })),
+      ),
+    ]);
+    // A stable sort keeps each type's own order (its best first) within a tier.
+    return [...projects, ...issues, ...people]
+      .sort((a, b) => a.tier - b.tier || HIT_TYPES.indexOf(a.hit.type) - HIT_TYPES.indexOf(b.hit.type))
+      .slice(0, SEARCH_LIMIT)
+      .map(({ hit }) => hit);
+  },
+});
+
 builder.queryField('paletteSearch', (t) =>
   t.field({
     type: [PaletteHitRef],
-    description:
-      "Command-palette search of the caller's organization: projects by key or name, issues by key (WEB-12) or title, " +
-      'people by name or username. Exact key matches first, then other exact matches, then prefixes, then substrings ' +
-      '(projects before issues before people within each); at most 20.',
-    authScopes: { role: 'viewer' },
+    description: paletteSearch.description,
     args: { q: t.arg.string({ required: true, description: '1 to 100 characters.' }) },
-    resolve: async (_root, args, ctx) => {
-      await limitOperation(ctx, ROUTE_POLICIES.search);
-      const orgId = activeOrgId(ctx);
-      const { q } = validate(SearchArgs, args);
-      const [projects, issues, people] = await Promise.all([
-        findProjects(ctx, orgId, q),
-        findIssues(ctx, orgId, q),
-        findPeople(ctx, q).then((found) =>
-          found.map(({ row, tier }) => ({
-            tier: tier + 1,
-            hit: { type: 'PERSON' as const, id: row.id, title: row.name, key: null, projectId: null, username: row.username },
-          })),
-        ),
-      ]);
-      // A stable sort keeps each type's own order (its best first) within a tier.
-      return [...projects, ...issues, ...people]
-        .sort((a, b) => a.tier - b.tier || HIT_TYPES.indexOf(a.hit.type) - HIT_TYPES.indexOf(b.hit.type))
-        .slice(0, SEARCH_LIMIT)
-        .map(({ hit }) => hit);
-    },
+    resolve: (_root, args, ctx) => paletteSearch.call(ctx, args, undefined),
   }),
 );

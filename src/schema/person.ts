@@ -2,10 +2,9 @@ import { roleAtLeast, type Role } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
-import { limitOperation } from './rate-limit.js';
+import { defineOperation } from './operation.js';
 import { RoleEnum } from './membership.js';
 import { findRanked, insensitive, matchTier, SEARCH_LIMIT, SearchArgs, type TextMatch } from './search-text.js';
-import { validate } from './validate.js';
 import { activeOrgId, viewer } from './viewer.js';
 
 /** Email addresses of the people in an organization are shown to this role and above. */
@@ -19,7 +18,7 @@ export interface PersonShape {
   role: Role;
 }
 
-export const PersonRef = builder.objectRef<PersonShape>('Person').implement({
+export const PersonRef = builder.objectRef<Omit<PersonShape, 'email'> & { email: string | null }>('Person').implement({
   description: 'A member of the organization the caller acts in.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The user id (what assigneeId holds).' }),
@@ -29,8 +28,7 @@ export const PersonRef = builder.objectRef<PersonShape>('Person').implement({
     email: t.string({
       nullable: true,
       description: `Shown to the roles ${EMAIL_VISIBLE_FROM} and above; null for the others.`,
-      authScopes: { role: EMAIL_VISIBLE_FROM },
-      unauthorizedResolver: () => null,
+      // searchPeople leaves it out for the others.
       resolve: (person) => person.email,
     }),
   }),
@@ -66,18 +64,26 @@ export async function findPeople(ctx: Context, q: string, limit = SEARCH_LIMIT):
   );
 }
 
+export const searchPeople = defineOperation({
+  name: 'searchPeople',
+  description:
+    "Members of the caller's organization whose name or username contains q (managers and above: or email), " +
+    'exact matches first, then prefixes, then the rest; at most 20.',
+  kind: 'read',
+  access: { role: 'viewer' },
+  rateLimit: { policy: ROUTE_POLICIES.search },
+  input: SearchArgs,
+  async run(ctx, { q }): Promise<(Omit<PersonShape, 'email'> & { email: string | null })[]> {
+    const emails = seesEmail(ctx);
+    return (await findPeople(ctx, q)).map(({ row }) => ({ ...row, email: emails ? row.email : null }));
+  },
+});
+
 builder.queryField('searchPeople', (t) =>
   t.field({
     type: [PersonRef],
-    description:
-      "Members of the caller's organization whose name or username contains q (managers and above: or email), " +
-      'exact matches first, then prefixes, then the rest; at most 20.',
-    authScopes: { role: 'viewer' },
+    description: searchPeople.description,
     args: { q: t.arg.string({ required: true, description: '1 to 100 characters.' }) },
-    resolve: async (_root, args, ctx) => {
-      await limitOperation(ctx, ROUTE_POLICIES.search);
-      const { q } = validate(SearchArgs, args);
-      return (await findPeople(ctx, q)).map((hit) => hit.row);
-    },
+    resolve: (_root, args, ctx) => searchPeople.call(ctx, args, undefined),
   }),
 );

@@ -10,7 +10,7 @@ export const searchText = z
   .max(SEARCH_TEXT_MAX, `must be at most ${SEARCH_TEXT_MAX} characters`);
 
 /** The arguments of the searches (searchPeople, paletteSearch). */
-export const SearchArgs = z.object({ q: searchText });
+export const SearchArgs = z.strictObject({ q: searchText });
 
 export type TextMatch = 'equals' | 'startsWith' | 'contains';
 

@@ -1,4 +1,7 @@
+import { z } from 'zod';
+import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
+import { defineOperation } from './operation.js';
 import { NodeRef } from './node.js';
 import { seesEmail } from './person.js';
 import { viewer } from './viewer.js';
@@ -22,12 +25,19 @@ builder.prismaObject('User', {
   }),
 });
 
+export const getMe = defineOperation({
+  name: 'getMe',
+  description: 'The signed-in user.',
+  kind: 'read',
+  access: {},
+  input: z.strictObject({}),
+  run: (ctx, _input, query: { select?: Prisma.UserSelect }) => ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: viewer(ctx).userId } }),
+});
+
 builder.queryField('me', (t) =>
   t.prismaField({
     type: 'User',
-    description: 'The signed-in user.',
-    authScopes: { signedIn: true },
-    resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: viewer(ctx).userId } }),
+    description: getMe.description,
+    resolve: (query, _root, _args, ctx) => getMe.call(ctx, {}, query),
   }),
 );

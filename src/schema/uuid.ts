@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { notNull } from './messages.js';
 
-export const uuid = z.uuid({ error: 'must be a UUID' });
+export const uuid = z.uuid(notNull('must be a UUID'));
 
 /** Ids are UUIDs in the database; anything else names nothing, and must not reach a query. */
 export function isUuid(value: string): boolean {

@@ -1,11 +1,43 @@
 import type { z } from 'zod';
-import { ValidationError } from './errors.js';
+import { ValidationError, type FieldError } from './errors.js';
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  date: 'a date-time',
+  array: 'a list',
+  object: 'an object',
+};
+
+/**
+ * Messages for the mistakes every field can have, written once for every operation; a field's
+ * own message (its limits, its allowed values) wins over these.
+ */
+export const messages: z.core.$ZodErrorMap = (issue) => {
+  // A missing field is missing whatever type it should have had.
+  if (issue.input === undefined && issue.code !== 'unrecognized_keys' && issue.code !== 'custom') return 'is required';
+  if (issue.code === 'invalid_type') {
+    if (issue.input === null) return 'cannot be null';
+    return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+  }
+  if (issue.code === 'unrecognized_keys') return 'is not a known field';
+  return undefined;
+};
 
 /** Parses `input` with `schema`, or throws one ValidationError listing every problem. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { error: messages });
   if (result.success) return result.data;
-  throw new ValidationError(
-    result.error.issues.map((issue) => ({ field: issue.path.join('.') || 'input', message: issue.message })),
-  );
+  throw new ValidationError(fieldErrors(result.error));
+}
+
+/** Every issue of a zod error as a field error; an unknown key is named by its own path. */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    const at = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: issue.message }));
+    return [{ field: at.join('.') || 'input', message: issue.message }];
+  });
 }

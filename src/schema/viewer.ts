@@ -13,7 +13,7 @@ export function viewer(ctx: Context): UserPrincipal {
  * so another organization's rows cannot be read or written through the API.
  */
 export function activeOrgId(ctx: Context): string {
-  const org = viewer(ctx).org;
+  const org = ctx.principal.kind === 'operator' ? ctx.principal.org : viewer(ctx).org;
   if (!org) throw new ForbiddenError('Select an organization with the X-Org-Id header.');
   return org.id;
 }

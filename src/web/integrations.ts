@@ -1,8 +1,9 @@
 import type { Context } from '../context.js';
-import { CREATE_KEY, LIST_KEYS, REVOKE_KEY, type KeyNode } from '../rest/api-keys.js';
-import { runOperation, unwrapResult } from '../rest/operation.js';
-import { HttpProblem } from '../rest/problem.js';
 import { roleAtLeast } from '../auth/principal.js';
+import { ApiKeyJson } from '../rest/resources.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../schema/api-key.js';
+import { AppError, ValidationError } from '../schema/errors.js';
+import { statusForCode } from '../rest/problem.js';
 import { page, redirect } from './render.js';
 import { inOrg, loadShell, type ShellOrg } from './shell.js';
 
@@ -26,14 +27,18 @@ async function orgPage(request: PageRequest, ctx: Context): Promise<OrgPage> {
   return { shell, org, ctx: inOrg(ctx, org) };
 }
 
-async function keysOf(ctx: Context): Promise<KeyNode[]> {
-  return (await runOperation<{ apiKeys: KeyNode[] }>(LIST_KEYS, ctx)).apiKeys;
+/** The keys as the page shows them: the API's representation (never the hash, never the token). */
+type KeyView = ReturnType<typeof ApiKeyJson.present> & { id: string; name: string; status: string };
+
+async function keysOf(ctx: Context): Promise<KeyView[]> {
+  const keys = await listApiKeys.call(ctx, {}, { select: ApiKeyJson.select });
+  return keys.map((key) => ApiKeyJson.present(key as never) as KeyView);
 }
 
 function integrationsPage(
   shell: Awaited<ReturnType<typeof loadShell>>,
   org: ShellOrg,
-  keys: KeyNode[],
+  keys: KeyView[],
   extra: Record<string, unknown> = {},
   status = 200,
   headers: Record<string, string> = {},
@@ -75,25 +80,20 @@ export async function createKey(request: PageRequest, ctx: Context): Promise<Res
     return integrationsPage(p.shell, p.org, await keysOf(p.ctx), { form: formValues, errors: { expiresAt: 'Enter a date as YYYY-MM-DD.' } }, 400);
   }
   try {
-    const { createApiKey } = await runOperation<{ createApiKey: Parameters<typeof unwrapResult<{ token: string; apiKey: KeyNode }>>[0] }>(
-      CREATE_KEY,
-      p.ctx,
-      { input: { name, expiresAt: expiresOn ? `${expiresOn}T23:59:59.999Z` : null } },
-      { expiresAt: 'expiresAt', name: 'name' },
-    );
-    const { token, apiKey } = unwrapResult(createApiKey, { expiresAt: 'expiresAt', name: 'name' });
+    const { token, apiKey } = await createApiKey.call(p.ctx, { name, expiresAt: expiresOn ? `${expiresOn}T23:59:59.999Z` : null }, undefined);
     return integrationsPage(p.shell, p.org, await keysOf(p.ctx), { created: { name: apiKey.name, token } }, 201);
   } catch (error) {
-    if (!(error instanceof HttpProblem)) throw error;
-    const errors = Object.fromEntries((error.errors ?? []).map((e) => [e.field, e.message]));
-    const headers: Record<string, string> = error.headers['retry-after'] ? { 'retry-after': error.headers['retry-after'] } : {};
+    if (!(error instanceof AppError)) throw error;
+    const fieldErrors = error instanceof ValidationError ? error.fieldErrors : [];
+    const errors = Object.fromEntries(fieldErrors.map((e) => [e.field, e.message]));
+    const retryAfter = (error.extensions as { retryAfter?: number }).retryAfter;
     return integrationsPage(
       p.shell,
       p.org,
       await keysOf(p.ctx),
-      { form: formValues, errors, formError: error.errors?.length ? null : error.detail },
-      error.status,
-      headers,
+      { form: formValues, errors, formError: fieldErrors.length ? null : error.message },
+      statusForCode(error.code),
+      retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},
     );
   }
 }
@@ -115,7 +115,6 @@ export async function revokeKey(request: PageRequest, ctx: Context): Promise<Res
   if ('response' in p) return p.response;
   const key = await ownKey(p, request.params?.id);
   if (!key) return page('error', { ...p.shell, title: 'Not found', heading: 'Key not found', message: 'It does not exist or is no longer active.' }, { status: 404 });
-  const { revokeApiKey } = await runOperation<{ revokeApiKey: Parameters<typeof unwrapResult<{ id: string }>>[0] }>(REVOKE_KEY, p.ctx, { id: key.id });
-  unwrapResult(revokeApiKey);
+  await revokeApiKey.call(p.ctx, { id: key.id }, { select: { id: true } });
   return redirect(`/orgs/${p.org.slug}/settings/integrations?revoked=${encodeURIComponent(key.name)}`);
 }

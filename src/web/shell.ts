@@ -1,10 +1,7 @@
 import type { Role, UserPrincipal } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { defineOperation, runOperation } from '../rest/operation.js';
-
-const SHELL = defineOperation(/* GraphQL */ `
-  query PageShell { me { name } memberships { role organization { id name slug } } }
-`);
+import { listMemberships } from '../schema/membership.js';
+import { getMe } from '../schema/user.js';
 
 export interface ShellOrg {
   id: string;
@@ -14,12 +11,13 @@ export interface ShellOrg {
 }
 
 /** What every signed-in page shows: who you are and your organizations (the org switcher). */
-export async function loadShell(ctx: Context) {
-  const { me, memberships } = await runOperation<{
-    me: { name: string };
-    memberships: { role: ShellOrg['role']; organization: Omit<ShellOrg, 'role'> }[];
-  }>(SHELL, ctx);
-  return { user: me, orgs: memberships.map((m) => ({ ...m.organization, role: m.role })) };
+export async function loadShell(ctx: Context): Promise<{ user: { name: string }; orgs: ShellOrg[] }> {
+  const [me, memberships] = await Promise.all([
+    getMe.call(ctx, {}, { select: { name: true } }),
+    listMemberships.call(ctx, {}, { select: { role: true, org: { select: { id: true, name: true, slug: true } } } }),
+  ]);
+  const orgs = (memberships as unknown as { role: Role; org: Omit<ShellOrg, 'role'> }[]).map((m) => ({ ...m.org, role: m.role }));
+  return { user: { name: me.name }, orgs };
 }
 
 /** The context of a page about one organization: the caller acts in it with their role there. */

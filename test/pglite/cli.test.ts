@@ -85,4 +85,27 @@ describe('seed and admin commands', { timeout: 180_000 }, () => {
       await app.close();
     }
   });
+
+  test('admin create-project obeys the API rules: an invalid key is refused with the API\'s own message', async () => {
+    const cli = run('src/cli/admin.ts', 'create-project', '--org', 'initech', '--name', 'Bad', '--key', ' 1X');
+    expect(cli.code).toBe(2);
+    const app = await createApp(testConfig({ databaseUrl }));
+    try {
+      const owner = seed.users.find((u) => u.role === 'owner')!;
+      const response = await app.fetch(
+        new Request('http://localhost:4000/api/projects', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Bad', key: ' 1X' }),
+        }),
+      );
+      expect(response.status).toBe(400);
+      const { errors } = (await response.json()) as { errors: { field: string; message: string }[] };
+      expect(errors).toEqual([{ field: 'key', message: 'must be 2 to 10 letters or digits, starting with a letter' }]);
+      expect(cli.stderr.trim()).toBe(`key: ${errors[0]!.message}`);
+      expect(await app.db.prisma.project.count({ where: { name: 'Bad' } })).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -1,11 +1,30 @@
 import { STATUS_CODES } from 'node:http';
-import { SCOPES } from '../../auth/oauth/scopes.js';
-import { sessionCookieName } from '../../auth/session.js';
-import type { Config } from '../../config.js';
-import { GLOBAL_POLICY } from '../../limits/policy.js';
-import { SEARCH_TEXT_MAX } from '../../schema/search-text.js';
-import { PROBLEM_SCHEMA_NAMES, ref, schemas, type ProblemStatus } from './schemas.js';
-import type { Components, Example, Header, Parameter, Reference, Response, SecurityRequirement } from './types.js';
+import type { ComponentsObject, ExampleObject, HeaderObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject, SecurityRequirementObject } from 'openapi3-ts/oas31';
+import { SCOPES } from '../auth/oauth/scopes.js';
+import { sessionCookieName } from '../auth/session.js';
+import type { Config } from '../config.js';
+import { GLOBAL_POLICY } from '../limits/policy.js';
+
+/**
+ * The parts of the OpenAPI document that belong to the protocol rather than to a route: the
+ * RFC 9457 problem bodies `HttpProblem` writes, the rate-limit and other response headers the
+ * pipeline sets, the credentials `src/auth` accepts, and the GraphQL endpoint. Routes and their
+ * resources are generated from their declarations (src/rest/openapi.ts).
+ */
+
+type Schema = SchemaObject | ReferenceObject;
+type Header = HeaderObject;
+type Reference = ReferenceObject;
+type Response = ResponseObject;
+type Example = ExampleObject;
+type Parameter = ParameterObject;
+type SecurityRequirement = SecurityRequirementObject;
+
+export const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
+
+function exact(description: string, properties: Record<string, Schema>): SchemaObject {
+  return { type: 'object', description, additionalProperties: false, required: Object.keys(properties), properties };
+}
 
 // ---- Headers ----
 
@@ -96,7 +115,7 @@ export function withRateLimitHeaders(extra: string[] = []): Record<string, Refer
 
 // ---- Parameters ----
 
-const parameters: Record<string, Parameter> = {
+export const parameters: Record<string, Parameter> = {
   XOrgId: {
     name: 'X-Org-Id',
     in: 'header',
@@ -106,38 +125,128 @@ const parameters: Record<string, Parameter> = {
       'With a session: one of the user\'s organizations (else 403 `org_forbidden`); needed when the user has more than one.',
     schema: { type: 'string', format: 'uuid' },
   },
-  IssueId: {
-    name: 'id',
-    in: 'path',
-    required: true,
-    description: 'The issue id or its key (`WEB-12`, any case). Another organization\'s issue is a 404, exactly like a missing one.',
-    schema: { type: 'string', minLength: 1 },
-    example: 'WEB-12',
-  },
-  ProjectId: {
-    name: 'id',
-    in: 'path',
-    required: true,
-    description: 'The project id. Another organization\'s project (or a value that is not a UUID) is a 404.',
-    schema: { type: 'string', format: 'uuid' },
-  },
-  ApiKeyId: {
-    name: 'id',
-    in: 'path',
-    required: true,
-    description: 'The key id. A key you may not manage is a 404.',
-    schema: { type: 'string', format: 'uuid' },
-  },
-  SearchQuery: {
-    name: 'q',
-    in: 'query',
-    required: true,
-    description: `Case-insensitive text, 1 to ${SEARCH_TEXT_MAX} characters after trimming. Exact matches first, then prefixes, then substrings; at most 20 results.`,
-    schema: { type: 'string', minLength: 1, maxLength: SEARCH_TEXT_MAX },
-  },
 };
 
 export const paramRef = (name: string): Reference => ({ $ref: `#/components/parameters/${name}` });
+
+// ---- Problems (RFC 9457). One schema per status, each listing the codes that status carries. ----
+
+/** Every stable `code`, by HTTP status. README "Errors" lists the same. */
+export const PROBLEM_CODES = {
+  400: ['validation_failed', 'malformed_json', 'bad_user_input', 'conflicting_credentials'],
+  401: ['unauthenticated', 'token_malformed', 'token_invalid', 'token_revoked', 'token_expired', 'token_in_url'],
+  403: ['forbidden', 'insufficient_scope', 'org_mismatch', 'org_forbidden', 'csrf_rejected'],
+  404: ['not_found'],
+  405: ['method_not_allowed'],
+  409: ['conflict', 'key_limit_reached'],
+  413: ['payload_too_large'],
+  415: ['unsupported_media_type'],
+  429: ['rate_limited'],
+  500: ['internal'],
+} as const;
+
+export type ProblemStatus = keyof typeof PROBLEM_CODES;
+export const PROBLEM_STATUSES = Object.keys(PROBLEM_CODES).map(Number) as ProblemStatus[];
+
+export const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
+  400: 'BadRequestProblem',
+  401: 'UnauthorizedProblem',
+  403: 'ForbiddenProblem',
+  404: 'NotFoundProblem',
+  405: 'MethodNotAllowedProblem',
+  409: 'ConflictProblem',
+  413: 'PayloadTooLargeProblem',
+  415: 'UnsupportedMediaTypeProblem',
+  429: 'TooManyRequestsProblem',
+  500: 'InternalProblem',
+};
+
+/** The problem body `HttpProblem.toResponse()` writes: `codes` are those this schema admits. */
+function problemSchema(status: ProblemStatus, codes: readonly string[], description: string, errors?: Schema): Schema {
+  const properties: Record<string, Schema> = {
+    type: {
+      type: 'string',
+      format: 'uri',
+      pattern: `^urn:workmgmt:problem:(${codes.join('|')})$`,
+      description: '`urn:workmgmt:problem:<code>`.',
+    },
+    title: { const: STATUS_CODES[status], description: 'The HTTP reason phrase.' },
+    status: { const: status },
+    detail: { type: 'string', description: 'For people: what went wrong and what to do.' },
+    code: codes.length === 1 ? { const: codes[0], description: 'Stable, for programs.' } : { type: 'string', enum: [...codes], description: 'Stable, for programs.' },
+    ...(errors ? { errors } : {}),
+  };
+  return { type: 'object', description, additionalProperties: false, required: Object.keys(properties), properties };
+}
+
+const [VALIDATION_FAILED, ...OTHER_400_CODES] = PROBLEM_CODES[400];
+
+const problemSchemas: Record<string, Schema> = {
+  FieldError: exact('One bad input: the field as the client named it (`title`, `project_id`, `limit`) and why.', {
+    field: { type: 'string' },
+    message: { type: 'string' },
+  }),
+  // 400 is the one status with two shapes: validation_failed lists the fields at fault, always; the others have no `errors`.
+  BadRequestProblem: {
+    description: 'An RFC 9457 problem with status 400.',
+    oneOf: [ref('ValidationProblem'), ref('MalformedRequestProblem')],
+  },
+  ValidationProblem: problemSchema(400, [VALIDATION_FAILED], 'Bad input: every bad field or parameter is in `errors`.', {
+    type: 'array',
+    minItems: 1,
+    items: ref('FieldError'),
+  }),
+  MalformedRequestProblem: problemSchema(400, OTHER_400_CODES, 'A request that could not be read: not JSON, an undecodable value, conflicting credentials.'),
+  ...Object.fromEntries(
+    PROBLEM_STATUSES.filter((status) => status !== 400).map((status) => [
+      PROBLEM_SCHEMA_NAMES[status],
+      problemSchema(status, PROBLEM_CODES[status], `An RFC 9457 problem with status ${status}.`),
+    ]),
+  ),
+};
+
+// ---- GraphQL, loosely: the request and the result as GraphQL over HTTP defines them. ----
+
+const graphql: Record<string, Schema> = {
+  GraphQLRequest: {
+    type: 'object',
+    required: ['query'],
+    properties: {
+      query: { type: 'string', description: 'A GraphQL document (see `schema.graphql`).' },
+      operationName: { type: ['string', 'null'] },
+      variables: { type: ['object', 'null'] },
+      extensions: { type: ['object', 'null'] },
+    },
+  },
+  GraphQLResponse: {
+    type: 'object',
+    description: 'A GraphQL result. Typed mutation errors are members of the result unions; others are in `errors` with `extensions.code`.',
+    minProperties: 1,
+    properties: {
+      data: { type: ['object', 'null'] },
+      errors: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['message'],
+          properties: {
+            message: { type: 'string' },
+            locations: { type: 'array', items: { type: 'object' } },
+            path: { type: 'array', items: { type: ['string', 'integer'] } },
+            extensions: { type: 'object' },
+          },
+        },
+      },
+      extensions: { type: 'object' },
+    },
+  },
+  OpenApiDocument: {
+    type: 'object',
+    description: 'This document (OpenAPI 3.1).',
+    required: ['openapi', 'info', 'paths'],
+    properties: { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' }, info: { type: 'object' }, paths: { type: 'object' } },
+  },
+};
 
 // ---- Problem responses ----
 
@@ -261,7 +370,7 @@ export function notApiKey(scope: 'read' | 'write'): SecurityRequirement[] {
   return [{ [SCHEMES.oauth2]: [scope] }, { [SCHEMES.session]: [] }];
 }
 
-function securitySchemes(config: Config): Components['securitySchemes'] {
+function securitySchemes(config: Config): ComponentsObject['securitySchemes'] {
   const base = config.baseUrl;
   return {
     [SCHEMES.bearer]: {
@@ -308,7 +417,72 @@ function securitySchemes(config: Config): Components['securitySchemes'] {
   };
 }
 
-export function components(config: Config): Components {
-  return { schemas, responses, parameters, headers, securitySchemes: securitySchemes(config) };
+/** The components every route refers to; the generator adds the routes' own schemas. */
+export function protocolComponents(config: Config): ComponentsObject {
+  return { schemas: { ...problemSchemas, ...graphql }, responses, parameters, headers, securitySchemes: securitySchemes(config) };
+}
+
+/** The rate-limit policies an operation draws from, for `x-rate-limit-policies`. */
+export function policies(...route: { name: string; limit: number; windowMs: number }[]) {
+  return [GLOBAL_POLICY, ...route].map((p) => ({ name: p.name, limit: p.limit, window_seconds: p.windowMs / 1000 }));
+}
+
+const JSON_TYPE = 'application/json';
+
+/** POST /graphql: not a REST route, but the same credentials, limits and problems. */
+export function graphqlPathItem() {
+  return {
+    post: {
+      operationId: 'graphql',
+      summary: 'GraphQL',
+      description:
+        'GraphQL over HTTP with the same credentials and rules as REST (every REST route and GraphQL field calls the same operation). The schema is `schema.graphql`; ' +
+        'GraphiQL answers a browser here when not in production. Answered as `application/graphql-response+json` when the client accepts it, else `application/json`.',
+      tags: ['GraphQL'],
+      security: anyCredential('read'),
+      parameters: [paramRef('XOrgId')],
+      requestBody: {
+        required: true,
+        content: { [JSON_TYPE]: { schema: ref('GraphQLRequest'), examples: { me: { value: { query: '{ me { id username } }' } } } } },
+      },
+      responses: {
+        '200': {
+          description: 'A GraphQL result (which may hold `errors`).',
+          headers: withRateLimitHeaders(),
+          content: {
+            [JSON_TYPE]: {
+              schema: ref('GraphQLResponse'),
+              examples: { me: { value: { data: { me: { id: '5b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3', username: 'olivia' } } } } },
+            },
+            'application/graphql-response+json': { schema: ref('GraphQLResponse') },
+          },
+        },
+        '400': {
+          description: 'A request GraphQL refused before running it (unparsable, invalid, over a query limit).',
+          headers: withRateLimitHeaders(),
+          content: {
+            [JSON_TYPE]: { schema: ref('GraphQLResponse') },
+            'application/graphql-response+json': {
+              schema: ref('GraphQLResponse'),
+              examples: { syntax: { value: { errors: [{ message: 'Syntax Error: Expected Name, found <EOF>.', locations: [{ line: 1, column: 3 }] }] } } },
+            },
+          },
+        },
+        '401': responseRef('Unauthorized'),
+        '403': {
+          description: 'As for REST (a problem); or, for a mutation with a read-only OAuth token, a GraphQL result with `extensions.code = "INSUFFICIENT_SCOPE"`.',
+          headers: withRateLimitHeaders(),
+          content: {
+            'application/problem+json': { schema: ref('ForbiddenProblem') },
+            [JSON_TYPE]: { schema: ref('GraphQLResponse') },
+            'application/graphql-response+json': { schema: ref('GraphQLResponse') },
+          },
+        },
+        '429': responseRef('TooManyRequests'),
+        '500': responseRef('InternalError'),
+      },
+      'x-rate-limit-policies': policies(),
+    },
+  };
 }
 

@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import * as ops from '../../schema/issue-operations.js';
+import { FilterFields } from '../../schema/issue-filter.js';
+import { instant } from '../../schema/dates.js';
+import { ISSUE_SORT_FIELDS } from '../../schema/issue-order.js';
+import { uuid } from '../../schema/uuid.js';
+import { camelKeys, integer, list, once, snakeBody } from '../inputs.js';
+import { IssueJson } from '../resources.js';
+import { route } from '../route.js';
+import { EXAMPLE } from './examples.js';
+
+const lower = (values: readonly string[]) => values.map((v) => v.toLowerCase());
+const SORT_VALUES = lower(ISSUE_SORT_FIELDS) as [string, ...string[]];
+
+const IssueId = z.object({
+  id: z.string().min(1).meta({ description: "The issue id or its key (`WEB-12`, any case). Another organization's issue is a 404, exactly like a missing one.", example: 'WEB-12' }),
+});
+
+const bound = (what: string) => once(instant).optional().meta({ description: `${what}, strictly. ISO 8601: a date (\`2026-01-31\`, midnight UTC) or a date-time with a zone (\`2026-01-31T12:00:00Z\`, \`...+02:00\`).` });
+
+/** The list's query: the spec's flat parameters, each checked by the operation's own rule. */
+const ListQuery = z.object({
+  project_id: once(uuid).optional().meta({ description: "Issues of this project (another organization's project: 404)." }),
+  status: list(FilterFields.status).optional().meta({ description: 'Any of these statuses: repeat the parameter or separate values with commas (`status=a,b`).' }),
+  priority: list(FilterFields.priority).optional().meta({ description: 'Any of these priorities: repeat the parameter or separate values with commas (`priority=a,b`).' }),
+  assignee_id: once(FilterFields.assigneeId).optional().meta({ description: 'Assigned to this user id, or `none` for unassigned issues.' }),
+  q: once(FilterFields.q).optional().meta({ description: 'Case-insensitive substring of the title or the description, 1 to 100 characters (`%` and `_` are plain characters).' }),
+  created_after: bound('Created after'),
+  created_before: bound('Created before'),
+  updated_after: bound('Last changed after'),
+  updated_before: bound('Last changed before'),
+  sort: once(z.enum(SORT_VALUES, { error: `must be one of: ${[...SORT_VALUES].sort().join(', ')}` }))
+    .optional()
+    .meta({
+      description:
+        '`priority` sorts by urgency and `status` by workflow (newest first among equals); `title` in the database collation. Every order ends with the issue id. Default `created_at`.',
+    }),
+  direction: once(z.enum(['asc', 'desc'], { error: 'must be one of: asc, desc' }))
+    .optional()
+    .meta({ description: 'Default `desc` for `created_at` and `updated_at` (newest first), `asc` for the others.' }),
+  limit: integer(ops.pageSize).optional().meta({ description: `Page size, default ${ops.PAGE_SIZE_DEFAULT}.` }),
+  cursor: once(z.string())
+    .optional()
+    .meta({ description: 'Where to continue: take it from the `Link` header. It only fits the sort and direction that made it (else 400 on `cursor`).' }),
+});
+
+const upper = (value: string | undefined) => value?.toUpperCase();
+
+export const issueRoutes = [
+  route({
+    method: 'get',
+    path: '/issues',
+    operationId: 'listIssues',
+    summary: 'Issues, filtered, sorted and paged',
+    description: 'A bare array, one page; the next page is in the `Link` header. Any role.',
+    tag: 'Issues',
+    operation: ops.listIssues,
+    query: ListQuery,
+    names: {
+      first: 'limit',
+      after: 'cursor',
+      'filter.assigneeId': 'assignee_id',
+      'filter.createdAfter': 'created_after',
+      'filter.createdBefore': 'created_before',
+      'filter.updatedAfter': 'updated_after',
+      'filter.updatedBefore': 'updated_before',
+      'filter.status': 'status',
+      'filter.priority': 'priority',
+      'filter.q': 'q',
+      'orderBy.field': 'sort',
+      'orderBy.direction': 'direction',
+    },
+    success: { status: 200, description: 'One page of issues.', schema: z.array(IssueJson.schema), headers: ['Link'], examples: { page: [EXAMPLE.issue] } },
+    errors: { 404: 'The project is not in this organization.' },
+    async handle(ctx, { query: q, url }) {
+      const filter = {
+        status: q.status,
+        priority: q.priority,
+        assigneeId: q.assignee_id,
+        q: q.q,
+        createdAfter: q.created_after,
+        createdBefore: q.created_before,
+        updatedAfter: q.updated_after,
+        updatedBefore: q.updated_before,
+      };
+      const input = {
+        projectId: q.project_id,
+        filter: Object.values(filter).some((v) => v !== undefined) ? filter : undefined,
+        orderBy: { field: upper(q.sort as string | undefined), direction: upper(q.direction as string | undefined) },
+        first: q.limit,
+        after: q.cursor,
+      };
+      const page = await ops.listIssues.run(ctx, ops.listIssues.parse(input), { select: IssueJson.select });
+      const headers: Record<string, string> = {};
+      if (page.pageInfo.hasNextPage && page.pageInfo.endCursor) {
+        const next = new URL(`${ctx.config.baseUrl}/api/issues`);
+        for (const [key, value] of url.searchParams) if (key !== 'cursor') next.searchParams.append(key, value);
+        next.searchParams.set('cursor', page.pageInfo.endCursor);
+        headers.link = `<${next.href}>; rel="next"`;
+      }
+      return { body: page.edges.map((edge) => IssueJson.present(edge!.node as never)), headers };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/issues',
+    operationId: 'createIssue',
+    summary: 'Create an issue',
+    description: 'Numbered next in its project. Member or above.',
+    tag: 'Issues',
+    operation: ops.createIssue,
+    body: snakeBody(ops.createIssue.input),
+    success: { status: 201, description: 'The created issue.', schema: IssueJson.schema, headers: ['Location'], examples: { created: EXAMPLE.issue } },
+    errors: { 404: 'The project is not in this organization.' },
+    async handle(ctx, { body }) {
+      const issue = await ops.createIssue.run(ctx, ops.createIssue.parse(camelKeys(body)), { select: IssueJson.select });
+      return { body: IssueJson.present(issue as never), headers: { location: `${ctx.config.baseUrl}/api/issues/${issue.id}` } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/issues/{id}',
+    operationId: 'getIssue',
+    summary: 'One issue, by id or key',
+    description: 'Any role.',
+    tag: 'Issues',
+    operation: ops.getIssue,
+    params: IssueId,
+    success: { status: 200, description: 'The issue.', schema: IssueJson.schema, examples: { issue: EXAMPLE.issue } },
+    errors: { 404: 'No such issue in this organization.' },
+    async handle(ctx, { params }) {
+      return { body: IssueJson.present((await ops.getIssue.run(ctx, ops.getIssue.parse(params), { select: IssueJson.select })) as never) };
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/issues/{id}',
+    operationId: 'updateIssue',
+    summary: 'Change an issue',
+    description:
+      'A JSON merge patch: a field left out stays as it is; `null` clears `description` or `assignee_id` (and is a 400 for the others). Values are checked as on create. Member or above.',
+    tag: 'Issues',
+    operation: ops.updateIssue,
+    params: IssueId,
+    body: snakeBody(ops.updateIssue.input, ['id']),
+    bodyTypes: ['application/json', 'application/merge-patch+json'],
+    success: { status: 200, description: 'The changed issue.', schema: IssueJson.schema, examples: { changed: EXAMPLE.issue } },
+    errors: { 404: 'No such issue in this organization.' },
+    async handle(ctx, { params, body }) {
+      const input = ops.updateIssue.parse({ ...camelKeys(body), id: params.id });
+      return { body: IssueJson.present((await ops.updateIssue.run(ctx, input, { select: IssueJson.select })) as never) };
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/issues/{id}',
+    operationId: 'deleteIssue',
+    summary: 'Delete an issue',
+    description: 'Manager or above: members cancel issues instead (status `Canceled`), since a deletion cannot be undone. Numbers are never reused.',
+    tag: 'Issues',
+    operation: ops.deleteIssue,
+    params: IssueId,
+    success: { status: 204, description: 'Deleted.' },
+    errors: { 404: 'No such issue in this organization.' },
+    async handle(ctx, { params }) {
+      await ops.deleteIssue.run(ctx, ops.deleteIssue.parse(params), undefined);
+      return {};
+    },
+  }),
+];

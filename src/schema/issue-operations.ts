@@ -1,0 +1,132 @@
+import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { z } from 'zod';
+import { Prisma } from '../generated/prisma/client.js';
+import { NotFoundError } from './errors.js';
+import { ISSUE_COLUMNS, type IssueRow } from './issue-columns.js';
+import { insertIssue } from './issue-create.js';
+import { IssueFilter, issueFilterWhere } from './issue-filter.js';
+import { checkAssignee, CreateIssue, UpdateIssue } from './issue-input.js';
+import { issueIdOf, issueWhere } from './issue-lookup.js';
+import { IssueOrder, IssueOrderArgs } from './issue-order.js';
+import { defineOperation } from './operation.js';
+import { nonEmpty, selectionCovered } from './selection.js';
+import { uuid } from './uuid.js';
+import { activeOrgId } from './viewer.js';
+
+/** The Prisma selection a surface wants for each issue (GraphQL: what the query asks for; REST: its representation). */
+export interface IssueQuery {
+  select?: Prisma.IssueSelect;
+}
+
+export const PAGE_SIZE_DEFAULT = 50;
+export const PAGE_SIZE_MAX = 100;
+const PAGE_SIZE_MESSAGE = `must be between 1 and ${PAGE_SIZE_MAX}`;
+export const pageSize = z.number({ error: PAGE_SIZE_MESSAGE }).int(PAGE_SIZE_MESSAGE).min(1, PAGE_SIZE_MESSAGE).max(PAGE_SIZE_MAX, PAGE_SIZE_MESSAGE);
+
+/** `IssueId`: an issue's id or its key (WEB-12, any case). */
+const idOrKey = z.string().min(1, 'is required');
+
+export const listIssues = defineOperation({
+  name: 'listIssues',
+  description:
+    'Issues of the organization (of one project when projectId is given), filtered by `filter`, ' +
+    `in the order of \`orderBy\` (newest first by default), at most ${PAGE_SIZE_MAX} per page.`,
+  kind: 'read',
+  access: { role: 'viewer' },
+  input: z.strictObject({
+    projectId: uuid.nullish(),
+    filter: IssueFilter.nullish(),
+    orderBy: IssueOrderArgs.nullish(),
+    first: pageSize.nullish(),
+    last: pageSize.nullish(),
+    after: z.string().nullish(),
+    before: z.string().nullish(),
+  }),
+  async run(ctx, args, query: IssueQuery) {
+    const orgId = activeOrgId(ctx);
+    const order = new IssueOrder(args.orderBy);
+    return resolveCursorConnection<Promise<IssueRow[]>>(
+      { args, defaultSize: PAGE_SIZE_DEFAULT, maxSize: PAGE_SIZE_MAX, toCursor: (issue) => order.cursorOf(issue) },
+      async ({ after, before, limit, inverted }): Promise<IssueRow[]> => {
+        const where: Prisma.IssueWhereInput[] = [{ orgId }, ...(args.filter ? issueFilterWhere(args.filter) : [])];
+        if (args.projectId) where.push({ projectId: args.projectId });
+        if (after) where.push(order.seek(after, 'after'));
+        if (before) where.push(order.seek(before, 'before'));
+        const issues = await ctx.prisma.issue.findMany({
+          // Every column (the cursors are made of the sort keys), whatever the surface asks for.
+          select: { ...query.select, ...ISSUE_COLUMNS },
+          where: { AND: where },
+          orderBy: order.orderBy(inverted),
+          take: limit,
+        });
+        // Only an empty page needs to tell "no issues yet" from "no such project here".
+        if (args.projectId && issues.length === 0) {
+          const project = await ctx.prisma.project.findFirst({ where: { id: args.projectId, orgId }, select: { id: true } });
+          if (!project) throw new NotFoundError('project');
+        }
+        return issues;
+      },
+    );
+  },
+});
+
+export const getIssue = defineOperation({
+  name: 'getIssue',
+  description: "One issue of the caller's organization, by id or by key (WEB-12); NOT_FOUND for any other.",
+  kind: 'read',
+  access: { role: 'viewer' },
+  input: z.strictObject({ id: idOrKey }),
+  async run(ctx, { id }, query: IssueQuery) {
+    const issue = await ctx.prisma.issue.findFirst({ ...query, where: issueWhere(activeOrgId(ctx), id) });
+    if (!issue) throw new NotFoundError('issue');
+    return issue;
+  },
+});
+
+export const createIssue = defineOperation({
+  name: 'createIssue',
+  description: 'Creates an issue, numbered next in its project. Needs the role member or above.',
+  kind: 'write',
+  access: { role: 'member' },
+  input: CreateIssue,
+  async run(ctx, input, query: IssueQuery) {
+    const issue = await insertIssue(ctx.prisma, activeOrgId(ctx), input);
+    // The written row answers the usual selections (every column and the key); relations are read.
+    if (selectionCovered(query.select, issue)) return issue;
+    return ctx.prisma.issue.findUniqueOrThrow({ ...query, where: { id: issue.id } });
+  },
+});
+
+export const updateIssue = defineOperation({
+  name: 'updateIssue',
+  description: 'Changes an issue (by id or key). Needs the role member or above.',
+  kind: 'write',
+  access: { role: 'member' },
+  input: UpdateIssue.extend({ id: idOrKey }),
+  async run(ctx, { id: idOrKeyValue, ...changes }, query: IssueQuery) {
+    const orgId = activeOrgId(ctx);
+    const id = await issueIdOf(ctx.prisma, orgId, idOrKeyValue);
+    await checkAssignee(ctx.prisma, orgId, changes.assigneeId);
+    try {
+      return await ctx.prisma.issue.update({ ...nonEmpty(query), where: { id, orgId }, data: changes });
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') throw new NotFoundError('issue');
+      throw error;
+    }
+  },
+});
+
+export const deleteIssue = defineOperation({
+  name: 'deleteIssue',
+  description: 'Deletes an issue (by id or key) and returns its id. Needs the role manager or above: members cancel issues instead.',
+  kind: 'write',
+  access: { role: 'manager' },
+  input: z.strictObject({ id: idOrKey }),
+  async run(ctx, { id: idOrKeyValue }) {
+    const orgId = activeOrgId(ctx);
+    const id = await issueIdOf(ctx.prisma, orgId, idOrKeyValue);
+    const { count } = await ctx.prisma.issue.deleteMany({ where: { id, orgId } });
+    if (count === 0) throw new NotFoundError('issue');
+    return id;
+  },
+});
