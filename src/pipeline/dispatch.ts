@@ -1,0 +1,71 @@
+import { AuthError } from '../auth/auth-error.js';
+import { authenticate } from '../auth/authenticate.js';
+import { resourceMetadataUrl } from '../auth/oauth/metadata.js';
+import type { Config } from '../config.js';
+import type { Yoga } from '../graphql/yoga.js';
+import { HttpProblem, problems } from '../rest/problem.js';
+import { isPublicPath } from '../rest/router.js';
+import type { Exchange } from './exchange.js';
+
+/** A surface the dispatcher hands requests to. */
+export interface Surface {
+  serves(path: string): boolean;
+  fetch(request: Request, ctx: Exchange['ctx']): Promise<Response>;
+}
+
+export interface Surfaces {
+  /** Pages for people (src/web) and the OAuth server (src/auth/oauth); `isPage`: answered with the session only. */
+  pages: Surface[];
+  isPage(path: string): boolean;
+  rest: { fetch(request: Request, ctx: Exchange['ctx']): Promise<Response> };
+  graphql: Yoga;
+}
+
+function bearerChallenge(config: Config, error?: AuthError): string {
+  const parts = [`realm="${config.baseUrl}/api"`, `resource_metadata="${resourceMetadataUrl(config)}"`];
+  if (error?.bearerError) parts.push(`error="${error.bearerError}"`, `error_description="${error.detail.replace(/"/g, "'")}"`);
+  return `Bearer ${parts.join(', ')}`;
+}
+
+/** An AuthError as the API's problem, with the RFC 6750 challenge on a 401 (RFC 9728 `resource_metadata`). */
+function authProblem(config: Config, error: AuthError): HttpProblem {
+  const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': bearerChallenge(config, error) } : {};
+  return new HttpProblem(error.status, error.code.toUpperCase(), error.detail, undefined, headers);
+}
+
+/**
+ * Hands the request to the surface that serves its path, after authenticating it as that
+ * surface needs: pages with the session cookie only (a bearer token is not a browser's), the
+ * API with any credential; public API documents without one.
+ */
+export function createDispatch(config: Config, surfaces: Surfaces) {
+  return async function dispatch(exchange: Exchange): Promise<Response> {
+    const { request, url, ctx, credentials, auth } = exchange;
+    const path = url.pathname;
+    const page = surfaces.pages.find((surface) => surface.serves(path));
+    if (page) {
+      if (surfaces.isPage(path)) {
+        const principal = await authenticate(auth, { ...credentials, token: null });
+        if (!(principal instanceof AuthError)) ctx.principal = principal;
+      }
+      return page.fetch(request, ctx);
+    }
+    if (path !== '/api' && !path.startsWith('/api/')) return problems.notFound().toResponse();
+    // The API description is public: answered before any credential check (a credential sent with it is ignored).
+    if (isPublicPath(path)) return surfaces.rest.fetch(request, ctx);
+    const principal = await authenticate(auth, credentials);
+    if (principal instanceof AuthError) return authProblem(config, principal).toResponse();
+    ctx.principal = principal;
+    if (principal.kind === 'anonymous') {
+      return new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
+        'www-authenticate': bearerChallenge(config),
+      }).toResponse();
+    }
+    if (url.searchParams.has('access_token')) {
+      const error = new AuthError(401, 'token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request');
+      return authProblem(config, error).toResponse();
+    }
+    if (path === '/api/graphql') return surfaces.graphql.handleRequest(request, ctx);
+    return surfaces.rest.fetch(request, ctx);
+  };
+}

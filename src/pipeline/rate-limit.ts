@@ -1,0 +1,43 @@
+import { looksLikeJwt } from '../auth/oauth/tokens.js';
+import { retryAfter, type PolicyDecision } from '../limits/headers.js';
+import { rateLimitSubject, type RateLimiter } from '../limits/limiter.js';
+import { HttpProblem } from '../rest/problem.js';
+import type { Exchange } from './exchange.js';
+
+function tooManyRequests(decisions: PolicyDecision[]): Response {
+  const wait = retryAfter(decisions);
+  return new HttpProblem(429, 'RATE_LIMITED', `Too many requests. Wait ${wait} seconds (X-RateLimit-Reset) before retrying.`, undefined, {
+    'retry-after': wait,
+  }).toResponse();
+}
+
+/** The bucket of a request: an OAuth grant (all its access tokens share one), another credential, or the address. */
+async function subjectOf(exchange: Exchange): Promise<string> {
+  const { credentials, ip, auth } = exchange;
+  const token = typeof credentials.token === 'string' ? credentials.token : null;
+  if (token && looksLikeJwt(token)) {
+    const claims = await auth.verifyAccess(token).catch(() => null);
+    if (claims) return `grant:${claims.grant_id}`;
+  }
+  return rateLimitSubject(token ?? credentials.sessionToken, ip);
+}
+
+/**
+ * The global bucket, counted before any other work so that a refused request costs no database
+ * query; `next` runs only when it admits. A refused credential is charged to its address too:
+ * rotating made-up tokens must not buy a fresh bucket per request.
+ */
+export async function rateLimit(limiter: RateLimiter, exchange: Exchange, next: () => Promise<Response>): Promise<Response> {
+  const admission = await limiter.admit(await subjectOf(exchange));
+  exchange.decisions = admission.decisions;
+  if (!admission.allowed) return tooManyRequests(exchange.decisions);
+  const response = await next();
+  if (response.status === 401 && typeof exchange.credentials.token === 'string') {
+    const byAddress = await limiter.admit(rateLimitSubject(null, exchange.ip));
+    if (!byAddress.allowed) {
+      exchange.decisions = byAddress.decisions;
+      return tooManyRequests(exchange.decisions);
+    }
+  }
+  return response;
+}
