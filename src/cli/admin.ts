@@ -6,6 +6,7 @@ import { mintApiKey } from '../auth/api-keys.js';
 import { ROLES, type Role } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../schema/errors.js';
+import { isUuid } from '../schema/uuid.js';
 import { withDatabase } from './open.js';
 import { addMember, createOrganization, createProject, createUser, removeMember, revokeApiKey } from './operations.js';
 
@@ -54,7 +55,6 @@ function need(name: keyof typeof values): string {
   return value;
 }
 
-const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 async function findOrg(db: Db, ref: string) {
   const org = await db.organization.findFirst({ where: isUuid(ref) ? { id: ref } : { slug: ref } });

@@ -1,6 +1,6 @@
-import { AppError, ValidationError } from '../schema/errors.js';
+import { AppError, statusForCode, ValidationError } from '../schema/errors.js';
 import { restFieldName } from './inputs.js';
-import { HttpProblem, problems, statusForCode } from './problem.js';
+import { HttpProblem, problems } from './problem.js';
 
 /**
  * An operation's error as a REST problem: its status from its stable code, field errors named

@@ -1,22 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FieldError } from '../schema/errors.js';
 
-/** Status for each stable error code; the one place GraphQL errors meet HTTP statuses. */
-const STATUS_BY_CODE: Record<string, number> = {
-  VALIDATION_FAILED: 400,
-  BAD_USER_INPUT: 400,
-  FORBIDDEN: 403,
-  INSUFFICIENT_SCOPE: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  KEY_LIMIT_REACHED: 409,
-  RATE_LIMITED: 429,
-};
-
-export function statusForCode(code: string): number {
-  return STATUS_BY_CODE[code] ?? 500;
-}
-
 /**
  * An RFC 9457 problem: thrown anywhere in a REST handler, answered by the router.
  * `code` is stable for programs; `detail` is for people.

@@ -28,16 +28,16 @@ const ApiKeyStatusSchema = z.enum(API_KEY_STATUSES).meta({ id: 'ApiKeyStatus', d
 // ---- Resources. ----
 
 export const UserJson = representation<Pick<User, 'id' | 'email' | 'name' | 'username' | 'locale'>>('User', 'The signed-in user.', {
-  id: column('id', uuid()),
-  email: column('email', z.email()),
-  name: column('name', text()),
-  username: column('username', text()),
+  id: column('id', uuid('The user id.')),
+  email: column('email', z.email().meta({ description: 'Sign-in address, lowercase.' })),
+  name: column('name', text('Display name.')),
+  username: column('username', text('Unique handle.')),
   locale: column('locale', text('Language code, e.g. `en`.')),
 });
 
 type ProjectRow = Project & { _count: { issues: number } };
 const projectSummary = {
-  id: column<ProjectRow, 'id'>('id', uuid()),
+  id: column<ProjectRow, 'id'>('id', uuid('The project id.')),
   name: column<ProjectRow, 'name'>('name', text('1 to 100 characters.')),
   key: column<ProjectRow, 'key'>('key', text('Uppercase, unique in the organization; issue keys read `KEY-12`.')),
 };
@@ -57,26 +57,26 @@ export const ProjectSummaryJson = representation<ProjectRow>('ProjectSummary', '
 
 type IssueRow = Issue & { project: { key: string } };
 export const IssueJson = representation<IssueRow>('Issue', 'An issue. Times are ISO 8601 in UTC.', {
-  id: column('id', uuid()),
+  id: column('id', uuid('The issue id.')),
   key: {
     schema: text('The project key and the number: `WEB-12`. Changes when the project key does.'),
     select: { number: true, project: { select: { key: true } } },
     value: (row) => `${row.project.key}-${row.number}`,
   },
-  project_id: column('projectId', uuid()),
+  project_id: column('projectId', uuid('The project it belongs to.')),
   number: column('number', z.int().min(1).meta({ description: 'Sequence number in the project: no gaps, no duplicates, never reused.' })),
-  title: column('title', text()),
+  title: column('title', text('1 to 255 characters.')),
   status: column('status', IssueStatusSchema),
   priority: column('priority', IssuePrioritySchema),
-  description: column('description', z.string().nullable()),
+  description: column('description', z.string().nullable().meta({ description: 'Free text, at most 50,000 characters; null: none.' })),
   assignee_id: column('assigneeId', z.uuid().nullable().meta({ description: 'A user id (see `GET /people/search`); null: unassigned.' })),
   created_at: timeColumn('createdAt', 'Creation time.'),
   updated_at: timeColumn('updatedAt', 'Last change.'),
 });
 
 const apiKeyFields: Record<string, Field<ApiKey>> = {
-  id: column('id', uuid()),
-  name: column('name', text()),
+  id: column('id', uuid('The key id.')),
+  name: column('name', text('What the key is for.')),
   hint: column('hint', z.string().min(4).max(4).meta({ description: 'The last 4 characters of the token, to recognise it.' })),
   status: { schema: ApiKeyStatusSchema, select: { revokedAt: true, expiresAt: true }, value: (key) => apiKeyStatus(key) },
   user_id: column('userId', uuid('The user the key acts as (its creator).')),
@@ -99,8 +99,8 @@ export const CreatedApiKeyJson = representation<{ apiKey: ApiKey; token: string 
 });
 
 const orgFields = {
-  id: column<Organization, 'id'>('id', uuid()),
-  name: column<Organization, 'name'>('name', text()),
+  id: column<Organization, 'id'>('id', uuid('The organization id.')),
+  name: column<Organization, 'name'>('name', text('Display name.')),
   slug: column<Organization, 'slug'>('slug', text('Lowercase letters, digits and dashes; unique.')),
   is_public: column<Organization, 'isPublic'>('isPublic', z.boolean().meta({ description: 'Listed in the public directory (`GET /orgs/search`).' })),
 };
@@ -164,8 +164,8 @@ export const PersonJson = representation<PersonRow>(
   `A member of the organization. \`email\` is present only for callers whose role is ${EMAIL_VISIBLE_FROM} or above.`,
   {
     id: column('id', uuid('The user id (what `assignee_id` holds).')),
-    name: column('name', text()),
-    username: column('username', text()),
+    name: column('name', text('Display name.')),
+    username: column('username', text('Unique handle.')),
     role: column('role', RoleSchema),
     email: { ...column('email', z.email().meta({ description: `Only for the roles ${EMAIL_VISIBLE_FROM} and above.` })), omitNull: true },
   },

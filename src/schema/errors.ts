@@ -61,3 +61,19 @@ export class InsufficientScopeError extends AppError {
     });
   }
 }
+
+/** The HTTP status of each stable code: the one place the operations' errors meet HTTP (REST problems, pages). */
+const STATUS_BY_CODE: Record<string, number> = {
+  VALIDATION_FAILED: 400,
+  BAD_USER_INPUT: 400,
+  FORBIDDEN: 403,
+  INSUFFICIENT_SCOPE: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  KEY_LIMIT_REACHED: 409,
+  RATE_LIMITED: 429,
+};
+
+export function statusForCode(code: string): number {
+  return STATUS_BY_CODE[code] ?? 500;
+}

@@ -2,8 +2,7 @@ import type { Context } from '../context.js';
 import { roleAtLeast } from '../auth/principal.js';
 import { ApiKeyJson } from '../rest/resources.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../schema/api-key.js';
-import { AppError, ValidationError } from '../schema/errors.js';
-import { statusForCode } from '../rest/problem.js';
+import { AppError, statusForCode, ValidationError } from '../schema/errors.js';
 import { page, redirect } from './render.js';
 import { inOrg, loadShell, type ShellOrg } from './shell.js';
 
