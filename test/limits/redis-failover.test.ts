@@ -40,7 +40,7 @@ describe.skipIf(!redisServerAvailable)('rate limits across a Redis failover', ()
     return admitted;
   }
 
-  async function failover(instances: RedisStore[], key: string): Promise<number[]> {
+  async function failover(instances: RedisStore[], key: string): Promise<[number, number, number]> {
     const before = await hammer(instances, key, 50);
     await redis.kill();
     const down = await hammer(instances, key, 50);
