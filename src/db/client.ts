@@ -4,9 +4,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import lockfile from 'proper-lockfile';
 import { isPostgresUrl } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { DataDirInUseError, lockDataDir as lockDir } from './data-dir-lock.js';
 import { countQueries, type QueryCounter } from './query-counter.js';
 
 export type Db = PrismaClient;
@@ -22,9 +22,12 @@ export interface Database {
 }
 
 export class DatabaseInUseError extends Error {
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    holder = '',
+  ) {
     super(
-      `The embedded database in ${dir} is already open in another process. ` +
+      `The embedded database in ${dir} is already open in another process${holder}. ` +
         'PGlite allows one process per data directory: stop the other process, ' +
         'or point DATABASE_URL at another directory or at PostgreSQL.',
     );
@@ -65,18 +68,14 @@ export async function openDatabase(url: string): Promise<Database> {
 
 /**
  * PGlite is a single-process database: two processes writing one directory corrupt it.
- * A lock file (refreshed while we run, stale after a crash) turns that into a clear error.
+ * The lock (data-dir-lock.ts) turns that into a clear error, and is taken over at once when
+ * its holder has died.
  */
 async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   try {
-    return await lockfile.lock(dir, {
-      lockfilePath: resolve(dir, '.lock'),
-      stale: 10_000,
-      update: 2_000,
-      realpath: false,
-    });
+    return lockDir(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new DatabaseInUseError(dir);
+    if (error instanceof DataDirInUseError) throw new DatabaseInUseError(dir, error.holder ? ` (pid ${error.holder.pid} on ${error.holder.host})` : '');
     throw error;
   }
 }

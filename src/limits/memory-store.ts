@@ -53,7 +53,7 @@ function push(bucket: Bucket, now: number): void {
 
 /**
  * In-process limiter: exact for one instance, and atomic because nothing between the check and
- * the write awaits. Also the RedisStore's fallback when Redis is unavailable.
+ * the write awaits. Also the RedisStore's local count of its own admissions (see redis-store.ts).
  */
 export class MemoryStore implements LimiterStore {
   private readonly buckets = new Map<string, Bucket>();
@@ -101,6 +101,19 @@ export class MemoryStore implements LimiterStore {
       if (buckets[i]!.count === 0) this.buckets.delete(bucketId(key, policy));
     });
     return decisions;
+  }
+
+  /**
+   * Takes back one admission from each bucket of `entries`, after another store refused the
+   * request this store had admitted. The newest entry goes (with concurrent admissions in
+   * between it may be a few ms younger than the one being taken back: the count is exact, the
+   * reset at most that much later).
+   */
+  releaseSync(entries: { key: string; policy: Policy }[]): void {
+    for (const id of new Set(entries.map(({ key, policy }) => bucketId(key, policy)))) {
+      const bucket = this.buckets.get(id);
+      if (bucket && bucket.count > 0) bucket.count--;
+    }
   }
 
   /** Drops every bucket whose newest entry has left its window. */

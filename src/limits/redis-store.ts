@@ -2,12 +2,20 @@
  * Rate-limit buckets shared by every instance through Redis.
  *
  * Failure mode: FAIL OPEN to local limiting. If Redis is unreachable, slow or erroring, a
- * decision never throws to the caller and never waits longer than `timeoutMs`: it is taken by an
- * in-process MemoryStore instead, so each instance still enforces the limits on its own traffic
- * (a client spread over N instances may get up to N x limit while Redis is down). Refusing every
- * request during a Redis outage would turn a cache failure into a full API outage, which is worse
- * than briefly looser limits. `onFallback` is called at most once per 30 s so an outage gives
- * one log line per half-minute, not one per request.
+ * decision never throws to the caller and never waits longer than `timeoutMs`: it is taken by
+ * this instance alone, so each instance still enforces the limits on its own traffic (a client
+ * spread over N instances may get up to N x limit while Redis is down). Refusing every request
+ * during a Redis outage would turn a cache failure into a full API outage, which is worse than
+ * briefly looser limits. `onFallback` is called at most once per 30 s so an outage gives one log
+ * line per half-minute, not one per request.
+ *
+ * Failover bound: every admission of this instance is also counted in a local bucket, whoever
+ * decided it, and a request is admitted only if that local bucket has room too. So across
+ * Redis going away, coming back, or coming back empty (a restart without persistence, a
+ * failover to a replica that missed writes), one instance never admits more than the limit per
+ * window: a switch no longer starts a fresh bucket. While Redis keeps its data the local
+ * bucket never refuses what Redis admits (it holds a subset of the same admissions); a request
+ * it refuses is answered without a round trip to Redis.
  *
  * Exactness: one Lua script checks and records all buckets of a request atomically on the Redis
  * server, timestamped by Redis' own clock (TIME), so concurrent requests and instances with skewed
@@ -75,7 +83,7 @@ export interface RedisStoreOptions {
   onFallback?: (error: Error) => void;
   /** Longest a decision waits for Redis before falling back; covers clients built with an offline queue. */
   timeoutMs?: number;
-  /** Clock for the fallback store and the report throttle; Redis decisions use Redis' clock. */
+  /** Clock for the local buckets and the report throttle; Redis decisions use Redis' clock. */
   now?: () => number;
 }
 
@@ -88,7 +96,8 @@ export class RedisStore implements LimiterStore {
   readonly timeoutMs: number;
   private readonly onFallback: ((error: Error) => void) | undefined;
   private readonly now: () => number;
-  private readonly fallback: MemoryStore;
+  /** This instance's own admissions (every one, whoever decided it): the fallback and the failover bound. */
+  private readonly local: MemoryStore;
   private readonly instanceId = randomBytes(6).toString('base64url');
   private sequence = 0;
   private lastReport = -Infinity;
@@ -105,7 +114,7 @@ export class RedisStore implements LimiterStore {
     this.timeoutMs = options.timeoutMs ?? 500;
     this.onFallback = options.onFallback;
     this.now = options.now ?? Date.now;
-    this.fallback = new MemoryStore({ now: this.now });
+    this.local = new MemoryStore({ now: this.now });
   }
 
   /**
@@ -139,16 +148,27 @@ export class RedisStore implements LimiterStore {
 
   async consumeAll(entries: { key: string; policy: Policy }[]): Promise<Decision[]> {
     if (entries.length === 0) return [];
+    // Counted here first, synchronously, so concurrent requests of this instance cannot overshoot it.
+    const local = this.local.consumeAllSync(entries);
+    if (!local.every((d) => d.allowed)) return local;
+    let remote: Decision[];
     try {
-      return await this.consumeRemote(entries);
+      remote = await this.consumeRemote(entries);
     } catch (error) {
       this.report(error instanceof Error ? error : new Error(String(error)));
-      return this.fallback.consumeAll(entries);
+      return local;
     }
+    if (!remote.every((d) => d.allowed)) {
+      // Not admitted after all, so not counted here either.
+      this.local.releaseSync(entries);
+      return remote;
+    }
+    // The headers describe whichever count is tighter (the local one only after Redis lost data).
+    return remote.map((decision, i) => (local[i]!.remaining < decision.remaining ? local[i]! : decision));
   }
 
   async close(): Promise<void> {
-    await this.fallback.close();
+    await this.local.close();
     if (this.ownsClient) this.redis.disconnect();
   }
 

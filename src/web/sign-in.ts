@@ -3,6 +3,7 @@ import { clearedSessionCookie, endSession, readSessionCookie, sessionCookie, sta
 import type { Context } from '../context.js';
 import { drawFrom } from '../limits/limiter.js';
 import type { Policy } from '../limits/policy.js';
+import { safeNextPath } from './next-path.js';
 import { page, redirect } from './render.js';
 
 /** Guessing passwords: 10 tries per address and account per 15 minutes, on top of the global limit. */
@@ -11,13 +12,8 @@ const SIGN_IN_POLICY: Policy = { name: 'sign-in', limit: 10, windowMs: 15 * 60 *
 // Compared against when the e-mail is unknown, so both answers take the time of one scrypt.
 const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
-/** Only same-site paths: `next` must never send someone to another host. */
-export function safeNext(value: unknown): string {
-  return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/';
-}
-
 export function showSignIn(request: Request, ctx: Context): Response {
-  const next = safeNext(new URL(request.url).searchParams.get('next'));
+  const next = safeNextPath(new URL(request.url).searchParams.get('next'), ctx.config.baseUrl);
   if (ctx.principal.kind === 'user') return redirect(next);
   return page('login', { title: 'Sign in', next, email: '', error: null });
 }
@@ -26,7 +22,7 @@ export async function signIn(request: Request, ctx: Context): Promise<Response> 
   const form = await request.formData().catch(() => new FormData());
   const email = String(form.get('email') ?? '').trim().toLowerCase();
   const password = String(form.get('password') ?? '');
-  const next = safeNext(form.get('next'));
+  const next = safeNextPath(form.get('next'), ctx.config.baseUrl);
   const retry = (error: string, status: number, headers: Record<string, string> = {}) =>
     page('login', { title: 'Sign in', next, email, error }, { status, headers });
 

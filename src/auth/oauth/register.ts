@@ -5,24 +5,8 @@ import { drawFrom } from '../../limits/limiter.js';
 import { ROUTE_POLICIES } from '../../limits/policy.js';
 import { hashToken } from '../pat-token.js';
 import { OAuthError } from './errors.js';
+import { redirectUriProblem } from './redirect-uri.js';
 import { randomSecret } from './tokens.js';
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** https anywhere, http only on loopback (native apps); never a fragment or a script-capable scheme. */
-function redirectUriProblem(value: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return `${value} is not an absolute URI`;
-  }
-  if (url.hash || value.includes('#')) return `${value} has a fragment`;
-  if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:' && LOOPBACK.has(url.hostname)) return null;
-  if (url.protocol === 'http:') return `${value}: http is allowed only on loopback (localhost, 127.0.0.1, [::1])`;
-  return `${value}: the ${url.protocol} scheme is not allowed`;
-}
 
 const Registration = z.object({
   client_name: z.string().trim().min(1).max(100).optional(),

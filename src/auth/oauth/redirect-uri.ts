@@ -1,0 +1,46 @@
+/**
+ * Which redirect URIs a client may register (RFC 7591 section 2, `invalid_redirect_uri`).
+ * One function, two layers of rules:
+ *
+ * 1. Shape, for every scheme: an absolute URI (RFC 6749 section 3.1.2), without a fragment
+ *    (3.1.2), without userinfo, and whose host, when it has one, is a plain DNS name or IP
+ *    literal. Redirect URIs are compared exactly at authorization (RFC 9700 section 4.1.1), so
+ *    a pattern such as `https://*.client.example/cb` could never be matched as its author meant;
+ *    userinfo (`https://user:pw@client.example/cb`) puts a secret in a URL and lets an address
+ *    read as one host while it goes to another (RFC 3986 section 7.6).
+ * 2. Scheme: https anywhere; http only on loopback, for native apps (RFC 8252 section 7.3; the
+ *    port may then vary at authorization, 7.3 again). Everything else is refused for now; native
+ *    apps' private-use schemes (RFC 8252 section 7.1, `com.example.app:/cb`) would be one more
+ *    entry in `schemeProblem`, after the shape rules, which already apply to them.
+ */
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+// A host as the URL parser leaves it (lower-cased, IDNs in punycode, IPv4 normalized):
+// dot-separated labels of letters, digits and inner hyphens, or a bracketed IPv6 literal.
+const DNS_NAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const IPV6_LITERAL = /^\[[0-9a-f:.]+\]$/;
+// An `@` in the authority, even with empty userinfo (`https://@host/`), which the parser drops.
+const USERINFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
+
+/** Why `value` cannot be registered as a redirect URI, or null when it can. */
+export function redirectUriProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `${value} is not an absolute URI`;
+  }
+  if (url.hash || value.includes('#')) return `${value} has a fragment`;
+  if (url.username || url.password || USERINFO.test(value)) return `${value} has userinfo (user:password@): register the address without it`;
+  if (url.hostname.includes('*')) return `${value} has a wildcard host: redirect URIs are matched exactly, register each address`;
+  if (url.host && !DNS_NAME.test(url.hostname) && !IPV6_LITERAL.test(url.hostname)) return `${value}: the host is not a DNS name or an IP address`;
+  return schemeProblem(value, url);
+}
+
+function schemeProblem(value: string, url: URL): string | null {
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return null;
+  if (url.protocol === 'http:') return `${value}: http is allowed only on loopback (localhost, 127.0.0.1, [::1])`;
+  return `${value}: the ${url.protocol} scheme is not allowed`;
+}
