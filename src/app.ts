@@ -24,6 +24,7 @@ import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
 import { HttpProblem, problems } from './rest/problem.js';
 import { createRestRouter } from './rest/router.js';
+import { serveApiDocs } from './web/api-docs.js';
 import { createWebRouter } from './web/router.js';
 
 export interface RequestInfo {
@@ -135,6 +136,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (redirect) return redirect;
     const url = new URL(request.url);
     const path = url.pathname;
+    // The API reference and its assets are public: answered before any credential is looked at.
+    const docs = serveApiDocs(request, path, config);
+    if (docs) return docs;
     const api = isApiPath(path);
     // Writes that a browser could be tricked into sending: cookie-authenticated API calls and page forms.
     // (The OAuth back-channel endpoints authenticate clients, not cookies.)
