@@ -15,9 +15,9 @@ import { page } from './render.js';
  * machine without internet access and sends nothing to another origin.
  *
  * Swagger UI rather than Scalar or Redoc: Redoc has no "try it"; Scalar's standalone bundle is
- * 4.3 MB (Swagger UI's 1.7 MB), pulls in some thirty runtime packages, injects its styles as
- * <style> elements (so `style-src 'unsafe-inline'`) and reaches for fonts.scalar.com and
- * proxy.scalar.com unless told not to. swagger-ui-dist is one standalone bundle, needs neither
+ * 4.3 MB (Swagger UI's 1.7 MB) with 27 runtime dependencies, injects its stylesheet as a <style>
+ * element (a nonce per response, or `style-src 'unsafe-inline'`) and loads fonts from
+ * fonts.scalar.com unless told not to. swagger-ui-dist is one standalone bundle, needs neither
  * eval nor inline styles (React sets styles through the CSSOM, which CSP does not govern), and
  * its "try it" shows every response header, so the reader sees the rate-limit headers.
  */
@@ -60,16 +60,16 @@ for (const source of SOURCES) {
 }
 
 /**
- * The page's Content-Security-Policy, stricter than the other pages' where it can be:
- * - script-src 'self': Swagger UI's bundle and our init script are files served from here; no
- *   inline script, no eval (the bundle's one `new Function("return this")` is a fallback inside
- *   a try; the browser test fails on any CSP violation).
- * - style-src 'self': swagger-ui.css and ours; no inline <style>.
- * - img-src 'self' data:: swagger-ui.css draws its icons as data: SVG images (a data: image
- *   cannot send anything anywhere).
- * - connect-src 'self': the OpenAPI document and the "try it" calls go to this origin only
+ * The page's Content-Security-Policy: that of the other pages (render.ts) with three changes.
+ * - script-src 'self' (as there): Swagger UI's bundle and our start-up script are files served
+ *   from here; no inline script, no eval (the bundle's one `new Function("return this")` is
+ *   never reached: webpack returns globalThis first). The browser test fails on any violation.
+ * - style-src 'self' (as there): swagger-ui.css and ours; no inline <style>.
+ * - img-src 'self' data: (added data:): swagger-ui.css draws its icons as data: SVG images, and
+ *   a data: image cannot send anything anywhere.
+ * - connect-src 'self' (added): the OpenAPI document and the "try it" calls, to this origin only
  *   (the document's server is BASE_URL, where this page is served).
- * - form-action 'none': Swagger UI's forms are handled by script and never submitted.
+ * - form-action 'none' (was 'self'): Swagger UI handles its forms in script, never submits them.
  */
 export const apiDocsContentSecurityPolicy =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";

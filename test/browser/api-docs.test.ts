@@ -52,6 +52,7 @@ describe.skipIf(!chromiumAvailable)('the API reference at /api/docs in a real br
     expect(await page.locator('.opblock').count()).toBe(operations);
     await page.getByRole('link', { name: 'GraphQL (GraphiQL)' }).waitFor();
     await page.screenshot({ path: `${SHOTS}/api-docs-1-reference.png` });
+    expect(problems).toEqual([]);
     expect(await seriousViolations(page)).toEqual([]);
 
     // An operation opened shows its parameters, body, examples and answers.
