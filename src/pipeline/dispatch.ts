@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { HttpProblem, problems } from '../rest/problem.js';
 import { isPublicPath } from '../rest/router.js';
+import { serveApiDocs } from '../web/api-docs.js';
 import type { Exchange } from './exchange.js';
 
 /** A surface the dispatcher hands requests to. */
@@ -42,6 +43,9 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
   return async function dispatch(exchange: Exchange): Promise<Response> {
     const { request, url, ctx, credentials, auth } = exchange;
     const path = url.pathname;
+    // The API reference and its assets are public: answered before any credential is looked at.
+    const docs = serveApiDocs(request, path, config);
+    if (docs) return docs;
     const page = surfaces.pages.find((surface) => surface.serves(path));
     if (page) {
       if (surfaces.isPage(path)) {
