@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Config } from '../config.js';
-import { SCHEMES } from '../rest/openapi/components.js';
+import { SCHEMES } from '../rest/openapi-protocol.js';
 import { problems } from '../rest/problem.js';
 import { page } from './render.js';
 
