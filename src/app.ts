@@ -14,6 +14,7 @@ import type { Context } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { applyMigrations } from './db/migrations.js';
 import { createGraphQLServer } from './graphql/yoga.js';
+import { boundedBody } from './http/body-limit.js';
 import { clientIp } from './http/client-ip.js';
 import { httpsRedirect } from './http/https-policy.js';
 import { isSameOrigin, isUnsafeMethod } from './http/same-origin.js';
@@ -126,8 +127,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (url.searchParams.has('access_token')) {
       return authProblem(config, new AuthError(401, 'token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request')).toResponse();
     }
-    if (url.pathname === '/api/graphql') return graphql.handleRequest(request, ctx);
-    return (await rest.fetch(request, ctx)) as Response;
+    const bounded = await boundedBody(request, 'api');
+    if (bounded instanceof Response) return bounded;
+    if (url.pathname === '/api/graphql') return graphql.handleRequest(bounded, ctx);
+    return (await rest.fetch(bounded, ctx)) as Response;
   }
 
   async function route(request: Request, credentials: Credentials, deps: AuthDeps, ctx: Context): Promise<Response> {
@@ -149,7 +152,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         const principal = await authenticate(deps, { ...credentials, token: null });
         if (!(principal instanceof AuthError)) ctx.principal = principal;
       }
-      return web.serves(path) ? web.fetch(request, ctx) : oauth.fetch(request, ctx);
+      const bounded = await boundedBody(request, page ? 'page' : 'oauth');
+      if (bounded instanceof Response) return bounded;
+      return web.serves(path) ? web.fetch(bounded, ctx) : oauth.fetch(bounded, ctx);
     }
     if (!api) return problems.notFound().toResponse();
     const principal = await authenticate(deps, credentials);

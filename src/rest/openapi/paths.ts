@@ -570,6 +570,8 @@ export function paths(): Record<string, PathItem> {
               'application/graphql-response+json': { schema: ref('GraphQLResponse') },
             },
           },
+          '413': responseRef('PayloadTooLarge'),
+          '415': responseRef('UnsupportedMediaType'),
           '429': responseRef('TooManyRequests'),
           '500': responseRef('InternalError'),
         },
