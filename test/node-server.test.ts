@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createApp } from '../src/app.js';
 import { testConfig, type ConnectionLimits } from '../src/config.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import { listen, RawConnection } from './support/socket.js';
 
 let t: TestApp;
@@ -137,5 +137,45 @@ describe("Node's own refusals", () => {
     await connection.write(`GET /api/openapi.json HTTP/1.1\r\nhost: x\r\nx-padding: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(await closesWithin(connection, 10_000)).toBe(true);
     expectProblem(connection, 431, 'headers_too_large');
+  });
+});
+
+describe('two credentials in one request', () => {
+  let server: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    server = await serve({});
+  });
+  afterAll(() => server.close());
+
+  async function send(headerLines: string[]) {
+    const connection = await new RawConnection(server.port).connected();
+    await connection.write(`GET /api/me HTTP/1.1\r\nhost: x\r\nconnection: close\r\n${headerLines.map((l) => `${l}\r\n`).join('')}\r\n`);
+    await closesWithin(connection, 10_000);
+    return connection.response();
+  }
+
+  test('two Authorization fields over a socket are refused as conflicting credentials, not "the first wins"', async () => {
+    for (const second of [t.user('adam').token, t.user('mark').token]) {
+      const { status, body } = await send([`authorization: Bearer ${t.user('mark').token}`, `authorization: Bearer ${second}`]);
+      expect(status).toBe(400);
+      expect(JSON.parse(body).code).toBe('conflicting_credentials');
+    }
+    // One of them alone is served.
+    expect((await send([`authorization: Bearer ${t.user('mark').token}`])).status).toBe(200);
+  });
+
+  test('two X-Auth-Token fields likewise', async () => {
+    const { status, body } = await send([`x-auth-token: ${t.user('mark').token}`, `x-auth-token: ${t.user('adam').token}`]);
+    expect(status).toBe(400);
+    expect(JSON.parse(body).code).toBe('conflicting_credentials');
+  });
+
+  test('through app.fetch: a repeated Authorization (joined by the fetch API) is refused the same way', async () => {
+    const headers = new Headers({ origin: ORIGIN });
+    headers.append('authorization', `Bearer ${t.user('mark').token}`);
+    headers.append('authorization', `Bearer ${t.user('adam').token}`);
+    const response = await t.app.fetch(new Request(`${ORIGIN}/api/me`, { headers }));
+    expect(response.status).toBe(400);
+    expect((await response.json()).code).toBe('conflicting_credentials');
   });
 });

@@ -9,7 +9,8 @@ import { HttpProblem } from '../rest/problem.js';
 /**
  * The app on `node:http`, with what a socket needs on top of the fetch handler: timeouts that
  * a real client never meets and a slow one cannot stretch (slowloris), caps on open
- * connections, and Node's own refusals answered in the API's shape.
+ * connections, Node's own refusals answered in the API's shape, and credential headers
+ * presented as they were sent.
  */
 export function createNodeServer(app: App): Server {
   const limits = app.config.connections;
@@ -29,11 +30,25 @@ export function createNodeServer(app: App): Server {
       // client outlive them by up to that much.
       connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
     },
-    (req, res) => void handle(req, res),
+    (req, res) => {
+      presentRepeatedAuthorization(req);
+      void handle(req, res);
+    },
   );
   server.on('clientError', answerClientError);
   capConnections(server, limits);
   return server;
+}
+
+/**
+ * Node keeps the first of two `Authorization` fields and drops the second (while it joins two
+ * `X-Auth-Token` fields with ", "), so a request carrying two credentials would be served with
+ * one of them. Joined the same way, as a fetch runtime presents them (RFC 9110 §5.3), they reach
+ * authentication as what they are: more than one credential, refused as conflicting.
+ */
+function presentRepeatedAuthorization(req: IncomingMessage): void {
+  const values = req.headersDistinct.authorization;
+  if (values && values.length > 1) req.headers.authorization = values.join(', ');
 }
 
 /** A complete HTTP/1.1 answer written straight to a socket: a problem+json that closes the connection. */
