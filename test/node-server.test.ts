@@ -24,6 +24,13 @@ async function closesWithin(connection: RawConnection, boundMs: number): Promise
   return connection.isClosed;
 }
 
+/** Waits (bounded) until the server counts `count` open connections. */
+async function serverHolds(server: Awaited<ReturnType<typeof listen>>, count: number): Promise<void> {
+  const open = () => new Promise<number>((resolve, reject) => server.server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
+  for (let i = 0; i < 100 && (await open()) !== count; i++) await delay(50);
+  expect(await open()).toBe(count);
+}
+
 function expectProblem(connection: RawConnection, status: number, code: string) {
   const { status: got, headers, body } = connection.response();
   expect(got).toBe(status);
@@ -80,18 +87,17 @@ describe('connection caps', () => {
     const server = await serve({ maxConnectionsPerAddress: 2, maxConnections: 100 });
     try {
       const held = [await new RawConnection(server.port).connected(), await new RawConnection(server.port).connected()];
-      await delay(50);
+      await serverHolds(server, 2);
       const refused = await new RawConnection(server.port).connected();
       expect(await closesWithin(refused, 10_000)).toBe(true);
       expectProblem(refused, 503, 'too_many_connections');
       expect(refused.response().headers.get('retry-after')).toBe('1');
       await held[0]!.write('GET /api/openapi.json HTTP/1.1\r\nhost: x\r\n\r\n');
-      await delay(200);
+      await held[0]!.headReceived();
       expect(held[0]!.status).toBe(200);
       // One closes: a new connection is served again.
       held[1]!.destroy();
-      await held[1]!.closed;
-      await delay(50);
+      await serverHolds(server, 1);
       const next = await new RawConnection(server.port).connected();
       await next.write('GET /api/openapi.json HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
       await closesWithin(next, 10_000);
@@ -106,7 +112,7 @@ describe('connection caps', () => {
     const server = await serve({ maxConnectionsPerAddress: 0, maxConnections: 3 });
     try {
       const held = await Promise.all([1, 2, 3].map(() => new RawConnection(server.port).connected()));
-      await delay(50);
+      await serverHolds(server, 3);
       const refused = await new RawConnection(server.port).connected();
       expect(await closesWithin(refused, 10_000)).toBe(true);
       expectProblem(refused, 503, 'too_many_connections');

@@ -52,6 +52,14 @@ export class RawConnection {
     return new Promise((resolve) => this.socket.write(data, (error) => resolve(!error)));
   }
 
+  /** Resolves once a complete response head has arrived, the connection closed, or `boundMs` passed. */
+  async headReceived(boundMs = 10_000): Promise<void> {
+    const deadline = Date.now() + boundMs;
+    while (!this.received.includes('\r\n\r\n') && !this.isClosed && Date.now() < deadline) {
+      await Promise.race([once(this.socket, 'data'), this.closed, delay(100)]);
+    }
+  }
+
   /** The status of the response received so far, if its status line has arrived. */
   get status(): number | null {
     const match = /^HTTP\/1\.1 (\d{3}) /.exec(this.received);
