@@ -10,6 +10,8 @@ const databaseUrl = z
     message: 'must be file:<dir>, memory://, postgres://... or postgresql://...',
   });
 
+const milliseconds = z.coerce.number().int().min(1).max(3_600_000);
+
 /** Every variable the service reads, with its default. The README documents each one. */
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -29,6 +31,16 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   GRAPHQL_INTROSPECTION: bool.optional(),
   PAT_CACHE: z.enum(['auto', 'on', 'off']).default('auto'),
+  // Connections (src/http/node-server.ts); the README explains each.
+  HTTP_HEADERS_TIMEOUT_MS: milliseconds.default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: milliseconds.default(60_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds.optional(),
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(4096),
+  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).optional(),
+}).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
+  // Node refuses a headers timeout longer than the request timeout it is part of.
+  message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
+  path: ['HTTP_HEADERS_TIMEOUT_MS'],
 });
 
 /** Whether DATABASE_URL names PostgreSQL (anything else is the embedded database). */
@@ -65,6 +77,21 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** Cache verified PATs (PAT_CACHE, resolved: see resolvePatCache). */
   patCache: boolean;
+  connections: ConnectionLimits;
+}
+
+/** What the Node server allows a connection (src/http/node-server.ts). */
+export interface ConnectionLimits {
+  /** From a request's first byte to the end of its headers (slow-header attacks). */
+  headersTimeoutMs: number;
+  /** From a request's first byte to the end of its body (slow-body attacks). */
+  requestTimeoutMs: number;
+  /** How long an idle connection is kept between requests. */
+  keepAliveTimeoutMs: number;
+  /** Open connections in total. */
+  maxConnections: number;
+  /** Open connections from one peer address; 0: no such cap. */
+  maxConnectionsPerAddress: number;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +123,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     production: e.NODE_ENV === 'production',
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     patCache: resolvePatCache(e.PAT_CACHE, dataUrl, e.REDIS_URL),
+    // Behind a proxy (TRUST_PROXY) every connection comes from the proxy: it gets no per-address
+    // cap, and idle connections outlive the proxies' usual 60 s idle timeout, so the proxy closes
+    // them first and never sends a request on a connection we are closing.
+    connections: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? (e.TRUST_PROXY ? 65_000 : 5_000),
+      maxConnections: e.MAX_CONNECTIONS,
+      maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS ?? (e.TRUST_PROXY ? 0 : 256),
+    },
   };
 }
 

@@ -1,8 +1,7 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import { createServerAdapter } from '@whatwg-node/server';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseInUseError } from './db/client.js';
+import { createNodeServer } from './http/node-server.js';
 
 // Start-up problems people can fix get a plain message and exit code 1, not a stack trace.
 function fail(error: unknown): never {
@@ -21,16 +20,7 @@ const config = (() => {
   }
 })();
 const app = await createApp(config).catch(fail);
-const server = createServer(
-  createServerAdapter<{ req: IncomingMessage }>((request, { req }) =>
-    app.fetch(request, { remoteAddress: req.socket.remoteAddress }),
-  ),
-);
-
-// Longer than the idle timeouts of common proxies and load balancers (60 s), so they close
-// idle connections first and never send a request on a socket we are closing.
-server.keepAliveTimeout = 65_000;
-server.headersTimeout = 66_000;
+const server = createNodeServer(app);
 
 server.listen(config.port, config.host, async () => {
   app.logger.info({ url: config.baseUrl, host: config.host, port: config.port, database: app.db.kind, patCache: config.patCache }, 'listening');

@@ -47,4 +47,28 @@ describe('configuration', () => {
     expect(resolvePatCache('auto', 'postgresql://u@db/wm', undefined)).toBe(false);
     expect(() => loadConfig({ PAT_CACHE: 'yes' })).toThrow(/PAT_CACHE/);
   });
+  test('connection limits: defaults for a direct server, proxy defaults with TRUST_PROXY, each overridable', () => {
+    expect(loadConfig({}).connections).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 4096,
+      maxConnectionsPerAddress: 256,
+    });
+    expect(loadConfig({ TRUST_PROXY: 'true' }).connections).toMatchObject({ keepAliveTimeoutMs: 65_000, maxConnectionsPerAddress: 0 });
+    expect(
+      loadConfig({
+        TRUST_PROXY: 'true',
+        HTTP_HEADERS_TIMEOUT_MS: '2000',
+        HTTP_REQUEST_TIMEOUT_MS: '3000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '4000',
+        MAX_CONNECTIONS: '10',
+        MAX_CONNECTIONS_PER_ADDRESS: '5',
+      }).connections,
+    ).toEqual({ headersTimeoutMs: 2_000, requestTimeoutMs: 3_000, keepAliveTimeoutMs: 4_000, maxConnections: 10, maxConnectionsPerAddress: 5 });
+    // Node refuses a headers timeout longer than the request it is part of.
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '90000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS/);
+    expect(() => loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon' })).toThrow(/HTTP_KEEP_ALIVE_TIMEOUT_MS/);
+  });
 });

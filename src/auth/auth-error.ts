@@ -20,7 +20,7 @@ export const authErrors = {
   revoked: () => new AuthError(401, 'token_revoked', `The token has been revoked. ${REAUTH}`, 'invalid_token'),
   expired: () => new AuthError(401, 'token_expired', `The token has expired. ${REAUTH}`, 'invalid_token'),
   conflicting: () =>
-    new AuthError(400, 'conflicting_credentials', 'Authorization and X-Auth-Token carry different tokens; send one credential.', 'invalid_request'),
+    new AuthError(400, 'conflicting_credentials', 'The request carries more than one credential (two Authorization or X-Auth-Token fields, or the two with different tokens); send one.', 'invalid_request'),
   notMember: () => new AuthError(403, 'org_forbidden', 'You are not a member of the organization named by X-Org-Id.'),
   orgMismatch: () =>
     new AuthError(403, 'org_mismatch', "X-Org-Id differs from the organization this token is bound to. Omit the header or send the token's organization."),

@@ -26,13 +26,16 @@ export interface Credentials {
  */
 function presentedToken(headers: Headers): string | AuthError | null {
   const authorization = headers.get('authorization');
+  const xAuth = headers.get('x-auth-token')?.trim() || null;
+  // A field sent twice arrives joined with ", " (RFC 9110 §5.3; src/http/node-server.ts makes
+  // Node do so for Authorization): two credentials. A token never contains a comma.
+  if (authorization?.includes(',') || xAuth?.includes(',')) return authErrors.conflicting();
   let bearer: string | null = null;
   if (authorization !== null) {
     const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(authorization);
     if (!match) return authErrors.malformed();
     bearer = match[1]!;
   }
-  const xAuth = headers.get('x-auth-token')?.trim() || null;
   if (bearer && xAuth && bearer !== xAuth) return authErrors.conflicting();
   return bearer ?? xAuth;
 }

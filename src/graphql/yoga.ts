@@ -4,9 +4,11 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
 import type { Config } from '../config.js';
 import type { Context } from '../context.js';
+import { BODY_LIMITS } from '../http/body-limit.js';
 import type { Logger } from '../logger.js';
 import { clientError } from '../schema/client-errors.js';
 import { schema } from '../schema/index.js';
+import { useUnsupportedMediaTypeProblem } from './unsupported-media-type.js';
 
 export type Yoga = YogaServerInstance<Context, Record<string, never>>;
 
@@ -29,6 +31,9 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
     graphqlEndpoint: '/api/graphql',
     landingPage: false,
     graphiql: config.graphqlIntrospection,
+    // The app reads every body within this limit before yoga sees it (src/http/body-limit.ts);
+    // yoga's own check (25 MB by default) is kept at the same number for a caller that skips the app.
+    maxRequestBodySize: BODY_LIMITS.api,
     plugins: [
       EnvelopArmorPlugin({
         maxDepth: { n: QUERY_LIMITS.maxDepth },
@@ -40,6 +45,7 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
         blockFieldSuggestion: { enabled: !config.graphqlIntrospection },
       }),
       ...(config.graphqlIntrospection ? [] : [useDisableIntrospection()]),
+      useUnsupportedMediaTypeProblem(),
     ],
     logging: logger.child({ component: 'graphql' }),
     maskedErrors: {

@@ -2,6 +2,7 @@ import { AuthError } from '../auth/auth-error.js';
 import { authenticate } from '../auth/authenticate.js';
 import { resourceMetadataUrl } from '../auth/oauth/metadata.js';
 import type { Config } from '../config.js';
+import { boundedBody } from '../http/body-limit.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { HttpProblem, problems } from '../rest/problem.js';
 import { isPublicPath } from '../rest/router.js';
@@ -52,7 +53,9 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
         const principal = await authenticate(auth, { ...credentials, token: null });
         if (!(principal instanceof AuthError)) ctx.principal = principal;
       }
-      return page.fetch(request, ctx);
+      const bounded = await boundedBody(request, surfaces.isPage(path) ? 'page' : 'oauth');
+      if (bounded instanceof Response) return bounded;
+      return page.fetch(bounded, ctx);
     }
     if (path !== '/api' && !path.startsWith('/api/')) return problems.notFound().toResponse();
     // The API description is public: answered before any credential check (a credential sent with it is ignored).
@@ -69,7 +72,9 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       const error = new AuthError(401, 'token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request');
       return authProblem(config, error).toResponse();
     }
-    if (path === '/api/graphql') return surfaces.graphql.handleRequest(request, ctx);
-    return surfaces.rest.fetch(request, ctx);
+    const bounded = await boundedBody(request, 'api');
+    if (bounded instanceof Response) return bounded;
+    if (path === '/api/graphql') return surfaces.graphql.handleRequest(bounded, ctx);
+    return surfaces.rest.fetch(bounded, ctx);
   };
 }

@@ -278,7 +278,7 @@ const responses: Record<string, Response> = {
   BadRequest: problemResponse(
     400,
     'The request is malformed: `validation_failed` lists every bad field or parameter in `errors`; `malformed_json` (the body is not a JSON object); ' +
-      '`bad_user_input` (for example an undecodable cursor); `conflicting_credentials` (Authorization and X-Auth-Token differ).',
+      '`bad_user_input` (for example an undecodable cursor); `conflicting_credentials` (Authorization and X-Auth-Token differ, or either is sent twice).',
     {
       validation_failed: {
         summary: 'A missing field',
@@ -478,6 +478,8 @@ export function graphqlPathItem() {
             'application/graphql-response+json': { schema: ref('GraphQLResponse') },
           },
         },
+        '413': responseRef('PayloadTooLarge'),
+        '415': responseRef('UnsupportedMediaType'),
         '429': responseRef('TooManyRequests'),
         '500': responseRef('InternalError'),
       },

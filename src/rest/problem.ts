@@ -16,7 +16,8 @@ export class HttpProblem extends Error {
     super(detail);
   }
 
-  toResponse(): Response {
+  /** The problem+json document. */
+  body(): Record<string, unknown> {
     const body: Record<string, unknown> = {
       type: `urn:workmgmt:problem:${this.code.toLowerCase()}`,
       title: STATUS_CODES[this.status] ?? 'Error',
@@ -25,7 +26,11 @@ export class HttpProblem extends Error {
       code: this.code.toLowerCase(),
     };
     if (this.errors?.length) body.errors = this.errors;
-    return new Response(JSON.stringify(body), {
+    return body;
+  }
+
+  toResponse(): Response {
+    return new Response(JSON.stringify(this.body()), {
       status: this.status,
       headers: { 'content-type': 'application/problem+json', ...this.headers },
     });
@@ -38,5 +43,9 @@ export const problems = {
   notFound: (detail = 'No resource at this path.') => new HttpProblem(404, 'NOT_FOUND', detail),
   methodNotAllowed: (allow: string[]) =>
     new HttpProblem(405, 'METHOD_NOT_ALLOWED', `Allowed methods: ${allow.join(', ')}.`, undefined, { allow: allow.join(', ') }),
+  unsupportedMediaType: () =>
+    new HttpProblem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.', undefined, {
+      'accept-post': 'application/json',
+    }),
   internal: () => new HttpProblem(500, 'INTERNAL', 'Something went wrong on our side. It has been logged.'),
 };
