@@ -22,6 +22,9 @@ import { applyRateLimitHeaders, createLimiterStore, RateLimiter, rateLimitSubjec
 import { RedisStore } from './limits/redis-store.js';
 import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
+import { Ops } from './ops/observe.js';
+import { bindContext, reportAuthFailure, reportRoute } from './ops/request-scope.js';
+import { routeTemplate } from './ops/route-template.js';
 import { HttpProblem, problems } from './rest/problem.js';
 import { createRestRouter } from './rest/router.js';
 import { createWebRouter } from './web/router.js';
@@ -42,6 +45,8 @@ export interface App {
   credentialEpoch: CredentialEpoch;
   /** Verified PATs; null when PAT_CACHE resolves to off. */
   patCache: PatCache | null;
+  /** Health, readiness and metrics (src/ops). */
+  ops: Ops;
   close(): Promise<void>;
 }
 
@@ -65,6 +70,7 @@ function bearerChallenge(config: Config, error?: AuthError): string {
 }
 
 function authProblem(config: Config, error: AuthError): HttpProblem {
+  reportAuthFailure(error.code);
   const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': bearerChallenge(config, error) } : {};
   return new HttpProblem(error.status, error.code.toUpperCase(), error.detail, undefined, headers);
 }
@@ -97,6 +103,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         })
       : localEpoch);
   const patCache = config.patCache ? new PatCache() : null;
+  const ops = await Ops.create({ config, logger, db, limiter });
   const rest = createRestRouter(logger);
   const graphql = createGraphQLServer(config, logger);
   const web = createWebRouter(logger);
@@ -119,6 +126,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (url.pathname === '/api/openapi.json') return (await rest.fetch(request, ctx)) as Response;
     if (principal instanceof AuthError) return authProblem(config, principal).toResponse();
     if (principal.kind === 'anonymous') {
+      reportAuthFailure('unauthenticated');
       return new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
         'www-authenticate': bearerChallenge(config),
       }).toResponse();
@@ -152,6 +160,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       return web.serves(path) ? web.fetch(request, ctx) : oauth.fetch(request, ctx);
     }
     if (!api) return problems.notFound().toResponse();
+    reportRoute(path === '/api/graphql' ? path : (routeTemplate(rest, request.method, path) ?? '/api/*'));
     const principal = await authenticate(deps, credentials);
     if (!(principal instanceof AuthError)) ctx.principal = principal;
     return handleApi(request, url, principal, ctx);
@@ -171,6 +180,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const ip = clientIp(request, info.remoteAddress, config.trustProxy);
     const credentials = presentedCredentials(config, request.headers);
     const ctx = contextFor({ kind: 'anonymous' }, ip);
+    bindContext(ctx);
     // An access token is verified once per request: for its rate-limit bucket, then reused to authenticate.
     const verified = new Map<string, ReturnType<typeof verifyAccessToken>>();
     // Started before the rate-limit admission: over Redis the two commands share one round trip.
@@ -214,14 +224,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   }
 
   return {
-    fetch,
+    // Request ids, the access log, metrics, /healthz and /readyz: around everything else.
+    fetch: ops.wrap(fetch),
     config,
     db,
     logger,
     limiter,
     credentialEpoch,
     patCache,
+    ops,
     async close() {
+      ops.close();
       await limiter.close();
       if (!options.db) await db.close();
     },

@@ -29,10 +29,18 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   GRAPHQL_INTROSPECTION: bool.optional(),
   PAT_CACHE: z.enum(['auto', 'on', 'off']).default('auto'),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  // Long enough that guessing is hopeless (`openssl rand -hex 32` gives 64 characters).
+  METRICS_TOKEN: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
+  SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(600).default(0),
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
 });
 
 /** Whether DATABASE_URL names PostgreSQL (anything else is the embedded database). */
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
+
+/** A URL fit for messages and logs: its user and password (if any) replaced by `***`. */
+export const redactUrl = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@');
 
 export type PatCacheSetting = z.infer<typeof EnvSchema>['PAT_CACHE'];
 
@@ -65,6 +73,14 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** Cache verified PATs (PAT_CACHE, resolved: see resolvePatCache). */
   patCache: boolean;
+  /** A second port (on `host`) serving only GET /metrics; unset: none. */
+  metricsPort: number | undefined;
+  /** Bearer token for /metrics: enables it on the main port, and is required on the metrics port too. */
+  metricsToken: string | undefined;
+  /** On SIGTERM/SIGINT: seconds to keep accepting requests with readiness at 503 (for load balancers to notice). */
+  shutdownDelaySeconds: number;
+  /** Then: seconds requests in flight may take to finish before their connections are cut (exit 1). */
+  shutdownTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +112,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     production: e.NODE_ENV === 'production',
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     patCache: resolvePatCache(e.PAT_CACHE, dataUrl, e.REDIS_URL),
+    metricsPort: e.METRICS_PORT,
+    metricsToken: e.METRICS_TOKEN,
+    shutdownDelaySeconds: e.SHUTDOWN_DELAY_SECONDS,
+    shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
   };
 }
 

@@ -5,7 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import lockfile from 'proper-lockfile';
-import { isPostgresUrl } from '../config.js';
+import { isPostgresUrl, redactUrl } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { countQueries, type QueryCounter } from './query-counter.js';
 
@@ -60,7 +60,7 @@ export async function openDatabase(url: string): Promise<Database> {
       throw error;
     }
   }
-  throw new Error(`Unsupported DATABASE_URL: ${url.replace(/\/\/[^@]*@/, '//***@')}`);
+  throw new Error(`Unsupported DATABASE_URL: ${redactUrl(url)}`);
 }
 
 /**
@@ -86,7 +86,7 @@ function wrap(
   kind: Database['kind'],
   closeDriver: () => Promise<void>,
 ): Database {
-  const queries: QueryCounter = { count: 0 };
+  const queries: QueryCounter = { count: 0, timers: new Set() };
   const adapterFactory = countQueries(factory, queries);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {

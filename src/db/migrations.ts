@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { withMigrationLock } from './migration-lock.js';
 import { openSchemaEngine } from './schema-engine.js';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -44,17 +45,30 @@ export async function readMigrations(dir = migrationsDir): Promise<MigrationList
 
 /**
  * Applies every committed migration not yet applied, recording them in `_prisma_migrations`
- * exactly as `prisma migrate deploy` does, so either tool can take over.
+ * exactly as `prisma migrate deploy` does, so either tool can take over. On PostgreSQL, runs
+ * of several processes at once take turns (an advisory lock: src/db/migration-lock.ts).
  */
 export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
-  const engine = await openSchemaEngine(adapterFactory, await readSchema());
-  try {
-    const out = await engine.applyMigrations({ migrationsList: await readMigrations(), filters: noFilters });
-    return out.appliedMigrationNames;
-  } finally {
-    engine.free();
-  }
+  const [schema, migrationsList] = await Promise.all([readSchema(), readMigrations()]);
+  return withMigrationLock(adapterFactory, async () => {
+    const engine = await openSchemaEngine(adapterFactory, schema);
+    try {
+      const out = await engine.applyMigrations({ migrationsList, filters: noFilters });
+      return out.appliedMigrationNames;
+    } finally {
+      engine.free();
+    }
+  });
 }
+
+/** Names of the committed migrations (directory names, in order). */
+export async function committedMigrationNames(dir = migrationsDir): Promise<string[]> {
+  return (await readMigrations(dir)).migrationDirectories.map((d) => d.path);
+}
+
+/** The migrations a database has finished applying (the rows `prisma migrate` reads too). */
+export const APPLIED_MIGRATIONS_SQL =
+  'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL';
 
 /** A throwaway in-memory database for the engine to replay migrations into. */
 function scratchAdapter() {

@@ -150,6 +150,7 @@ export function problem(status: ProblemStatus, detail: string, code: string, err
     status,
     detail,
     code,
+    request_id: 'b3a7c2de-5f14-4e8e-9a71-2c0f6d8e4b19',
     ...(errors ? { errors } : {}),
   };
 }
