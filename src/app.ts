@@ -22,7 +22,7 @@ import { applyRateLimitHeaders, createLimiterStore, RateLimiter, rateLimitSubjec
 import { RedisStore } from './limits/redis-store.js';
 import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
-import { Ops } from './ops/observe.js';
+import { Ops, UNMATCHED_ROUTE } from './ops/observe.js';
 import { bindContext, reportAuthFailure, reportRoute } from './ops/request-scope.js';
 import { routeTemplate } from './ops/route-template.js';
 import { HttpProblem, problems } from './rest/problem.js';
@@ -160,7 +160,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       return web.serves(path) ? web.fetch(request, ctx) : oauth.fetch(request, ctx);
     }
     if (!api) return problems.notFound().toResponse();
-    reportRoute(path === '/api/graphql' ? path : (routeTemplate(rest, request.method, path) ?? '/api/*'));
+    reportRoute(path === '/api/graphql' ? path : (routeTemplate(rest, request.method, path) ?? UNMATCHED_ROUTE));
     const principal = await authenticate(deps, credentials);
     if (!(principal instanceof AuthError)) ctx.principal = principal;
     return handleApi(request, url, principal, ctx);

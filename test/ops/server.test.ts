@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { createServer } from 'node:net';
 import { afterAll, describe, expect, test } from 'vitest';
 import { dbKind } from '../support/database.js';
 import { request, until, type Answer } from '../support/http-client.js';
@@ -67,5 +68,23 @@ describe.runIf(dbKind === 'pglite')('graceful shutdown of the server process (re
     expect(await server.exited).toEqual({ code: 0, signal: null });
     expect(server.logs).toContainEqual(expect.objectContaining({ msg: 'request', request_id: 'slow-request-1', route: '/oauth/register', status: 201 }));
     expect(server.logs.at(-1)).toMatchObject({ msg: 'stopped' });
+  });
+
+  test('METRICS_PORT: metrics on a port of their own, on HOST; not on the main port', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const metricsPort = (probe.address() as { port: number }).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const metricsServer = startServer({ DATABASE_URL: 'memory://', METRICS_PORT: String(metricsPort) });
+    server = metricsServer;
+    const base = `http://127.0.0.1:${await metricsServer.port}`;
+    expect((await request(`${base}/healthz`)).status).toBe(200);
+    expect((await request(`${base}/metrics`)).status).toBe(404);
+    const scrape = await request(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(scrape.body).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} 1$/m);
+    expect((await request(`http://127.0.0.1:${metricsPort}/`)).status).toBe(404);
+    metricsServer.child.kill('SIGTERM');
+    expect(await metricsServer.exited).toEqual({ code: 0, signal: null });
   });
 });
