@@ -67,7 +67,7 @@ export async function openDatabase(url: string): Promise<Database> {
  * PGlite is a single-process database: two processes writing one directory corrupt it.
  * A lock file (refreshed while we run, stale after a crash) turns that into a clear error.
  */
-async function lockDataDir(dir: string): Promise<() => Promise<void>> {
+export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   try {
     return await lockfile.lock(dir, {
       lockfilePath: resolve(dir, '.lock'),

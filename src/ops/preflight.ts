@@ -134,9 +134,9 @@ async function checkRedis(url: string): Promise<void> {
  * pending migrations), Redis. Each mistake is a StartupError with one line naming the setting
  * and the fix. (The embedded database's lock is checked when it is opened: DatabaseInUseError.)
  */
-export async function preflight(config: Config, options: { migrate: boolean }): Promise<void> {
+export async function preflight(config: Config, options: { migrate: boolean; redis?: boolean }): Promise<void> {
   const url = config.databaseUrl;
   if (url.startsWith('file:')) checkDataDirectory(url);
   else if (isPostgresUrl(url)) await checkPostgres(url, options.migrate);
-  if (config.redisUrl) await checkRedis(config.redisUrl);
+  if (config.redisUrl && options.redis !== false) await checkRedis(config.redisUrl);
 }
