@@ -68,3 +68,15 @@ export function run(command: string, args: string[], env: Record<string, string>
   const out = spawnSync(command, args, { cwd: root, env: childEnv(env), encoding: 'utf8', shell: options.shell, timeout: 170_000 });
   return { code: out.status, stdout: out.stdout, stderr: out.stderr };
 }
+
+/** The same without blocking this process (needed when the command talks to a server in this process). */
+export function runAsync(command: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, { cwd: root, env: childEnv(env), shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
