@@ -26,9 +26,11 @@ describe.runIf(dbKind === 'pglite')('graceful shutdown of the server process (re
     // A client registration whose body arrives in two parts: in flight until the test sends the rest.
     const body = JSON.stringify({ client_name: 'Slow client', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
     const half = Math.floor(body.length / 2);
+    // Keep-alive connections, as browsers and proxies use: the service must close them itself.
+    const keepAlive = new http.Agent({ keepAlive: true });
     const slow = http.request(`${base}/oauth/register`, {
       method: 'POST',
-      agent: false,
+      agent: keepAlive,
       headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': 'slow-request-1' },
     });
     const answered = new Promise<Answer>((resolve, reject) => {
@@ -46,7 +48,7 @@ describe.runIf(dbKind === 'pglite')('graceful shutdown of the server process (re
 
     server.child.kill('SIGTERM');
     await until(async () => (await request(`${base}/readyz`)).status === 503);
-    const readiness = await request(`${base}/readyz`);
+    const readiness = await request(`${base}/readyz`, { agent: keepAlive });
     expect(JSON.parse(readiness.body)).toEqual({ status: 'shutting_down' });
     expect(readiness.headers.connection).toBe('close');
     expect((await request(`${base}/healthz`)).status).toBe(200);
@@ -66,6 +68,7 @@ describe.runIf(dbKind === 'pglite')('graceful shutdown of the server process (re
     expect(JSON.parse(response.body)).toMatchObject({ client_name: 'Slow client' });
     expect(response.headers.connection).toBe('close');
     expect(await server.exited).toEqual({ code: 0, signal: null });
+    keepAlive.destroy();
     expect(server.logs).toContainEqual(expect.objectContaining({ msg: 'request', request_id: 'slow-request-1', route: '/oauth/register', status: 201 }));
     expect(server.logs.at(-1)).toMatchObject({ msg: 'stopped' });
   });

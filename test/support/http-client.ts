@@ -6,10 +6,14 @@ export interface Answer {
   body: string;
 }
 
-/** A request on a connection of its own (no keep-alive pool), so "is a new connection accepted?" is what it asks. */
-export function request(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+/**
+ * A request on a connection of its own (no pool), so "is a new connection accepted?" is what it
+ * asks. With `agent`, on that agent's connections instead (a keep-alive agent asks the server to
+ * keep the connection: Node's client sends `Connection: close` without one).
+ */
+export function request(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent: false }, (res) => {
+    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent: init.agent ?? false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
