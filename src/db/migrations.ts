@@ -18,11 +18,15 @@ async function readSchema() {
   return { path: relative(root, schemaPath), content: await readFile(schemaPath, 'utf8') };
 }
 
+/** Names of the committed migrations (their directories), in the order they apply. */
+export async function committedMigrationNames(dir = migrationsDir): Promise<string[]> {
+  if (!existsSync(dir)) return [];
+  return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+}
+
 /** The committed migrations, in the shape the schema engine reads (what `prisma migrate` reads). */
 export async function readMigrations(dir = migrationsDir): Promise<MigrationList> {
-  const names = existsSync(dir)
-    ? (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort()
-    : [];
+  const names = await committedMigrationNames(dir);
   const lockPath = join(dir, 'migration_lock.toml');
   return {
     baseDir: dir,
@@ -61,10 +65,6 @@ export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAda
   });
 }
 
-/** Names of the committed migrations (directory names, in order). */
-export async function committedMigrationNames(dir = migrationsDir): Promise<string[]> {
-  return (await readMigrations(dir)).migrationDirectories.map((d) => d.path);
-}
 
 /** The migrations a database has finished applying (the rows `prisma migrate` reads too). */
 export const APPLIED_MIGRATIONS_SQL =
