@@ -7,6 +7,7 @@ import { PatCache } from './auth/pat-cache.js';
 import { PAT_PREFIX } from './auth/pat-token.js';
 import { anonymous } from './auth/principal.js';
 import type { Config } from './config.js';
+import type { Context } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { applyMigrations } from './db/migrations.js';
 import { createGraphQLServer } from './graphql/yoga.js';
@@ -16,6 +17,9 @@ import { createLimiterStore, RateLimiter } from './limits/limiter.js';
 import { RedisStore } from './limits/redis-store.js';
 import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
+import { Ops } from './ops/observe.js';
+import { bindContext } from './ops/request-scope.js';
+import { routeTemplate } from './ops/route-template.js';
 import { csrf } from './pipeline/csrf.js';
 import { createDispatch } from './pipeline/dispatch.js';
 import type { Exchange } from './pipeline/exchange.js';
@@ -41,6 +45,8 @@ export interface App {
   credentialEpoch: CredentialEpoch;
   /** Verified PATs; null when PAT_CACHE resolves to off. */
   patCache: PatCache | null;
+  /** Health, readiness and metrics (src/ops). */
+  ops: Ops;
   close(): Promise<void>;
 }
 
@@ -76,6 +82,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         })
       : localEpoch);
   const patCache = config.patCache ? new PatCache() : null;
+  const ops = await Ops.create({ config, logger, db, limiter });
   const web = createWebRouter(logger);
   const keys = await SigningKeys.open(db.prisma);
   const oauth = createOAuthRouter(logger, keys);
@@ -84,7 +91,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const dispatch = createDispatch(config, {
     pages: [web, oauth],
     isPage,
-    rest: { fetch: async (request, ctx) => (await rest.fetch(request, ctx)) as Response },
+    rest: {
+      fetch: async (request, ctx) => (await rest.fetch(request, ctx)) as Response,
+      template: (method, path) => routeTemplate(rest, method, path),
+    },
     graphql: createGraphQLServer(config, logger),
   });
 
@@ -96,6 +106,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const verified = new Map<string, ReturnType<typeof verifyAccessToken>>();
     // Started before the rate-limit admission: over Redis the two commands share one round trip.
     const patEpoch = patCache && typeof credentials.token === 'string' && credentials.token.startsWith(PAT_PREFIX) ? credentialEpoch.read() : null;
+    const ctx: Context = { principal: anonymous, prisma: db.prisma, config, clientIp: ip, limiter, rateLimits: [], credentialEpoch };
+    // The access log and metrics read the principal from here once dispatch has set it.
+    bindContext(ctx);
     return {
       request,
       url: new URL(request.url),
@@ -112,7 +125,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           return verified.get(token)!;
         },
       },
-      ctx: { principal: anonymous, prisma: db.prisma, config, clientIp: ip, limiter, rateLimits: [], credentialEpoch },
+      ctx,
       decisions: [],
     };
   }
@@ -136,14 +149,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   }
 
   return {
-    fetch,
+    // Request ids, the access log, metrics, /healthz and /readyz: around everything else.
+    fetch: ops.wrap(fetch),
     config,
     db,
     logger,
     limiter,
     credentialEpoch,
     patCache,
+    ops,
     async close() {
+      ops.close();
       await limiter.close();
       if (!options.db) await db.close();
     },

@@ -37,6 +37,11 @@ const EnvSchema = z.object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds.optional(),
   MAX_CONNECTIONS: z.coerce.number().int().min(1).default(4096),
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).optional(),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  // Long enough that guessing is hopeless (`openssl rand -hex 32` gives 64 characters).
+  METRICS_TOKEN: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
+  SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(600).default(0),
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   // Node refuses a headers timeout longer than the request timeout it is part of.
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
@@ -45,6 +50,9 @@ const EnvSchema = z.object({
 
 /** Whether DATABASE_URL names PostgreSQL (anything else is the embedded database). */
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
+
+/** A URL fit for messages and logs: its user and password (if any) replaced by `***`. */
+export const redactUrl = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@');
 
 export type PatCacheSetting = z.infer<typeof EnvSchema>['PAT_CACHE'];
 
@@ -77,6 +85,14 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** Cache verified PATs (PAT_CACHE, resolved: see resolvePatCache). */
   patCache: boolean;
+  /** A second port (on `host`) serving only GET /metrics; unset: none. */
+  metricsPort: number | undefined;
+  /** Bearer token for /metrics: enables it on the main port, and is required on the metrics port too. */
+  metricsToken: string | undefined;
+  /** On SIGTERM/SIGINT: seconds to keep accepting requests with readiness at 503 (for load balancers to notice). */
+  shutdownDelaySeconds: number;
+  /** Then: seconds requests in flight may take to finish before their connections are cut (exit 1). */
+  shutdownTimeoutSeconds: number;
   connections: ConnectionLimits;
 }
 
@@ -133,6 +149,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConnections: e.MAX_CONNECTIONS,
       maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS ?? (e.TRUST_PROXY ? 0 : 256),
     },
+    metricsPort: e.METRICS_PORT,
+    metricsToken: e.METRICS_TOKEN,
+    shutdownDelaySeconds: e.SHUTDOWN_DELAY_SECONDS,
+    shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
   };
 }
 

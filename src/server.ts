@@ -1,15 +1,63 @@
-import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import type { Server } from 'node:http';
+import { createApp, type App, type RequestInfo } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseInUseError } from './db/client.js';
 import { createNodeServer } from './http/node-server.js';
+import { startingResponse } from './ops/health.js';
+import { listen } from './ops/listen.js';
+import { preflight } from './ops/preflight.js';
+import { handleShutdownSignals } from './ops/shutdown.js';
+import { StartupError } from './ops/startup-error.js';
 
-// Start-up problems people can fix get a plain message and exit code 1, not a stack trace.
+const servers: Server[] = [];
+
+// Start-up mistakes people can fix get one plain line and exit code 1, not a stack trace.
 function fail(error: unknown): never {
-  if (error instanceof ConfigError || error instanceof DatabaseInUseError) {
+  for (const server of servers) server.close();
+  if (error instanceof ConfigError || error instanceof DatabaseInUseError || error instanceof StartupError) {
     process.stderr.write(`${error.message}\n`);
-    process.exit(1);
+  } else {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }
-  throw error;
+  process.exit(1);
+}
+
+/** A server with the connection limits of src/http/node-server.ts, answering with `handle`. */
+function httpServer(config: Config, handle: (request: Request, info: RequestInfo) => Promise<Response>): Server {
+  const server = createNodeServer({ config, fetch: handle });
+  servers.push(server);
+  return server;
+}
+
+async function start(config: Config): Promise<App> {
+  let app: App | null = null;
+  // Bound first: a port in use ends the start before the database is opened or migrated.
+  const main = httpServer(config, async (request, info) => (app ? app.fetch(request, info) : startingResponse(request)));
+  const port = await listen(main, config.port, config.host);
+  const metrics = config.metricsPort === undefined ? null : httpServer(config, async (request) => (app ? app.ops.metricsEndpoint(request) : startingResponse(request)));
+  if (metrics) await listen(metrics, config.metricsPort!, config.host, 'METRICS_PORT');
+  await preflight(config, { migrate: config.migrateOnStart });
+  app = await createApp(config);
+  const ready = app;
+  ready.logger.info(
+    { url: config.baseUrl, host: config.host, port, metricsPort: config.metricsPort, database: ready.db.kind, patCache: config.patCache },
+    'listening',
+  );
+  handleShutdownSignals({
+    servers,
+    health: ready.ops.health,
+    logger: ready.logger,
+    delaySeconds: config.shutdownDelaySeconds,
+    timeoutSeconds: config.shutdownTimeoutSeconds,
+    close: () => ready.close(),
+  });
+  if ((await ready.db.prisma.user.count()) === 0) {
+    ready.logger.info(
+      'The database is empty. To load demo data (two organizations, users for every role, API keys): ' +
+        'stop the service, run `npm run seed`, and start it again. `npm run admin -- --help` creates real users.',
+    );
+  }
+  return ready;
 }
 
 const config = (() => {
@@ -19,31 +67,4 @@ const config = (() => {
     return fail(error);
   }
 })();
-const app = await createApp(config).catch(fail);
-const server = createNodeServer(app);
-
-server.listen(config.port, config.host, async () => {
-  app.logger.info({ url: config.baseUrl, host: config.host, port: config.port, database: app.db.kind, patCache: config.patCache }, 'listening');
-  if ((await app.db.prisma.user.count()) === 0) {
-    app.logger.info(
-      'The database is empty. To load demo data (two organizations, users for every role, API keys): ' +
-        'stop the service, run `npm run seed`, and start it again. `npm run admin -- --help` creates real users.',
-    );
-  }
-});
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  app.logger.info({ signal }, 'shutting down: finishing requests in flight');
-  const force = setTimeout(() => process.exit(1), 10_000).unref();
-  server.close(async () => {
-    await app.close();
-    clearTimeout(force);
-    process.exit(0);
-  });
-  server.closeIdleConnections();
-}
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+await start(config).catch(fail);

@@ -3,7 +3,10 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { localEpoch, RedisEpoch, type CredentialEpoch } from '../auth/credential-epoch.js';
 import { mintApiKey } from '../auth/api-keys.js';
+import { createPasswordLink } from '../auth/password-setup.js';
 import { ROLES, type Role } from '../auth/principal.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { BackupError, backupEmbedded, restoreEmbedded } from '../db/backup.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../schema/errors.js';
 import { isUuid } from '../schema/uuid.js';
@@ -14,6 +17,8 @@ const HELP = `Usage: npm run admin -- <command> [options]
 
 Commands:
   create-user     --email E --name N --username U [--password P]
+                  without --password, prints a one-time link (24 hours) where the user sets it
+  password-link   --user USER                               a new one-time link to set the password
   create-org      --name N --slug S [--public]
   add-member      --org ORG --user USER --role ${ROLES.join('|')}   (also changes a role)
   remove-member   --org ORG --user USER                     (deletes their API keys in ORG)
@@ -22,30 +27,48 @@ Commands:
                   prints the token once; only its hash is stored
   revoke-key      --id KEY_ID
   list            organizations, members and projects
+  backup FILE     writes the embedded database to FILE (stop the service first)
+  restore FILE [--force]
+                  loads a backup into the embedded database's directory (stop the service
+                  first); --force moves the database there aside instead of refusing
 
 ORG is an organization id or slug; USER a user id, username or e-mail.
-DATABASE_URL selects the database, as for the server (default: the embedded ./data).
+DATABASE_URL selects the database, as for the server (default: the embedded ./data);
+BASE_URL the address in password links (set it as for the service).
 With REDIS_URL set, revoke-key, remove-member and a role change also tell the running
 instances (through the credential epoch in Redis) to drop the API keys they have cached.`;
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    help: { type: 'boolean', short: 'h' },
-    email: { type: 'string' },
-    name: { type: 'string' },
-    username: { type: 'string' },
-    password: { type: 'string' },
-    slug: { type: 'string' },
-    public: { type: 'boolean' },
-    org: { type: 'string' },
-    user: { type: 'string' },
-    role: { type: 'string' },
-    key: { type: 'string' },
-    id: { type: 'string' },
-    'expires-at': { type: 'string' },
-  },
-});
+/** A usage mistake: one line, exit status 2. */
+function usage(message: string): never {
+  process.stderr.write(`${message} (npm run admin -- --help lists the commands and their options)\n`);
+  process.exit(2);
+}
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  email: { type: 'string' },
+  name: { type: 'string' },
+  username: { type: 'string' },
+  password: { type: 'string' },
+  slug: { type: 'string' },
+  public: { type: 'boolean' },
+  org: { type: 'string' },
+  user: { type: 'string' },
+  role: { type: 'string' },
+  key: { type: 'string' },
+  id: { type: 'string' },
+  'expires-at': { type: 'string' },
+  force: { type: 'boolean' },
+} as const;
+
+const { positionals, values } = (() => {
+  try {
+    return parseArgs({ allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    // Node's messages name the option and what is wrong with it ("Option '--id <value>' argument missing").
+    return usage((error as Error).message);
+  }
+})();
 
 class UsageError extends Error {}
 
@@ -76,9 +99,19 @@ function role(): Role {
   return value as Role;
 }
 
-const commands: Record<string, (db: Db, epoch: CredentialEpoch) => Promise<unknown>> = {
-  'create-user': (db) =>
-    createUser(db, { email: need('email'), name: need('name'), username: need('username'), password: values.password }),
+const commands: Record<string, (db: Db, epoch: CredentialEpoch, config: Config) => Promise<unknown>> = {
+  'create-user': async (db, _epoch, config) => {
+    const user = await createUser(db, { email: need('email'), name: need('name'), username: need('username'), password: values.password });
+    if (values.password) return user;
+    // An account nobody can sign in to is useless: without a password, a link to choose one.
+    const link = await createPasswordLink(db, user.id, config.baseUrl);
+    return { ...user, password_link: link.url, password_link_expires_at: link.expiresAt };
+  },
+  'password-link': async (db, _epoch, config) => {
+    const user = await findUser(db, need('user'));
+    const link = await createPasswordLink(db, user.id, config.baseUrl);
+    return { user_id: user.id, email: user.email, password_link: link.url, password_link_expires_at: link.expiresAt };
+  },
   'create-org': (db) => createOrganization(db, { name: need('name'), slug: need('slug'), isPublic: values.public }),
   'add-member': async (db, epoch) => {
     const [org, user] = [await findOrg(db, need('org')), await findUser(db, need('user'))];
@@ -119,15 +152,41 @@ const commands: Record<string, (db: Db, epoch: CredentialEpoch) => Promise<unkno
 };
 
 const command = positionals[0];
-if (values.help || !command) {
+if (values.help) {
   process.stdout.write(`${HELP}\n`);
-  process.exit(command || values.help ? 0 : 2);
+  process.exit(0);
 }
-const run = commands[command];
-if (!run) {
-  process.stderr.write(`Unknown command ${command}.\n\n${HELP}\n`);
+if (!command) {
+  process.stderr.write(`${HELP}\n`);
   process.exit(2);
 }
+
+/** backup and restore work on the data directory itself, not through an open database. */
+async function backupCommand(name: 'backup' | 'restore'): Promise<number> {
+  const file = positionals[1];
+  if (!file) usage(`${name} needs a file: npm run admin -- ${name} FILE`);
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+  try {
+    const result = name === 'backup' ? await backupEmbedded(config.databaseUrl, file) : await restoreEmbedded(config.databaseUrl, file, { force: values.force });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof BackupError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+}
+if (command === 'backup' || command === 'restore') process.exit(await backupCommand(command));
+
+const run = commands[command];
+if (!run) usage(`Unknown command ${command}.`);
 /**
  * The running service's credential epoch: in Redis when REDIS_URL is set. Without Redis the
  * service caches keys only where this command cannot write beside it (the embedded database
@@ -151,7 +210,7 @@ function credentialEpoch(redisUrl: string | undefined): { epoch: CredentialEpoch
 const code = await withDatabase(async (db, config) => {
   const { epoch, close } = credentialEpoch(config.redisUrl);
   try {
-    const result = await run(db.prisma, epoch);
+    const result = await run(db.prisma, epoch, config);
     process.stdout.write(`${JSON.stringify(result, (k, v) => (k === 'passwordHash' || k === 'tokenHash' ? undefined : v), 2)}\n`);
     return 0;
   } catch (error) {

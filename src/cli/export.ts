@@ -1,7 +1,7 @@
 // npm run export -- --base-url URL --token T [--token T2 ...] [--project ID ...]
 // Writes every issue of the projects (default: all projects of the token's org) as NDJSON on stdout,
 // through the public API, with one worker per token and the spec's rate-limit behaviour.
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiClient, ApiError } from '../client/api-client.js';
 import { exportIssues } from '../client/bulk-export.js';
 
@@ -11,18 +11,30 @@ Exports issues as NDJSON (one JSON object per line) on stdout. Give 4 to 8 token
 worker, each with its own rate-limit budget) for large exports. Without --project, every project
 of the first token's organization. Progress and totals go to stderr.`;
 
-const { values } = parseArgs({
-  options: {
-    'base-url': { type: 'string', default: process.env.WM_BASE_URL ?? 'http://localhost:4000' },
-    token: { type: 'string', multiple: true, default: process.env.WM_TOKEN ? [process.env.WM_TOKEN] : [] },
-    project: { type: 'string', multiple: true, default: [] },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
+const OPTIONS = {
+  'base-url': { type: 'string', default: process.env.WM_BASE_URL ?? 'http://localhost:4000' },
+  token: { type: 'string', multiple: true, default: process.env.WM_TOKEN ? [process.env.WM_TOKEN] : [] },
+  project: { type: 'string', multiple: true, default: [] as string[] },
+  help: { type: 'boolean', short: 'h' },
+} satisfies ParseArgsConfig['options'];
 
-if (values.help || values.token.length === 0) {
+// Usage mistakes: one line on stderr (stdout is the export), exit status 2.
+const { values } = (() => {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message} (npm run export -- --help lists the options)\n`);
+    return process.exit(2);
+  }
+})();
+
+if (values.help) {
   process.stdout.write(`${HELP}\n`);
-  process.exit(values.help ? 0 : 2);
+  process.exit(0);
+}
+if (values.token.length === 0) {
+  process.stderr.write('Give at least one token: --token TOKEN (or WM_TOKEN). (npm run export -- --help lists the options)\n');
+  process.exit(2);
 }
 const baseUrl = values['base-url'].replace(/\/+$/, '');
 try {

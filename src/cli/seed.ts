@@ -1,4 +1,5 @@
 // npm run seed [-- --json]: loads the demo data into DATABASE_URL and prints every user's API key once.
+import { redactUrl } from '../config.js';
 import { AlreadySeededError, seedDemo } from './demo-data.js';
 import { withDatabase } from './open.js';
 
@@ -12,7 +13,7 @@ const code = await withDatabase(async (db, config) => {
       return 0;
     }
     const lines = [
-      `Demo data loaded into ${config.databaseUrl.replace(/\/\/[^@]*@/, '//***@')}.`,
+      `Demo data loaded into ${redactUrl(config.databaseUrl)}.`,
       `Every user signs in with the password: ${seed.password}`,
       '',
       'API keys (shown once; only their hashes are stored):',

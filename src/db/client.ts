@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { isPostgresUrl } from '../config.js';
+import { isPostgresUrl, redactUrl } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, lockDataDir as lockDir } from './data-dir-lock.js';
 import { countQueries, type QueryCounter } from './query-counter.js';
@@ -63,7 +63,7 @@ export async function openDatabase(url: string): Promise<Database> {
       throw error;
     }
   }
-  throw new Error(`Unsupported DATABASE_URL: ${url.replace(/\/\/[^@]*@/, '//***@')}`);
+  throw new Error(`Unsupported DATABASE_URL: ${redactUrl(url)}`);
 }
 
 /**
@@ -71,7 +71,7 @@ export async function openDatabase(url: string): Promise<Database> {
  * The lock (data-dir-lock.ts) turns that into a clear error, and is taken over at once when
  * its holder has died.
  */
-async function lockDataDir(dir: string): Promise<() => Promise<void>> {
+export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   try {
     return lockDir(dir);
   } catch (error) {
@@ -85,7 +85,7 @@ function wrap(
   kind: Database['kind'],
   closeDriver: () => Promise<void>,
 ): Database {
-  const queries: QueryCounter = { count: 0 };
+  const queries: QueryCounter = { count: 0, timers: new Set() };
   const adapterFactory = countQueries(factory, queries);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {

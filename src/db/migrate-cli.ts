@@ -1,13 +1,12 @@
 // npm run db:migrate: applies the committed migrations to DATABASE_URL (default: the embedded ./data).
-import { loadConfig } from '../config.js';
-import { openDatabase } from './client.js';
+import { openCommandDatabase } from '../cli/open.js';
 import { applyMigrations } from './migrations.js';
 
-const config = loadConfig();
-const db = await openDatabase(config.databaseUrl);
+const { db } = await openCommandDatabase();
 try {
   const applied = await applyMigrations(db.adapterFactory);
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
 } finally {
   await db.close();
 }
+process.exit(0);

@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { withMigrationLock } from './migration-lock.js';
 import { openSchemaEngine } from './schema-engine.js';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -17,11 +18,15 @@ async function readSchema() {
   return { path: relative(root, schemaPath), content: await readFile(schemaPath, 'utf8') };
 }
 
+/** Names of the committed migrations (their directories), in the order they apply. */
+export async function committedMigrationNames(dir = migrationsDir): Promise<string[]> {
+  if (!existsSync(dir)) return [];
+  return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+}
+
 /** The committed migrations, in the shape the schema engine reads (what `prisma migrate` reads). */
 export async function readMigrations(dir = migrationsDir): Promise<MigrationList> {
-  const names = existsSync(dir)
-    ? (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort()
-    : [];
+  const names = await committedMigrationNames(dir);
   const lockPath = join(dir, 'migration_lock.toml');
   return {
     baseDir: dir,
@@ -44,17 +49,26 @@ export async function readMigrations(dir = migrationsDir): Promise<MigrationList
 
 /**
  * Applies every committed migration not yet applied, recording them in `_prisma_migrations`
- * exactly as `prisma migrate deploy` does, so either tool can take over.
+ * exactly as `prisma migrate deploy` does, so either tool can take over. On PostgreSQL, runs
+ * of several processes at once take turns (an advisory lock: src/db/migration-lock.ts).
  */
 export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
-  const engine = await openSchemaEngine(adapterFactory, await readSchema());
-  try {
-    const out = await engine.applyMigrations({ migrationsList: await readMigrations(), filters: noFilters });
-    return out.appliedMigrationNames;
-  } finally {
-    engine.free();
-  }
+  const [schema, migrationsList] = await Promise.all([readSchema(), readMigrations()]);
+  return withMigrationLock(adapterFactory, async () => {
+    const engine = await openSchemaEngine(adapterFactory, schema);
+    try {
+      const out = await engine.applyMigrations({ migrationsList, filters: noFilters });
+      return out.appliedMigrationNames;
+    } finally {
+      engine.free();
+    }
+  });
 }
+
+
+/** The migrations a database has finished applying (the rows `prisma migrate` reads too). */
+export const APPLIED_MIGRATIONS_SQL =
+  'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL';
 
 /** A throwaway in-memory database for the engine to replay migrations into. */
 function scratchAdapter() {

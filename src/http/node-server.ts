@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { App } from '../app.js';
+import type { Config } from '../config.js';
 import type { ConnectionLimits } from '../config.js';
 import { HttpProblem } from '../rest/problem.js';
 
@@ -12,7 +13,7 @@ import { HttpProblem } from '../rest/problem.js';
  * connections, Node's own refusals answered in the API's shape, and credential headers
  * presented as they were sent.
  */
-export function createNodeServer(app: App): Server {
+export function createNodeServer(app: Pick<App, 'fetch'> & { config: Pick<Config, 'connections'> }): Server {
   const limits = app.config.connections;
   const handle = createServerAdapter<{ req: IncomingMessage }>(async (request, { req }) => {
     const response = await app.fetch(request, { remoteAddress: req.socket.remoteAddress });

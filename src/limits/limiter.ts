@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
+import { reportRateLimitRefusal } from '../ops/request-scope.js';
 import type { Context } from '../context.js';
 import { rateLimitHeaders, retryAfter, type PolicyDecision } from './headers.js';
 import { MemoryStore } from './memory-store.js';
@@ -28,6 +29,10 @@ export class RateLimiter {
 
   async admit(subject: string, policies: Policy[] = [GLOBAL_POLICY]): Promise<Admission> {
     const decisions = await this.store.consumeAll(policies.map((policy) => ({ key: subject, policy })));
+    // For the metrics: in a refused consumeAll the refusing buckets are those with nothing left.
+    decisions.forEach((d, i) => {
+      if (!d.allowed && d.remaining === 0) reportRateLimitRefusal(policies[i]!.name);
+    });
     return { allowed: decisions.every((d) => d.allowed), decisions: decisions.map((decision, i) => ({ policy: policies[i]!, decision })) };
   }
 

@@ -4,6 +4,8 @@ import { resourceMetadataUrl } from '../auth/oauth/metadata.js';
 import type { Config } from '../config.js';
 import { boundedBody } from '../http/body-limit.js';
 import type { Yoga } from '../graphql/yoga.js';
+import { UNMATCHED_ROUTE } from '../ops/observe.js';
+import { reportAuthFailure, reportRoute } from '../ops/request-scope.js';
 import { HttpProblem, problems } from '../rest/problem.js';
 import { isPublicPath } from '../rest/router.js';
 import { serveApiDocs } from '../web/api-docs.js';
@@ -19,7 +21,11 @@ export interface Surfaces {
   /** Pages for people (src/web) and the OAuth server (src/auth/oauth); `isPage`: answered with the session only. */
   pages: Surface[];
   isPage(path: string): boolean;
-  rest: { fetch(request: Request, ctx: Exchange['ctx']): Promise<Response> };
+  rest: {
+    fetch(request: Request, ctx: Exchange['ctx']): Promise<Response>;
+    /** The template of the route a method and path go to (for metrics and the access log). */
+    template(method: string, path: string): string | undefined;
+  };
   graphql: Yoga;
 }
 
@@ -31,6 +37,7 @@ function bearerChallenge(config: Config, error?: AuthError): string {
 
 /** An AuthError as the API's problem, with the RFC 6750 challenge on a 401 (RFC 9728 `resource_metadata`). */
 function authProblem(config: Config, error: AuthError): HttpProblem {
+  reportAuthFailure(error.code);
   const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': bearerChallenge(config, error) } : {};
   return new HttpProblem(error.status, error.code.toUpperCase(), error.detail, undefined, headers);
 }
@@ -58,12 +65,14 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       return page.fetch(bounded, ctx);
     }
     if (path !== '/api' && !path.startsWith('/api/')) return problems.notFound().toResponse();
+    reportRoute(path === '/api/graphql' ? path : (surfaces.rest.template(request.method, path) ?? UNMATCHED_ROUTE));
     // The API description is public: answered before any credential check (a credential sent with it is ignored).
     if (isPublicPath(path)) return surfaces.rest.fetch(request, ctx);
     const principal = await authenticate(auth, credentials);
     if (principal instanceof AuthError) return authProblem(config, principal).toResponse();
     ctx.principal = principal;
     if (principal.kind === 'anonymous') {
+      reportAuthFailure('unauthenticated');
       return new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
         'www-authenticate': bearerChallenge(config),
       }).toResponse();

@@ -174,6 +174,7 @@ function problemSchema(status: ProblemStatus, codes: readonly string[], descript
     status: { const: status },
     detail: { type: 'string', description: 'For people: what went wrong and what to do.' },
     code: codes.length === 1 ? { const: codes[0], description: 'Stable, for programs.' } : { type: 'string', enum: [...codes], description: 'Stable, for programs.' },
+    request_id: { type: 'string', maxLength: 128, description: "The request's `X-Request-Id` (the client's, or one the service made): quote it to an operator." },
     ...(errors ? { errors } : {}),
   };
   return { type: 'object', description, additionalProperties: false, required: Object.keys(properties), properties };
@@ -259,6 +260,7 @@ export function problem(status: ProblemStatus, detail: string, code: string, err
     status,
     detail,
     code,
+    request_id: 'b3a7c2de-5f14-4e8e-9a71-2c0f6d8e4b19',
     ...(errors ? { errors } : {}),
   };
 }

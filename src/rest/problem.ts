@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { currentRequestId } from '../ops/request-scope.js';
 import type { FieldError } from '../schema/errors.js';
 
 /**
@@ -26,6 +27,9 @@ export class HttpProblem extends Error {
       code: this.code.toLowerCase(),
     };
     if (this.errors?.length) body.errors = this.errors;
+    // An RFC 9457 extension member: the X-Request-Id of the request, to quote to an operator.
+    const requestId = currentRequestId();
+    if (requestId !== undefined) body.request_id = requestId;
     return body;
   }
 

@@ -5,6 +5,7 @@ import { HttpProblem } from '../rest/problem.js';
 import { asset } from './assets.js';
 import { confirmRevoke, createKey, revokeKey, showIntegrations } from './integrations.js';
 import { page, redirect } from './render.js';
+import { setPassword, showSetPassword } from './set-password.js';
 import { loadShell } from './shell.js';
 import { showSignIn, signIn, signOut } from './sign-in.js';
 
@@ -17,7 +18,7 @@ async function home(_request: Request, ctx: Context): Promise<Response> {
   return page('orgs', { ...shell, title: 'Your organizations' });
 }
 
-const PAGE_PATHS = [/^\/$/, /^\/login$/, /^\/logout$/, /^\/orgs\/[^/]+\/settings\//, /^\/assets\/[^/]+$/];
+const PAGE_PATHS = [/^\/$/, /^\/login$/, /^\/logout$/, /^\/set-password$/, /^\/orgs\/[^/]+\/settings\//, /^\/assets\/[^/]+$/];
 
 /** The pages people use: sign-in, the org switcher, Settings > Integrations. */
 export function createWebRouter(logger: Logger) {
@@ -36,6 +37,8 @@ export function createWebRouter(logger: Logger) {
     .get('/login', route(showSignIn))
     .post('/login', route(signIn))
     .post('/logout', route(signOut))
+    .get('/set-password', route(showSetPassword))
+    .post('/set-password', route(setPassword))
     .get('/orgs/:slug/settings/integrations', route(showIntegrations))
     .post('/orgs/:slug/settings/integrations/keys', route(createKey))
     .get('/orgs/:slug/settings/integrations/keys/:id/revoke', route(confirmRevoke))

@@ -1,0 +1,118 @@
+import type { Logger } from '../logger.js';
+
+/** One dependency readiness depends on: resolves when it is usable, rejects (with the reason) when not. */
+export interface ReadinessCheck {
+  name: string;
+  run(): Promise<void>;
+  /** A check that cannot pass without this one (migrations need the database): skipped when it fails. */
+  needs?: string;
+}
+
+/** Longest a readiness check may take before it counts as failed (a hung database must not hang the probe). */
+export const CHECK_TIMEOUT_MS = 2_000;
+/** Probes within this span share one round of checks, so a flood of /readyz costs at most one query a second. */
+const RESULT_TTL_MS = 1_000;
+
+type Outcome = { ok: true; checks: Record<string, 'ok'> } | { ok: false; failing: string[]; checks: Record<string, string> };
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+}
+
+// Not src/limits/redis-store.ts's withTimeout: its message speaks of Redis, and this one times the database too.
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Liveness and readiness, answered before authentication and rate limiting.
+ * - `GET /healthz`: the process runs and its event loop turns; no I/O (a restart would not fix
+ *   a database outage, so liveness must not depend on one).
+ * - `GET /readyz`: every check passes (database answers, migrations applied, Redis answers when
+ *   configured); else 503 naming the failing checks. 503 from the moment shutdown starts, so a
+ *   load balancer stops sending new requests while those in flight finish.
+ * Check failures are logged when readiness changes, not on every probe; the body names the
+ * failing check but not the error (it is public, and errors can name hosts).
+ */
+export class Health {
+  private shuttingDown = false;
+  private last: { at: number; outcome: Promise<Outcome> } | null = null;
+  private wasReady: boolean | null = null;
+
+  constructor(
+    private readonly checks: ReadinessCheck[],
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Readiness goes 503 for good: the process is shutting down. */
+  startShutdown(): void {
+    this.shuttingDown = true;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
+  live(): Response {
+    return json(200, { status: 'ok' });
+  }
+
+  async ready(): Promise<Response> {
+    if (this.shuttingDown) return json(503, { status: 'shutting_down' });
+    const outcome = await this.outcome();
+    if (this.shuttingDown) return json(503, { status: 'shutting_down' });
+    return outcome.ok ? json(200, { status: 'ready', checks: outcome.checks }) : json(503, { status: 'not_ready', failing: outcome.failing, checks: outcome.checks });
+  }
+
+  private outcome(): Promise<Outcome> {
+    const now = this.now();
+    if (!this.last || now - this.last.at >= RESULT_TTL_MS) this.last = { at: now, outcome: this.runChecks() };
+    return this.last.outcome;
+  }
+
+  private async runChecks(): Promise<Outcome> {
+    const checks: Record<string, string> = {};
+    const failing: string[] = [];
+    const errors: Record<string, string> = {};
+    for (const check of this.checks) {
+      if (check.needs && failing.includes(check.needs)) {
+        checks[check.name] = 'skipped';
+        continue;
+      }
+      try {
+        await within(check.run(), CHECK_TIMEOUT_MS);
+        checks[check.name] = 'ok';
+      } catch (error) {
+        checks[check.name] = 'failed';
+        failing.push(check.name);
+        errors[check.name] = error instanceof Error ? error.message : String(error);
+      }
+    }
+    const ready = failing.length === 0;
+    if (ready !== this.wasReady) {
+      if (ready) this.logger.info({ checks }, 'ready');
+      else this.logger.warn({ failing, errors }, 'not ready');
+      this.wasReady = ready;
+    }
+    return ready ? { ok: true, checks: checks as Record<string, 'ok'> } : { ok: false, failing, checks };
+  }
+}
+
+/**
+ * The answer while the process starts (the port is bound before the database is opened and
+ * migrated, so a port in use fails the start before anything changes): alive, not ready.
+ */
+export function startingResponse(request: Request): Response {
+  const path = new URL(request.url).pathname;
+  if (path === '/healthz') return json(200, { status: 'ok' });
+  if (path === '/readyz') return json(503, { status: 'starting' });
+  return new Response(
+    JSON.stringify({ type: 'urn:workmgmt:problem:unavailable', title: 'Service Unavailable', status: 503, detail: 'The service is starting. Retry in a moment.', code: 'unavailable' }),
+    { status: 503, headers: { 'content-type': 'application/problem+json', 'retry-after': '1', 'cache-control': 'no-store' } },
+  );
+}

@@ -1,0 +1,152 @@
+import type { RequestInfo } from '../app.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import { APPLIED_MIGRATIONS_SQL, committedMigrationNames } from '../db/migrations.js';
+import { clientIp } from '../http/client-ip.js';
+import { requestIdFor } from '../http/request-id.js';
+import type { RateLimiter } from '../limits/limiter.js';
+import { RedisStore } from '../limits/redis-store.js';
+import type { Logger } from '../logger.js';
+import { HttpProblem, problems } from '../rest/problem.js';
+import { logAccess } from './access-log.js';
+import { Health, type ReadinessCheck } from './health.js';
+import { hasMetricsToken, Metrics } from './metrics.js';
+import { reportRoute, runInScope, type RequestScope } from './request-scope.js';
+
+export type FetchHandler = (request: Request, info?: RequestInfo) => Promise<Response>;
+
+/** The route label of a request no router claimed (refused before routing, e.g. by the global rate limit). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export interface OpsDeps {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  limiter: RateLimiter;
+}
+
+function readinessChecks(db: Database, limiter: RateLimiter, committed: string[]): ReadinessCheck[] {
+  const checks: ReadinessCheck[] = [
+    { name: 'database', run: async () => void (await db.prisma.$queryRawUnsafe('SELECT 1')) },
+    {
+      name: 'migrations',
+      needs: 'database',
+      run: async () => {
+        const rows = await db.prisma.$queryRawUnsafe<{ migration_name: string }[]>(APPLIED_MIGRATIONS_SQL);
+        const applied = new Set(rows.map((r) => r.migration_name));
+        const missing = committed.filter((name) => !applied.has(name));
+        if (missing.length) throw new Error(`not applied: ${missing.join(', ')}`);
+      },
+    },
+  ];
+  const store = limiter.store;
+  if (store instanceof RedisStore) checks.push({ name: 'redis', run: async () => void (await store.redis.ping()) });
+  return checks;
+}
+
+/**
+ * The operations layer around the service's fetch handler: health and readiness, metrics,
+ * request ids and the access log. `wrap(fetch)` answers /healthz, /readyz and (with
+ * METRICS_TOKEN) /metrics itself, before authentication and rate limiting, and hands every
+ * other request to `fetch` inside a request scope (src/ops/request-scope.ts).
+ */
+export class Ops {
+  readonly health: Health;
+  /** Null unless metrics are served (METRICS_PORT or METRICS_TOKEN): no cost when nobody reads them. */
+  readonly metrics: Metrics | null;
+  private readonly logger: Logger;
+  private readonly config: Config;
+  private readonly db: Database;
+
+  private constructor(deps: OpsDeps, committed: string[]) {
+    this.config = deps.config;
+    this.logger = deps.logger;
+    this.db = deps.db;
+    this.health = new Health(readinessChecks(deps.db, deps.limiter, committed), deps.logger);
+    this.metrics = deps.config.metricsPort !== undefined || deps.config.metricsToken !== undefined ? new Metrics() : null;
+    if (this.metrics) deps.db.queries.timers?.add(this.metrics.queryObserved);
+  }
+
+  static async create(deps: OpsDeps): Promise<Ops> {
+    return new Ops(deps, await committedMigrationNames());
+  }
+
+  wrap(handler: FetchHandler): FetchHandler {
+    return (request, info = {}) => {
+      const scope: RequestScope = { id: requestIdFor(request.headers), refusedPolicies: [] };
+      return runInScope(scope, () => this.serve(scope, request, info, handler));
+    };
+  }
+
+  /** GET /metrics on the metrics port (METRICS_PORT): the token, when set, is required there too. */
+  async metricsEndpoint(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (!this.metrics || path !== '/metrics') return problems.notFound().toResponse();
+    return this.metricsAnswer(request);
+  }
+
+  close(): void {
+    if (this.metrics) this.db.queries.timers?.delete(this.metrics.queryObserved);
+  }
+
+  private async serve(scope: RequestScope, request: Request, info: RequestInfo, handler: FetchHandler): Promise<Response> {
+    const started = performance.now();
+    this.metrics?.requestStarted();
+    let response: Response;
+    try {
+      response = (await this.answerOwn(request)) ?? (await handler(request, info));
+    } catch (error) {
+      this.logger.error({ err: error }, 'unexpected error');
+      response = problems.internal().toResponse();
+    }
+    response.headers.set('x-request-id', scope.id);
+    const seconds = (performance.now() - started) / 1000;
+    // itty-router records the pattern it matched on the request it dispatched (see request-scope.ts).
+    const route = scope.route ?? (request as { route?: unknown }).route;
+    const template = typeof route === 'string' ? route : UNMATCHED_ROUTE;
+    if (this.metrics) {
+      this.metrics.requestFinished(request.method, template, response.status, seconds);
+      for (const policy of scope.refusedPolicies) this.metrics.rateLimitRefused(policy);
+      if (scope.authFailure) this.metrics.authFailed(scope.authFailure);
+    }
+    logAccess(this.logger, {
+      method: request.method,
+      route: template,
+      status: response.status,
+      durationMs: seconds * 1000,
+      principal: scope.context?.principal,
+      clientIp: clientIp(request, info.remoteAddress, this.config.trustProxy),
+    });
+    return response;
+  }
+
+  /** The operations endpoints, or null for everything else. */
+  private async answerOwn(request: Request): Promise<Response | null> {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return null;
+    const path = new URL(request.url).pathname;
+    if (path === '/healthz') {
+      reportRoute(path);
+      return this.health.live();
+    }
+    if (path === '/readyz') {
+      reportRoute(path);
+      return this.health.ready();
+    }
+    // Without METRICS_TOKEN, /metrics is not served on the main port at all (a 404 like any unknown path).
+    if (path === '/metrics' && this.config.metricsToken !== undefined) {
+      reportRoute(path);
+      return this.metricsAnswer(request);
+    }
+    return null;
+  }
+
+  private async metricsAnswer(request: Request): Promise<Response> {
+    const token = this.config.metricsToken;
+    if (token !== undefined && !hasMetricsToken(request.headers, token)) {
+      return new HttpProblem(401, 'UNAUTHENTICATED', 'Send Authorization: Bearer <METRICS_TOKEN>.', undefined, {
+        'www-authenticate': 'Bearer realm="metrics"',
+      }).toResponse();
+    }
+    return this.metrics!.response();
+  }
+}
