@@ -95,8 +95,9 @@ class Labels {
   value(value: unknown): unknown {
     if (typeof value === 'string') return this.text(value);
     if (Array.isArray(value)) return value.map((v) => this.value(v));
-    // A key's hint is the end of its random token.
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'hint' ? '<hint>' : this.value(v)]));
+    // A key's hint is the end of its random token; a request id is made up for each request.
+    const random = new Set(['hint', 'request_id']);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, random.has(k) ? `<${k}>` : this.value(v)]));
     return value;
   }
 }
