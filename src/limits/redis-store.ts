@@ -24,6 +24,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { MemoryStore } from './memory-store.js';
+import { withTimeout } from '../timeout.js';
 import type { Policy } from './policy.js';
 import { toDecision, type Decision, type LimiterStore } from './store.js';
 
@@ -177,7 +178,7 @@ export class RedisStore implements LimiterStore {
     const args = entries.flatMap(({ policy }) => [policy.limit, policy.windowMs]);
     const suffix = `${this.instanceId}:${(this.sequence = (this.sequence + 1) % Number.MAX_SAFE_INTEGER)}`;
     const call = (this.redis as unknown as ScriptedClient)[COMMAND](keys.length, ...keys, suffix, ...args);
-    const reply = await withTimeout(call, this.timeoutMs, 'rate limiter');
+    const reply = await withTimeout(call, this.timeoutMs, `rate limiter: Redis did not answer within ${this.timeoutMs} ms`);
     const [admitted, nowMicros] = reply;
     if (reply.length !== 2 + 2 * entries.length || nowMicros === undefined) throw new Error(`rate limiter: unexpected script reply ${JSON.stringify(reply)}`);
     return entries.map(({ policy }, i) => {
@@ -193,16 +194,4 @@ export class RedisStore implements LimiterStore {
     this.lastReport = now;
     this.onFallback?.(error);
   }
-}
-
-/** `promise`, or a rejection after `ms` (what = who waited, for the message). Shared with the credential epoch. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    // When the event loop was busy past the deadline, the reply may already be waiting in the
-    // socket: timers run before I/O callbacks, so give that reply one turn to win the race
-    // rather than falling back (and double-counting) on a load spike of our own.
-    timer = setTimeout(() => setImmediate(() => reject(new Error(`${what}: Redis did not answer within ${ms} ms`))), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

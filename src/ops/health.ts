@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { withTimeout } from '../timeout.js';
 
 /** One dependency readiness depends on: resolves when it is usable, rejects (with the reason) when not. */
 export interface ReadinessCheck {
@@ -17,15 +18,6 @@ type Outcome = { ok: true; checks: Record<string, 'ok'> } | { ok: false; failing
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
-}
-
-// Not src/limits/redis-store.ts's withTimeout: its message speaks of Redis, and this one times the database too.
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -85,7 +77,7 @@ export class Health {
         continue;
       }
       try {
-        await within(check.run(), CHECK_TIMEOUT_MS);
+        await withTimeout(check.run(), CHECK_TIMEOUT_MS, `no answer within ${CHECK_TIMEOUT_MS} ms`);
         checks[check.name] = 'ok';
       } catch (error) {
         checks[check.name] = 'failed';
