@@ -73,8 +73,12 @@ export const FAIL_FAST_REDIS_OPTIONS = {
   enableOfflineQueue: false,
   connectTimeout: 1_000,
   maxRetriesPerRequest: 1,
-  // Longer than our own per-decision timeout, which decides (see withTimeout).
-  commandTimeout: 2_000,
+  // Only a backstop that frees commands on a hung connection; our own per-decision timeout
+  // decides (see withTimeout). It must stay far above that one: ioredis rejects on its timer
+  // without first reading the socket, so after the event loop was blocked for longer than it
+  // (a burst of synchronous work) it would refuse replies already waiting there, and each
+  // such decision would be taken locally and counted twice.
+  commandTimeout: 10_000,
 } as const satisfies RedisOptions;
 
 export interface RedisStoreOptions {
