@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/workflow.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { expectProblem } from './support/problem.js';
 
 let t: TestApp;
 let token: string;
@@ -13,14 +14,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const create = (body: unknown, as = token) => t.call('POST', '/api/issues', { token: as, body });
-
-async function expectProblem(response: Response, status: number, code: string) {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toBe('application/problem+json');
-  const body = await response.json();
-  expect(body).toMatchObject({ status, code, title: expect.any(String), detail: expect.any(String), type: expect.stringContaining(code) });
-  return body as { errors?: { field: string; message: string }[]; detail: string };
-}
 
 describe('POST /api/issues', () => {
   test('201 with the created issue, field names as the spec writes them', async () => {
@@ -207,8 +200,10 @@ describe('GET /api/issues', () => {
   });
 
   test("a foreign or missing project is 404, the same answer for both; project_id not a UUID is 400", async () => {
-    const foreign = await t.call('GET', `/api/issues?project_id=${t.org('globex').projects[0]!.id}`, { token });
-    const missing = await t.call('GET', '/api/issues?project_id=00000000-0000-4000-8000-000000000000', { token });
+    // One X-Request-Id for both: problem bodies echo it, and the bodies are compared whole.
+    const headers = { 'x-request-id': 'foreign-or-missing' };
+    const foreign = await t.call('GET', `/api/issues?project_id=${t.org('globex').projects[0]!.id}`, { token, headers });
+    const missing = await t.call('GET', '/api/issues?project_id=00000000-0000-4000-8000-000000000000', { token, headers });
     expect(foreign.status).toBe(404);
     expect({ ...(await foreign.json()), request_id: null }).toEqual({ ...(await missing.json()), request_id: null });
     const bad = await expectProblem(await t.call('GET', '/api/issues?project_id=nope', { token }), 400, 'validation_failed');

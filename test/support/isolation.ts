@@ -29,7 +29,9 @@ export interface Answer {
 
 /** Sends one request through the real stack and reads the whole answer once. */
 export async function sendRaw(t: TestApp, req: Req, credentials: Record<string, string>): Promise<Answer> {
-  const response = await t.call(req.method, req.path, { body: req.body, headers: { ...credentials, ...(req.headers ?? {}) } });
+  // One X-Request-Id for all: problem bodies echo it (request_id), and answers are compared whole.
+  const headers = { 'x-request-id': 'isolation-matrix', ...credentials, ...(req.headers ?? {}) };
+  const response = await t.call(req.method, req.path, { body: req.body, headers });
   const text = await response.text();
   let json: unknown = null;
   try {
