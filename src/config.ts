@@ -29,6 +29,8 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   GRAPHQL_INTROSPECTION: bool.optional(),
   PAT_CACHE: z.enum(['auto', 'on', 'off']).default('auto'),
+  GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
 });
 
 /** Whether DATABASE_URL names PostgreSQL (anything else is the embedded database). */
@@ -65,6 +67,10 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** Cache verified PATs (PAT_CACHE, resolved: see resolvePatCache). */
   patCache: boolean;
+  /** How long one GraphQL execution may run (DEADLINE_EXCEEDED after). */
+  graphqlTimeoutMs: number;
+  /** The largest GraphQL response, in bytes of JSON (RESPONSE_TOO_LARGE above). */
+  graphqlMaxResponseBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +102,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     production: e.NODE_ENV === 'production',
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     patCache: resolvePatCache(e.PAT_CACHE, dataUrl, e.REDIS_URL),
+    graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
+    graphqlMaxResponseBytes: e.GRAPHQL_MAX_RESPONSE_BYTES,
   };
 }
 
