@@ -16,6 +16,7 @@ import { defineOperation } from './operation.js';
 import { nonEmpty } from './selection.js';
 import { isUuid } from './uuid.js';
 import { activeOrgId, viewer } from './viewer.js';
+import { storableString } from './text.js';
 
 /** Spec: at most 20 active keys per user per organization. */
 export const MAX_ACTIVE_KEYS = 20;
@@ -96,7 +97,7 @@ export const createApiKey = defineOperation({
   access: { notPat: true, role: 'manager' },
   rateLimit: { policy: ROUTE_POLICIES.apiKeyCreate, subject: (ctx) => `user:${viewer(ctx).userId}` },
   input: z.strictObject({
-    name: z.string(notNull('must be a string')).trim().min(1, 'must not be empty').max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`),
+    name: storableString(notNull('must be a string')).trim().min(1, 'must not be empty').max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`),
     expiresAt: instant.refine((d) => d.getTime() > Date.now(), 'must be in the future').nullish(),
   }),
   async run(ctx, input) {

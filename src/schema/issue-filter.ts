@@ -5,6 +5,7 @@ import { instant } from './dates.js';
 import { insensitive, searchText } from './search-text.js';
 import { isUuid } from './uuid.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
+import { storableString } from './text.js';
 
 /** How deep and/or/not may nest, and how many branches one level may have. */
 export const MAX_FILTER_DEPTH = 4;
@@ -83,7 +84,7 @@ const anyOf = (allowed: readonly string[]) =>
     .max(MAX_FILTER_VALUES, tooManyValues)
     .refine((values) => values.every((v) => allowed.includes(v)), `must each be one of: ${allowed.join(', ')}`);
 
-const text = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const text = storableString().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
 const Comparators = {
   title: z.object({ equals: text.nullish(), contains: text.nullish(), startsWith: text.nullish() }).nullish(),

@@ -9,6 +9,7 @@ import { defineOperation } from './operation.js';
 import { SEARCH_LIMIT, SearchArgs } from './search-text.js';
 import { nonEmpty } from './selection.js';
 import { viewer } from './viewer.js';
+import { storableString } from './text.js';
 
 builder.prismaObject('Organization', {
   select: { id: true },
@@ -80,7 +81,7 @@ const CreateOrganizationInput = builder.inputType('CreateOrganizationInput', {
 });
 
 const CreateOrganization = z.strictObject({
-  name: z.string(notNull('must be a string')).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  name: storableString(notNull('must be a string')).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
   slug: z
     .string(notNull('must be a string'))
     .trim()

@@ -8,6 +8,7 @@ import { nonEmpty } from './selection.js';
 import { isUuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
 import { firstInput, LIST_BOUNDS } from './list-bounds.js';
+import { storableString } from './text.js';
 
 export const PROJECT_NAME_MAX = 100;
 export const PROJECT_KEY_PATTERN = /^[A-Z][A-Z0-9]{1,9}$/;
@@ -17,8 +18,7 @@ export interface ProjectQuery {
   select?: Prisma.ProjectSelect;
 }
 
-const name = z
-  .string(notNull('must be a string'))
+const name = storableString(notNull('must be a string'))
   .trim()
   .min(1, 'must not be empty')
   .max(PROJECT_NAME_MAX, `must be at most ${PROJECT_NAME_MAX} characters`);
