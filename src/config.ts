@@ -42,6 +42,8 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
   SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(600).default(0),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
+  GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   // Node refuses a headers timeout longer than the request timeout it is part of.
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
@@ -93,6 +95,10 @@ export interface Config {
   shutdownDelaySeconds: number;
   /** Then: seconds requests in flight may take to finish before their connections are cut (exit 1). */
   shutdownTimeoutSeconds: number;
+  /** How long one GraphQL execution may run (DEADLINE_EXCEEDED after). */
+  graphqlTimeoutMs: number;
+  /** The largest GraphQL response, in bytes of JSON (RESPONSE_TOO_LARGE above). */
+  graphqlMaxResponseBytes: number;
   connections: ConnectionLimits;
 }
 
@@ -153,6 +159,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     shutdownDelaySeconds: e.SHUTDOWN_DELAY_SECONDS,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+    graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
+    graphqlMaxResponseBytes: e.GRAPHQL_MAX_RESPONSE_BYTES,
   };
 }
 

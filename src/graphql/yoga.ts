@@ -8,6 +8,8 @@ import { BODY_LIMITS } from '../http/body-limit.js';
 import type { Logger } from '../logger.js';
 import { clientError } from '../schema/client-errors.js';
 import { schema } from '../schema/index.js';
+import { yogaLogger } from './logging.js';
+import { useQueryBounds } from './query-bounds.js';
 import { useUnsupportedMediaTypeProblem } from './unsupported-media-type.js';
 
 export type Yoga = YogaServerInstance<Context, Record<string, never>>;
@@ -15,13 +17,14 @@ export type Yoga = YogaServerInstance<Context, Record<string, never>>;
 /**
  * Limits on the shape of a query, checked before it runs. The deepest query the API needs
  * (memberships > organization > projects > issues > edges > node > assignee > field) is 8 levels.
+ * `maxCost` is the cost of src/graphql/query-bounds.ts, which multiplies by list sizes.
  */
 export const QUERY_LIMITS = {
   maxDepth: 10,
   maxAliases: 15,
   maxTokens: 2_000,
   maxDirectives: 20,
-  maxCost: 20_000,
+  maxCost: 50_000,
 };
 
 /** GraphQL over HTTP at /api/graphql. The caller is already authenticated by the app. */
@@ -40,14 +43,16 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
         maxAliases: { n: QUERY_LIMITS.maxAliases },
         maxTokens: { n: QUERY_LIMITS.maxTokens },
         maxDirectives: { n: QUERY_LIMITS.maxDirectives },
-        costLimit: { maxCost: QUERY_LIMITS.maxCost },
+        // Replaced by useQueryBounds' cost, which counts lists by their size.
+        costLimit: { enabled: false },
         // "Did you mean ...?" hints reveal the schema; off wherever introspection is.
         blockFieldSuggestion: { enabled: !config.graphqlIntrospection },
       }),
+      useQueryBounds({ maxCost: QUERY_LIMITS.maxCost, timeoutMs: config.graphqlTimeoutMs, maxResponseBytes: config.graphqlMaxResponseBytes, logger }),
       ...(config.graphqlIntrospection ? [] : [useDisableIntrospection()]),
       useUnsupportedMediaTypeProblem(),
     ],
-    logging: logger.child({ component: 'graphql' }),
+    logging: yogaLogger(logger),
     maskedErrors: {
       maskError(error, message) {
         if (error instanceof GraphQLError) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ROLES } from '../auth/principal.js';
 import type { ApiKey, Invitation, Issue, Membership, Organization, Project, User } from '../generated/prisma/client.js';
 import { apiKeyStatus, API_KEY_STATUSES } from '../schema/api-key-status.js';
+import { LIST_BOUNDS } from '../schema/list-bounds.js';
 import { EMAIL_VISIBLE_FROM } from '../schema/person.js';
 import type { PaletteHitShape } from '../schema/palette.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES, DEFAULT_PRIORITY, DEFAULT_STATUS } from '../schema/workflow.js';
@@ -130,7 +131,7 @@ export const MyOrgJson = representation<MembershipRow>('MyOrg', "One of the call
   role: column('role', RoleSchema),
   projects: {
     schema: z.array(ProjectSummaryJson.schema).meta({ description: 'By key.' }),
-    select: { org: { select: { projects: { select: ProjectSummaryJson.select, orderBy: [{ key: 'asc' }] } } } },
+    select: { org: { select: { projects: { select: ProjectSummaryJson.select, orderBy: [{ key: 'asc' }], take: LIST_BOUNDS.organizationProjects } } } },
     value: (row) => row.org.projects.map((p) => ProjectSummaryJson.present(p)),
   },
 });

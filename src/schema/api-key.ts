@@ -4,6 +4,7 @@ import type { ApiKey } from '../generated/prisma/client.js';
 import { roleAtLeast } from '../auth/principal.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
+import { boundedList, firstArg, firstInput, LIST_BOUNDS } from './list-bounds.js';
 import { ConflictError, ForbiddenError, NotFoundError, RateLimitedError, ValidationError } from './errors.js';
 import type { CredentialEpoch } from '../auth/credential-epoch.js';
 import type { Db } from '../db/client.js';
@@ -15,6 +16,7 @@ import { defineOperation } from './operation.js';
 import { nonEmpty } from './selection.js';
 import { isUuid } from './uuid.js';
 import { activeOrgId, viewer } from './viewer.js';
+import { storableString } from './text.js';
 
 /** Spec: at most 20 active keys per user per organization. */
 export const MAX_ACTIVE_KEYS = 20;
@@ -42,11 +44,14 @@ const ApiKeyRef = builder.prismaObject('ApiKey', {
 
 export const listApiKeys = defineOperation({
   name: 'listApiKeys',
-  description: "The caller's API keys in the organization, newest first; with all: true (owners and admins), everyone's.",
+  description: `The caller's API keys in the organization, newest first, at most ${LIST_BOUNDS.apiKeys}; with all: true (owners and admins), everyone's.`,
   kind: 'read',
   access: { role: 'viewer' },
-  input: z.strictObject({ all: z.boolean({ error: (issue) => (issue.input === undefined ? undefined : 'must be true or false') }).nullish() }),
-  run(ctx, { all }, query: { select?: Prisma.ApiKeySelect }) {
+  input: z.strictObject({
+    all: z.boolean({ error: (issue) => (issue.input === undefined ? undefined : 'must be true or false') }).nullish(),
+    first: firstInput(LIST_BOUNDS.apiKeys),
+  }),
+  run(ctx, { all, first }, query: { select?: Prisma.ApiKeySelect }) {
     const me = viewer(ctx);
     const orgId = activeOrgId(ctx);
     if (all && !roleAtLeast(me.org!.role, 'admin')) throw new ForbiddenError('Only owners and admins can list every key.');
@@ -54,6 +59,7 @@ export const listApiKeys = defineOperation({
       ...query,
       where: { orgId, ...(all ? {} : { userId: me.userId }) },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: first ?? LIST_BOUNDS.apiKeys,
     });
   },
 });
@@ -62,7 +68,8 @@ builder.queryField('apiKeys', (t) =>
   t.prismaField({
     type: ['ApiKey'],
     description: listApiKeys.description,
-    args: { all: t.arg.boolean({ required: false }) },
+    args: { all: t.arg.boolean({ required: false }), first: t.arg.int(firstArg(LIST_BOUNDS.apiKeys)) },
+    complexity: boundedList(LIST_BOUNDS.apiKeys),
     resolve: (query, _root, args, ctx) => listApiKeys.call(ctx, args, query),
   }),
 );
@@ -90,7 +97,7 @@ export const createApiKey = defineOperation({
   access: { notPat: true, role: 'manager' },
   rateLimit: { policy: ROUTE_POLICIES.apiKeyCreate, subject: (ctx) => `user:${viewer(ctx).userId}` },
   input: z.strictObject({
-    name: z.string(notNull('must be a string')).trim().min(1, 'must not be empty').max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`),
+    name: storableString(notNull('must be a string')).trim().min(1, 'must not be empty').max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`),
     expiresAt: instant.refine((d) => d.getTime() > Date.now(), 'must be in the future').nullish(),
   }),
   async run(ctx, input) {

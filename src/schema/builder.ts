@@ -1,4 +1,5 @@
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
@@ -9,6 +10,7 @@ import type { Context } from '../context.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { ForbiddenError, InsufficientScopeError } from './errors.js';
+import { FIELD_COST, UNDECLARED_LIST_MULTIPLIER } from './list-bounds.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -19,7 +21,7 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: true;
 }>({
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin],
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
   defaultInputFieldRequiredness: true,
   scopeAuth: {
@@ -44,8 +46,16 @@ export const builder = new SchemaBuilder<{
     filterConnectionTotalCount: true,
     onUnusedQuery: process.env.NODE_ENV === 'test' ? 'error' : null,
   },
-  relay: { clientMutationId: 'omit', cursorType: 'String' },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    // A connection field counts its page (first/last); its edges are that page, not a second multiplier.
+    edgesFieldOptions: { complexity: { field: FIELD_COST, multiplier: 1 } },
+  },
   errors: { defaultTypes: [] },
+  // Field costs and list bounds only: the limit is checked once per request, before execution,
+  // by src/graphql/query-bounds.ts (the plugin's own check would run inside the first resolver).
+  complexity: { defaultComplexity: FIELD_COST, defaultListMultiplier: UNDECLARED_LIST_MULTIPLIER, disabled: true },
 });
 
 function firstFailedScope(failure: AuthFailure): string | undefined {

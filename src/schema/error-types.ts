@@ -1,5 +1,6 @@
 import { builder } from './builder.js';
-import { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, ValidationError, type FieldError } from './errors.js';
+import { AppError, ConflictError, ForbiddenError, MAX_FIELD_ERRORS, NotFoundError, RateLimitedError, ValidationError, type FieldError } from './errors.js';
+import { fixedList } from './list-bounds.js';
 
 export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
   fields: (t) => ({
@@ -20,7 +21,7 @@ builder.objectType(ValidationError, {
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof ValidationError,
   fields: (t) => ({
-    fieldErrors: t.field({ type: [FieldErrorType], resolve: (error) => error.fieldErrors }),
+    fieldErrors: t.field({ type: [FieldErrorType], complexity: fixedList(MAX_FIELD_ERRORS), resolve: (error) => error.fieldErrors }),
   }),
 });
 

@@ -18,9 +18,15 @@ export class AppError extends GraphQLError {
   }
 }
 
+/** A ValidationError reports at most this many field errors (the first ones found). */
+export const MAX_FIELD_ERRORS = 20;
+
 export class ValidationError extends AppError {
-  constructor(readonly fieldErrors: FieldError[]) {
-    super(fieldErrors.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', { fieldErrors });
+  readonly fieldErrors: FieldError[];
+  constructor(fieldErrors: FieldError[]) {
+    const reported = fieldErrors.slice(0, MAX_FIELD_ERRORS);
+    super(reported.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', { fieldErrors: reported });
+    this.fieldErrors = reported;
   }
 }
 

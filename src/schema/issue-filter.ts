@@ -5,10 +5,18 @@ import { instant } from './dates.js';
 import { insensitive, searchText } from './search-text.js';
 import { isUuid } from './uuid.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
+import { storableString } from './text.js';
 
 /** How deep and/or/not may nest, and how many branches one level may have. */
 export const MAX_FILTER_DEPTH = 4;
 export const MAX_FILTER_BRANCHES = 10;
+/**
+ * How many filters one filter may hold in all (itself and every nested one), and how many values
+ * one list (`status`, `priority`, `number.in`) may have. Every value is a bind parameter, and
+ * PostgreSQL takes at most 65,535 in a statement: these bounds keep a filter far under that.
+ */
+export const MAX_FILTERS = 50;
+export const MAX_FILTER_VALUES = 100;
 
 const TextComparatorInput = builder.inputType('TextComparator', {
   description: 'Case-insensitive comparisons with a text; every given one must hold.',
@@ -48,7 +56,9 @@ interface IssueFilterShape {
 }
 
 export const IssueFilterInput = builder.inputRef<IssueFilterShape>('IssueFilter').implement({
-  description: `Every given condition must hold. and, or and not combine filters (nested at most ${MAX_FILTER_DEPTH} deep, ${MAX_FILTER_BRANCHES} per list).`,
+  description:
+    `Every given condition must hold. and, or and not combine filters (nested at most ${MAX_FILTER_DEPTH} deep, ` +
+    `${MAX_FILTER_BRANCHES} per list, ${MAX_FILTERS} in all); lists of values have at most ${MAX_FILTER_VALUES}.`,
   fields: (t) => ({
     status: t.stringList({ required: false, description: 'Any of these statuses.' }),
     priority: t.stringList({ required: false, description: 'Any of these priorities.' }),
@@ -66,12 +76,15 @@ export const IssueFilterInput = builder.inputRef<IssueFilterShape>('IssueFilter'
   }),
 });
 
+const tooManyValues = `must have at most ${MAX_FILTER_VALUES} values`;
+
 const anyOf = (allowed: readonly string[]) =>
   z
     .array(z.string())
+    .max(MAX_FILTER_VALUES, tooManyValues)
     .refine((values) => values.every((v) => allowed.includes(v)), `must each be one of: ${allowed.join(', ')}`);
 
-const text = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const text = storableString().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
 const Comparators = {
   title: z.object({ equals: text.nullish(), contains: text.nullish(), startsWith: text.nullish() }).nullish(),
@@ -82,7 +95,7 @@ const Comparators = {
       gte: z.number().int().nullish(),
       lt: z.number().int().nullish(),
       lte: z.number().int().nullish(),
-      in: z.array(z.number().int()).max(100, 'must have at most 100 numbers').nullish(),
+      in: z.array(z.number().int()).max(MAX_FILTER_VALUES, tooManyValues).nullish(),
     })
     .nullish(),
 };
@@ -114,7 +127,16 @@ function filterSchema(depth: number): z.ZodType<IssueFilterShape> {
   }) as z.ZodType<IssueFilterShape>;
 }
 
-export const IssueFilter = filterSchema(1);
+/** How many filters `filter` holds, itself included (its depth is already bounded). */
+function filterCount(filter: IssueFilterShape): number {
+  let count = 1;
+  for (const branch of [...(filter.and ?? []), ...(filter.or ?? []), ...(filter.not ? [filter.not] : [])]) count += filterCount(branch);
+  return count;
+}
+
+export const IssueFilter = filterSchema(1).refine((filter) => filterCount(filter) <= MAX_FILTERS, {
+  error: `must hold at most ${MAX_FILTERS} filters in all (nested ones included)`,
+});
 
 /** The Prisma conditions of a validated filter (AND-ed by the caller). */
 export function issueFilterWhere(filter: IssueFilterShape): Prisma.IssueWhereInput[] {

@@ -11,18 +11,18 @@ import {
   ISSUE_STATUSES,
   TITLE_MAX,
 } from './workflow.js';
+import { storableString } from './text.js';
 
 const oneOf = (values: readonly string[]) => `must be one of: ${values.join(', ')}`;
 
 // One rule per field, shared by create and update so that both accept exactly the same values.
-const title = z
-  .string(notNull('must be a string'))
+const title = storableString(notNull('must be a string'))
   .trim()
   .min(1, 'must not be empty')
   .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`);
 export const status = z.enum(ISSUE_STATUSES, notNull(oneOf(ISSUE_STATUSES)));
 export const priority = z.enum(ISSUE_PRIORITIES, notNull(oneOf(ISSUE_PRIORITIES)));
-const description = z.string().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`);
+const description = storableString().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`);
 
 export const CreateIssue = z.strictObject({
   projectId: uuid,

@@ -4,6 +4,7 @@ import { builder } from './builder.js';
 import { ValidationError } from './errors.js';
 import { isUuid } from './uuid.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
+import { isStorableText } from './text.js';
 
 export const ISSUE_SORT_FIELDS = ['CREATED_AT', 'UPDATED_AT', 'PRIORITY', 'STATUS', 'TITLE'] as const;
 export type IssueSortField = (typeof ISSUE_SORT_FIELDS)[number];
@@ -108,7 +109,8 @@ function parseValue(name: KeyName, raw: unknown): KeyValue | undefined {
   if (name === 'id') return isUuid(raw) ? raw : undefined;
   const workflow = WORKFLOW[name];
   if (workflow && !workflow.includes(raw)) return undefined;
-  return raw;
+  // A title the database could not compare with (a forged cursor) makes no cursor of ours.
+  return isStorableText(raw) ? raw : undefined;
 }
 
 /**

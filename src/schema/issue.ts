@@ -1,5 +1,6 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from './builder.js';
+import { connectionPage, fixedList, LONG_TEXT_COST } from './list-bounds.js';
 import { NodeRef } from './node.js';
 import { ISSUE_COLUMNS } from './issue-columns.js';
 import { NotFoundError, ValidationError } from './errors.js';
@@ -28,7 +29,7 @@ export const IssueRef = builder.prismaObject('Issue', {
     title: t.string({ resolve: (issue) => issue.title }),
     status: t.string({ description: `One of: ${ISSUE_STATUSES.join(', ')}.`, resolve: (issue) => issue.status }),
     priority: t.string({ description: `One of: ${ISSUE_PRIORITIES.join(', ')}.`, resolve: (issue) => issue.priority }),
-    description: t.string({ nullable: true, select: { description: true }, resolve: (issue) => issue.description }),
+    description: t.string({ nullable: true, complexity: LONG_TEXT_COST, select: { description: true }, resolve: (issue) => issue.description }),
     assigneeId: t.id({ nullable: true, resolve: (issue) => issue.assigneeId }),
     createdAt: t.field({ type: 'DateTime', resolve: (issue) => issue.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (issue) => issue.updatedAt }),
@@ -38,10 +39,10 @@ export const IssueRef = builder.prismaObject('Issue', {
 });
 
 builder.queryField('issueStatuses', (t) =>
-  t.stringList({ description: 'Allowed issue statuses, in workflow order.', resolve: () => [...ISSUE_STATUSES] }),
+  t.stringList({ description: 'Allowed issue statuses, in workflow order.', complexity: fixedList(ISSUE_STATUSES.length), resolve: () => [...ISSUE_STATUSES] }),
 );
 builder.queryField('issuePriorities', (t) =>
-  t.stringList({ description: 'Allowed issue priorities, most urgent first.', resolve: () => [...ISSUE_PRIORITIES] }),
+  t.stringList({ description: 'Allowed issue priorities, most urgent first.', complexity: fixedList(ISSUE_PRIORITIES.length), resolve: () => [...ISSUE_PRIORITIES] }),
 );
 
 builder.queryField('issue', (t) =>
@@ -57,6 +58,7 @@ builder.queryField('issues', (t) =>
   t.connection({
     type: IssueRef,
     description: ops.listIssues.description,
+    complexity: connectionPage(ops.PAGE_SIZE_DEFAULT, ops.PAGE_SIZE_MAX),
     args: {
       projectId: t.arg.id({ required: false }),
       filter: t.arg({ type: IssueFilterInput, required: false }),

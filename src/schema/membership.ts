@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ROLES } from '../auth/principal.js';
 import { builder } from './builder.js';
+import { firstArg, firstInput, LIST_BOUNDS, membershipsCost } from './list-bounds.js';
 import { defineOperation } from './operation.js';
 import { viewer } from './viewer.js';
 
@@ -23,16 +24,17 @@ builder.prismaObject('Membership', {
 export const listMemberships = defineOperation({
   name: 'listMemberships',
   description:
-    "The viewer's organizations with their role in each. A credential bound to one organization (API key, OAuth token) sees only that one.",
+    `The viewer's organizations with their role in each, oldest first, at most ${LIST_BOUNDS.memberships}. A credential bound to one organization (API key, OAuth token) sees only that one.`,
   kind: 'read',
   access: {},
-  input: z.strictObject({}),
-  run(ctx, _input, query: { select?: Prisma.MembershipSelect }) {
+  input: z.strictObject({ first: firstInput(LIST_BOUNDS.memberships) }),
+  run(ctx, input, query: { select?: Prisma.MembershipSelect }) {
     const me = viewer(ctx);
     return ctx.prisma.membership.findMany({
       ...query,
       where: { userId: me.userId, ...(me.orgBound && me.org ? { orgId: me.org.id } : {}) },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: input.first ?? LIST_BOUNDS.memberships,
     });
   },
 });
@@ -41,6 +43,8 @@ builder.queryField('memberships', (t) =>
   t.prismaField({
     type: ['Membership'],
     description: listMemberships.description,
-    resolve: (query, _root, _args, ctx) => listMemberships.call(ctx, {}, query),
+    args: { first: t.arg.int(firstArg(LIST_BOUNDS.memberships)) },
+    complexity: membershipsCost,
+    resolve: (query, _root, args, ctx) => listMemberships.call(ctx, args, query),
   }),
 );

@@ -1,9 +1,12 @@
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import { ValidationError } from './errors.js';
+import { FIELD_COST } from './list-bounds.js';
 import { NodeRef, type NodeValue } from './node.js';
 import { isUuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
+
+const MAX_NODE_IDS = 100;
 
 /** The issue, project or member of the caller's organization with this id; null for anything else. */
 async function findNodes(ctx: Context, ids: string[]): Promise<Map<string, NodeValue>> {
@@ -37,11 +40,12 @@ builder.queryField('nodes', (t) =>
   t.field({
     type: [NodeRef],
     nullable: { list: false, items: true },
-    description: 'node(id:) for up to 100 ids at once, in the same order.',
+    description: `node(id:) for up to ${MAX_NODE_IDS} ids at once, in the same order.`,
     authScopes: { role: 'viewer' },
     args: { ids: t.arg.idList({ required: true }) },
+    complexity: (args) => ({ field: FIELD_COST, multiplier: Math.min(args.ids.length, MAX_NODE_IDS) }),
     resolve: async (_root, args, ctx) => {
-      if (args.ids.length > 100) throw new ValidationError([{ field: 'ids', message: 'must have at most 100 ids' }]);
+      if (args.ids.length > MAX_NODE_IDS) throw new ValidationError([{ field: 'ids', message: `must have at most ${MAX_NODE_IDS} ids` }]);
       const ids = args.ids.map(String);
       const found = await findNodes(ctx, ids);
       return ids.map((id) => found.get(id.toLowerCase()) ?? null);

@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
+import { boundedList, firstArg, fixedList, LIST_BOUNDS, listSize } from './list-bounds.js';
 import { ConflictError, ValidationError } from './errors.js';
 import { notNull } from './messages.js';
 import { defineOperation } from './operation.js';
-import { SearchArgs } from './search-text.js';
+import { SEARCH_LIMIT, SearchArgs } from './search-text.js';
 import { nonEmpty } from './selection.js';
 import { viewer } from './viewer.js';
+import { storableString } from './text.js';
 
 builder.prismaObject('Organization', {
   select: { id: true },
@@ -16,7 +18,12 @@ builder.prismaObject('Organization', {
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     isPublic: t.exposeBoolean('isPublic', { description: 'Listed in the public organization directory.' }),
-    projects: t.relation('projects', { query: { orderBy: [{ key: 'asc' }] } }),
+    projects: t.relation('projects', {
+      description: `By key; at most ${LIST_BOUNDS.organizationProjects}.`,
+      args: { first: t.arg.int(firstArg(LIST_BOUNDS.organizationProjects)) },
+      query: (args) => ({ orderBy: [{ key: 'asc' }], take: listSize(args.first, LIST_BOUNDS.organizationProjects) }),
+      complexity: boundedList(LIST_BOUNDS.organizationProjects),
+    }),
   }),
 });
 
@@ -51,7 +58,7 @@ export const searchOrganizations = defineOperation({
         OR: [{ name: { contains: q, mode: 'insensitive' } }, { slug: { contains: q, mode: 'insensitive' } }],
       },
       orderBy: [{ name: 'asc' }, { id: 'asc' }],
-      take: 20,
+      take: SEARCH_LIMIT,
     }),
 });
 
@@ -59,6 +66,7 @@ builder.queryField('searchOrganizations', (t) =>
   t.prismaField({
     type: [DirectoryOrganization],
     description: searchOrganizations.description,
+    complexity: fixedList(SEARCH_LIMIT),
     args: { q: t.arg.string({ required: true }) },
     resolve: (query, _root, args, ctx) => searchOrganizations.call(ctx, args, query),
   }),
@@ -73,7 +81,7 @@ const CreateOrganizationInput = builder.inputType('CreateOrganizationInput', {
 });
 
 const CreateOrganization = z.strictObject({
-  name: z.string(notNull('must be a string')).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  name: storableString(notNull('must be a string')).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
   slug: z
     .string(notNull('must be a string'))
     .trim()

@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
+import { fixedList } from './list-bounds.js';
 import { defineOperation } from './operation.js';
 import { parseIssueKey } from './issue-lookup.js';
 import { findPeople } from './person.js';
@@ -120,6 +121,7 @@ builder.queryField('paletteSearch', (t) =>
   t.field({
     type: [PaletteHitRef],
     description: paletteSearch.description,
+    complexity: fixedList(SEARCH_LIMIT),
     args: { q: t.arg.string({ required: true, description: '1 to 100 characters.' }) },
     resolve: (_root, args, ctx) => paletteSearch.call(ctx, args, undefined),
   }),

@@ -2,6 +2,7 @@ import { roleAtLeast, type Role } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
+import { fixedList } from './list-bounds.js';
 import { defineOperation } from './operation.js';
 import { RoleEnum } from './membership.js';
 import { findRanked, insensitive, matchTier, SEARCH_LIMIT, SearchArgs, type TextMatch } from './search-text.js';
@@ -83,6 +84,7 @@ builder.queryField('searchPeople', (t) =>
   t.field({
     type: [PersonRef],
     description: searchPeople.description,
+    complexity: fixedList(SEARCH_LIMIT),
     args: { q: t.arg.string({ required: true, description: '1 to 100 characters.' }) },
     resolve: (_root, args, ctx) => searchPeople.call(ctx, args, undefined),
   }),

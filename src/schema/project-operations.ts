@@ -7,6 +7,8 @@ import { defineOperation } from './operation.js';
 import { nonEmpty } from './selection.js';
 import { isUuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
+import { firstInput, LIST_BOUNDS } from './list-bounds.js';
+import { storableString } from './text.js';
 
 export const PROJECT_NAME_MAX = 100;
 export const PROJECT_KEY_PATTERN = /^[A-Z][A-Z0-9]{1,9}$/;
@@ -16,8 +18,7 @@ export interface ProjectQuery {
   select?: Prisma.ProjectSelect;
 }
 
-const name = z
-  .string(notNull('must be a string'))
+const name = storableString(notNull('must be a string'))
   .trim()
   .min(1, 'must not be empty')
   .max(PROJECT_NAME_MAX, `must be at most ${PROJECT_NAME_MAX} characters`);
@@ -60,12 +61,17 @@ const projectWrites = { policy: ROUTE_POLICIES.projectWrite };
 
 export const listProjects = defineOperation({
   name: 'listProjects',
-  description: 'Projects of the organization the caller acts in, by key.',
+  description: `Projects of the organization the caller acts in, by key; at most ${LIST_BOUNDS.projects}.`,
   kind: 'read',
   access: { role: 'viewer' },
-  input: z.strictObject({}),
-  run: (ctx, _input, query: ProjectQuery) =>
-    ctx.prisma.project.findMany({ ...query, where: { orgId: activeOrgId(ctx) }, orderBy: [{ key: 'asc' }] }),
+  input: z.strictObject({ first: firstInput(LIST_BOUNDS.projects) }),
+  run: (ctx, input, query: ProjectQuery) =>
+    ctx.prisma.project.findMany({
+      ...query,
+      where: { orgId: activeOrgId(ctx) },
+      orderBy: [{ key: 'asc' }],
+      take: input.first ?? LIST_BOUNDS.projects,
+    }),
 });
 
 export const getProject = defineOperation({

@@ -1,4 +1,5 @@
 import { builder } from './builder.js';
+import { boundedList, connectionPage, firstArg, LIST_BOUNDS } from './list-bounds.js';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from './errors.js';
 import { NodeRef } from './node.js';
 import * as ops from './project-operations.js';
@@ -18,6 +19,7 @@ export const ProjectRef = builder.prismaObject('Project', {
       cursor: 'id',
       defaultSize: 50,
       maxSize: 100,
+      complexity: connectionPage(50, 100),
       query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
       description: 'Newest first.',
     }),
@@ -28,7 +30,9 @@ builder.queryField('projects', (t) =>
   t.prismaField({
     type: ['Project'],
     description: ops.listProjects.description,
-    resolve: (query, _root, _args, ctx) => ops.listProjects.call(ctx, {}, query),
+    args: { first: t.arg.int(firstArg(LIST_BOUNDS.projects)) },
+    complexity: boundedList(LIST_BOUNDS.projects),
+    resolve: (query, _root, args, ctx) => ops.listProjects.call(ctx, args, query),
   }),
 );
 

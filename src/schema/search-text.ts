@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { storableString } from './text.js';
 
 export const SEARCH_TEXT_MAX = 100;
 
 /** The `q` of searches and of the issue filter: trimmed, 1 to 100 characters. */
-export const searchText = z
-  .string()
+export const searchText = storableString()
   .trim()
   .min(1, 'must not be empty')
   .max(SEARCH_TEXT_MAX, `must be at most ${SEARCH_TEXT_MAX} characters`);

@@ -5,6 +5,7 @@ import { drawFrom } from '../limits/limiter.js';
 import type { Policy } from '../limits/policy.js';
 import { safeNextPath } from './next-path.js';
 import { page, redirect } from './render.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../schema/text.js';
 
 /** Guessing passwords: 10 tries per address and account per 15 minutes, on top of the global limit. */
 const SIGN_IN_POLICY: Policy = { name: 'sign-in', limit: 10, windowMs: 15 * 60 * 1000 };
@@ -30,6 +31,7 @@ export async function signIn(request: Request, ctx: Context): Promise<Response> 
   if (wait !== null) {
     return retry(`Too many sign-in attempts. Try again in ${Math.ceil(Number(wait) / 60)} minutes.`, 429, { 'retry-after': wait });
   }
+  if (!isStorableText(email)) return retry(`The email ${UNSTORABLE_TEXT_MESSAGE}.`, 400);
   const user = email ? await ctx.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } }) : null;
   const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !user.passwordHash || !ok) return retry('The email or password is incorrect.', 401);

@@ -7,6 +7,7 @@ import { hashToken } from '../pat-token.js';
 import { singleValued } from './params.js';
 import { DEFAULT_SCOPE, parseScope, SCOPES, type Scope } from './scopes.js';
 import { apiAudience, CODE_SECONDS, GRANT_DAYS } from './tokens.js';
+import { isStorableText } from '../../schema/text.js';
 
 interface AuthorizationRequest {
   client: OAuthClient;
@@ -55,7 +56,7 @@ async function check(ctx: Context, raw: URLSearchParams): Promise<AuthorizationR
     return errorPage(ctx, 'client_id and redirect_uri must be given once.');
   }
   const clientId = params.get('client_id');
-  const client = clientId ? await ctx.prisma.oAuthClient.findUnique({ where: { id: clientId } }) : null;
+  const client = clientId && isStorableText(clientId) ? await ctx.prisma.oAuthClient.findUnique({ where: { id: clientId } }) : null;
   if (!client) return errorPage(ctx, 'The application (client_id) is not registered here.');
   let redirectUri = params.get('redirect_uri');
   if (redirectUri === undefined) {

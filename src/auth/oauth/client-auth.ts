@@ -4,6 +4,7 @@ import type { OAuthClient } from '../../generated/prisma/client.js';
 import { hashToken } from '../pat-token.js';
 import { OAuthError } from './errors.js';
 import type { singleValued } from './params.js';
+import { isStorableText } from '../../schema/text.js';
 
 // A 401 must carry a challenge (RFC 9110 §15.5.2); Basic is the header scheme we accept.
 function invalidClient(description: string): OAuthError {
@@ -41,7 +42,7 @@ export async function authenticateClient(db: Db, request: Request, params: Retur
     method = 'none';
   }
   if (!clientId) throw invalidClient('Client authentication failed: no client_id.');
-  const client = await db.oAuthClient.findUnique({ where: { id: clientId } });
+  const client = isStorableText(clientId) ? await db.oAuthClient.findUnique({ where: { id: clientId } }) : null;
   if (!client) throw invalidClient('Client authentication failed: unknown client.');
   if (client.tokenEndpointAuthMethod !== method) {
     throw invalidClient(`This client authenticates with ${client.tokenEndpointAuthMethod}, not ${method}.`);

@@ -7,10 +7,11 @@ import { hashToken } from '../pat-token.js';
 import { OAuthError } from './errors.js';
 import { redirectUriProblem } from './redirect-uri.js';
 import { randomSecret } from './tokens.js';
+import { storableString } from '../../schema/text.js';
 
 const Registration = z.object({
-  client_name: z.string().trim().min(1).max(100).optional(),
-  redirect_uris: z.array(z.string()).min(1).max(10),
+  client_name: storableString().trim().min(1).max(100).optional(),
+  redirect_uris: z.array(storableString()).min(1).max(10),
   grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).min(1).default(['authorization_code']),
   response_types: z.array(z.literal('code')).optional(),
   token_endpoint_auth_method: z.enum(['none', 'client_secret_basic', 'client_secret_post']).default('client_secret_basic'),

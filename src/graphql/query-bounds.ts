@@ -1,0 +1,126 @@
+import { createComplexityRule } from '@pothos/plugin-complexity';
+import { GraphQLError, validate, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Context } from '../context.js';
+import type { Logger } from '../logger.js';
+import { AppError } from '../schema/errors.js';
+import { checkInputDepth } from '../schema/input-depth.js';
+import { deadlineSignal } from './deadline.js';
+
+export interface QueryBoundsOptions {
+  /** The most a document may cost (see costRule). */
+  maxCost: number;
+  /** How long one execution may run before it is abandoned with DEADLINE_EXCEEDED. */
+  timeoutMs: number;
+  /** The largest response body, in bytes of JSON, before it is replaced with RESPONSE_TOO_LARGE. */
+  maxResponseBytes: number;
+  logger: Logger;
+}
+
+/**
+ * What one GraphQL request may take, checked per request with its variables, before any
+ * resolver runs, and around its execution:
+ *
+ * - input nested deeper than MAX_INPUT_DEPTH is refused (src/schema/input-depth.ts);
+ * - the document's cost: every field costs its `complexity` (1 unless declared), and a list or
+ *   connection multiplies what it contains by its bound or its first/last argument
+ *   (src/schema/list-bounds.ts), down the nesting; over `maxCost`, it does not run. graphql-armor's
+ *   cost limit counts each field once, whatever the lists around it, so it cannot see a query
+ *   that asks for projects^4 objects. The costs are Pothos' complexity plugin's (per-field,
+ *   typed with the field's arguments); its check is run here rather than as a validation rule
+ *   because validation results are cached per document, and the cost depends on the variables;
+ * - a deadline aborts execution (src/graphql/deadline.ts);
+ * - a response over `maxResponseBytes` is replaced by an error.
+ */
+export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
+  const log = options.logger.child({ component: 'graphql' });
+  return {
+    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const refusal = refusalOf(args, options.maxCost);
+      if (refusal) {
+        // The client's mistake, answered to it: not an error of ours.
+        log.debug({ code: refusal.extensions.code, reason: refusal.message }, 'GraphQL request refused before execution');
+        setResultAndStopExecution({ errors: [refusal] });
+        return;
+      }
+      setExecuteFn(async (executionArgs) => {
+        const expired = new AppError(
+          `The query did not finish within its deadline of ${options.timeoutMs} ms. Ask for less (fewer items or fewer nested lists).`,
+          'DEADLINE_EXCEEDED',
+          { timeoutMs: options.timeoutMs },
+        );
+        const request = (executionArgs.contextValue as { request?: Request } | undefined)?.request;
+        // The client going away ends the work too.
+        const deadline = deadlineSignal(options.timeoutMs, expired, request?.signal);
+        try {
+          return await executeFn({ ...executionArgs, signal: deadline.signal } as typeof executionArgs);
+        } finally {
+          deadline.dispose();
+          if (deadline.signal.reason === expired) log.info({ timeoutMs: options.timeoutMs }, 'GraphQL execution abandoned at its deadline');
+        }
+      });
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (!isSingleResult(result)) return;
+          const bytes = Buffer.byteLength(JSON.stringify(result));
+          if (bytes <= options.maxResponseBytes) return;
+          log.info({ bytes, maxResponseBytes: options.maxResponseBytes }, 'GraphQL response over the size limit replaced by an error');
+          setResult({
+            errors: [
+              new AppError(
+                `The response would be ${bytes} bytes, over the limit of ${options.maxResponseBytes}. Ask for less (fewer items, fewer fields or no descriptions).`,
+                'RESPONSE_TOO_LARGE',
+                { bytes, maxResponseBytes: options.maxResponseBytes },
+              ),
+            ],
+          });
+        },
+      };
+    },
+  };
+}
+
+interface ExecutionArgsLike {
+  schema: Parameters<typeof validate>[0];
+  document: Parameters<typeof validate>[1];
+  variableValues?: Record<string, unknown> | null | undefined;
+  operationName?: string | null | undefined;
+  contextValue?: unknown;
+}
+
+/** Why this execution must not run, or null. */
+function refusalOf(args: ExecutionArgsLike, maxCost: number): GraphQLError | null {
+  const variableValues = args.variableValues ?? {};
+  try {
+    checkInputDepth(variableValues);
+    const rule = createComplexityRule({
+      context: args.contextValue as object,
+      variableValues,
+      operationName: args.operationName ?? undefined,
+      validate: ({ complexity }, report) => {
+        if (complexity <= maxCost) return;
+        report(
+          new AppError(
+            `The query costs ${complexity}, over the limit of ${maxCost}. Every field costs 1 (a description 100) and ` +
+              'each list counts as many times as it may have items (its first or last argument, else its bound), ' +
+              'multiplied down the nesting. Ask for fewer items or fewer nested lists.',
+            'COST_LIMIT_EXCEEDED',
+            { cost: complexity, maxCost },
+          ),
+        );
+      },
+    });
+    const [first] = validate(args.schema, args.document, [rule]) as unknown[];
+    if (first === undefined) return null;
+    if (first instanceof GraphQLError && first.extensions.code) return first;
+    return new GraphQLError(first instanceof Error ? first.message : String(first), { extensions: { code: 'BAD_USER_INPUT' } });
+  } catch (error) {
+    // A list's `first` out of its range (listSize) or input nested too deep: the client's mistake.
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
+function isSingleResult(result: unknown): result is ExecutionResult {
+  return typeof result === 'object' && result !== null && !(Symbol.asyncIterator in result);
+}
