@@ -587,9 +587,10 @@ describe('access tokens on the API', () => {
     expect((await me(accessToken)).status).toBe(200);
   });
 
-  test('a token in the query string is 401', async () => {
+  test('a token in the query string is 401 token_in_url, with or without a header', async () => {
     const alone = await t.call('GET', `/api/me?access_token=${accessToken}`);
     expect(alone.status).toBe(401);
+    expect((await alone.json()).code).toBe('token_in_url');
     const withHeader = await t.call('GET', `/api/me?access_token=${accessToken}`, { token: accessToken });
     expect(withHeader.status).toBe(401);
     expect((await withHeader.json()).code).toBe('token_in_url');

@@ -68,6 +68,11 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
     reportRoute(path === '/api/graphql' ? path : (surfaces.rest.template(request.method, path) ?? UNMATCHED_ROUTE));
     // The API description is public: answered before any credential check (a credential sent with it is ignored).
     if (isPublicPath(path)) return surfaces.rest.fetch(request, ctx);
+    // A token in the URL ends up in logs: refused with what the client did wrong, whatever else it sent (RFC 6750 §5.3).
+    if (url.searchParams.has('access_token')) {
+      const error = new AuthError(401, 'token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request');
+      return authProblem(config, error).toResponse();
+    }
     const principal = await authenticate(auth, credentials);
     if (principal instanceof AuthError) return authProblem(config, principal).toResponse();
     ctx.principal = principal;
@@ -76,10 +81,6 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       return new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
         'www-authenticate': bearerChallenge(config),
       }).toResponse();
-    }
-    if (url.searchParams.has('access_token')) {
-      const error = new AuthError(401, 'token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request');
-      return authProblem(config, error).toResponse();
     }
     const bounded = await boundedBody(request, 'api');
     if (bounded instanceof Response) return bounded;
