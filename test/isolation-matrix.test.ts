@@ -378,7 +378,7 @@ const Q = {
   apiKeys: '{ apiKeys { id ownerId } }',
   apiKeysAll: '{ apiKeys(all: true) { id ownerId } }',
   searchOrganizations: '{ searchOrganizations(q: "o") { id slug isPublic } }',
-  nested: `query($id: ID!) { issue(id: $id) { id project { id organization { id projects { id organization { id }
+  nested: `query($id: ID!) { issue(id: $id) { id project { id organization { id projects(first: 10) { id organization { id }
     issues(first: 100) { edges { node { id projectId assignee { id } } } } } } } } }`,
 };
 const M = {
@@ -639,8 +639,8 @@ describe('GraphQL matrix', () => {
 });
 
 describe('nested selections stay in the organization of the credential', () => {
-  const DEEP = `{ memberships { id role organization { id slug projects { id key organization { id }
-    issues(first: 100) { edges { node { id key projectId project { organization { id } } assignee { id } } } } } } } }`;
+  const DEEP = `{ memberships(first: 1) { id role organization { id slug projects(first: 100) { id key organization { id }
+    issues(first: 5) { edges { node { id key projectId project { organization { id } } assignee { id } } } } } } } }`;
   const credentialsToCheck = (): [string, Record<string, string>, boolean][] => [
     ...(['viewer', 'member', 'manager', 'admin', 'owner'] as const).map((c): [string, Record<string, string>, boolean] => [`${c} PAT`, credentials(c), true]),
     ['OAuth token of maya (acme)', credentials('oauth'), true],
@@ -668,7 +668,8 @@ describe('nested selections stay in the organization of the credential', () => {
         .flatMap((m: { organization: { projects: { issues: { edges: { node: { id: string } }[] } }[] } }) =>
           m.organization.projects.flatMap((p) => edgeIds(p.issues)),
         );
-      expect(issueIds, name).toContain(web1.id);
+      // The query is bounded (cost limit), so which of acme's issues it shows depends on the page; some must show.
+      expect(issueIds.length, name).toBeGreaterThan(0);
     }
   });
 
