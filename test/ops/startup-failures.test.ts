@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -60,7 +61,7 @@ describe.runIf(dbKind === 'pglite')('start-up mistakes: one line naming the sett
       const out = await start({ DATABASE_URL: `file:${data}` });
       expect(out.code).toBe(1);
       expect(out.stderr).toBe(
-        `The embedded database in ${data} is already open in another process. PGlite allows one process per data directory: ` +
+        `The embedded database in ${data} is already open in another process (pid ${process.pid} on ${hostname()}). PGlite allows one process per data directory: ` +
           'stop the other process, or point DATABASE_URL at another directory or at PostgreSQL.\n',
       );
     } finally {
