@@ -62,7 +62,11 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       }
       const bounded = await boundedBody(request, surfaces.isPage(path) ? 'page' : 'oauth');
       if (bounded instanceof Response) return bounded;
-      return page.fetch(bounded, ctx);
+      const response = await page.fetch(bounded, ctx);
+      // itty-router records the pattern it matched on the request it served: the bounded copy.
+      const route = (bounded as { route?: unknown }).route;
+      if (typeof route === 'string') reportRoute(route);
+      return response;
     }
     if (path !== '/api' && !path.startsWith('/api/')) return problems.notFound().toResponse();
     reportRoute(path === '/api/graphql' ? path : (surfaces.rest.template(request.method, path) ?? UNMATCHED_ROUTE));
