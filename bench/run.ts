@@ -299,7 +299,7 @@ async function main() {
       return explain(created.url, {
         [`issues_page_small_project@${stage}`]: { sql: ISSUES_PAGE_SQL, params: [1, plan.orgId, small.id, 101] },
         [`issues_page_big_project@${stage}`]: { sql: ISSUES_PAGE_SQL, params: [1, plan.orgId, big.id, 101] },
-        [`graphql_tree_app_sql@${stage}`]: { sql: tree1k.sql[1]!, params: [1, 51, 0, 1, user.id, plan.orgId] },
+        [`graphql_tree_app_sql@${stage}`]: { sql: tree1k.sql[1]!, params: tree1k.args[1]! },
         [`graphql_tree_baseline_sql@${stage}`]: { sql: NESTED_TREE_SQL, params: [user.id, plan.orgId] },
       });
     };
