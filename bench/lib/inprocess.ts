@@ -297,7 +297,8 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
       router_no_auth: await layer(n(300), async () => body(await noauth.fetch(new Request(readUrl)))),
       full_app_fetch: await layer(n(300), async (i) => body(await app.fetch(toRequest(w.rest_read.request(i))))),
     };
-    const treeSql = (await captureSql(url, plan, ['graphql_nested'], 1)).graphql_nested!.sql[1]!;
+    const tree = (await captureSql(url, plan, ['graphql_nested'], 1)).graphql_nested!;
+    const treeSql = tree.sql[1]!;
     const document = parse(NESTED_QUERY);
     const graphql_nested = {
       raw_pg_hand_written_sql_and_json: await layer(n(150), async () => {
@@ -305,7 +306,8 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
         JSON.stringify(rows);
       }),
       prisma_generated_sql_over_raw_pg: await layer(n(60), async () => {
-        const { rows } = await raw.query(treeSql, [1, 51, 0, 1, user.id, plan.orgId]);
+        // The arguments the app sent with it (they follow the query's list bounds).
+        const { rows } = await raw.query(treeSql, tree.args[1]!);
         JSON.stringify(rows);
       }),
       graphql_execute_pothos_prisma: await layer(n(60), async () => {
