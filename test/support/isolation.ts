@@ -73,15 +73,9 @@ export function gqlOutcome(answer: Answer, field: string): number | string {
 
 /** Whether two answers are the same to a client (status and body; headers such as rate limits differ). */
 export function sameAnswer(a: Answer, b: Answer): boolean {
-  return a.status === b.status && isDeepStrictEqual(withoutRequestId(a.json), withoutRequestId(b.json));
+  return a.status === b.status && isDeepStrictEqual(a.json, b.json);
 }
 
-/** A problem's `request_id` names the request, not the answer: two requests never share one. */
-function withoutRequestId(json: unknown): unknown {
-  if (!json || typeof json !== 'object' || Array.isArray(json) || !('request_id' in json)) return json;
-  const { request_id: _id, ...rest } = json as Record<string, unknown>;
-  return rest;
-}
 
 /** Every `organization { id }` anywhere in a GraphQL result. */
 export function organizationIds(value: unknown, found = new Set<string>()): Set<string> {
