@@ -1,4 +1,5 @@
-// npm run bench — the service against a raw node:http + pg baseline, in one run.
+// npm run bench — the service against a raw node:http + pg baseline, and against the common
+// stack (a conventional Fastify + Prisma service, bench/common-stack-server.ts), in one run.
 //
 // PostgreSQL (a fresh database on BENCH_POSTGRES_URL's server, dropped at the end) and the
 // embedded database (PGlite in a temporary directory). Seeds the data set straight into the
@@ -78,7 +79,7 @@ export interface RunRecord {
   target: 'postgres' | 'pglite';
   phase: string;
   workload: WorkloadId;
-  server: 'app' | 'baseline' | 'app-noauth';
+  server: 'app' | 'baseline' | 'app-noauth' | 'common';
   round: number;
   result: LoadResult;
   server_cpu_us_per_req: number;
@@ -190,6 +191,20 @@ async function startNoAuth(databaseUrl: string, plan: Plan): Promise<Child> {
   return child;
 }
 
+/** The REST workloads the common stack answers (it has no GraphQL). */
+const COMMON_WORKLOADS: WorkloadId[] = ['rest_read', 'rest_create', 'rest_me'];
+
+async function startCommon(databaseUrl: string): Promise<Child> {
+  const port = await freePort();
+  const child = startChild('common', [...TSX, join(ROOT, 'bench/common-stack-server.ts')], {
+    env: { PORT: String(port), DATABASE_URL: databaseUrl, NODE_ENV: 'production' },
+    port,
+    core: SERVER_CORE,
+  });
+  await waitForHttp(child, '/api/me');
+  return child;
+}
+
 async function startBaseline(databaseUrl: string, plan: Plan): Promise<Child> {
   const port = await freePort();
   const user = noAuthUser(plan);
@@ -217,12 +232,14 @@ async function sampleBusy(at: string) {
   busySamples.push({ at, processes: await busyProcesses(1000, ourPids()) });
 }
 
+/** What each workload sends besides the PAT lookup (sent or not, depending on the key cache). */
 const EXPECTED_SQL: Partial<Record<WorkloadId, string[]>> = {
-  rest_read: [PAT_LOOKUP_SQL, ISSUES_PAGE_SQL],
-  rest_create: [PAT_LOOKUP_SQL, CREATE_ISSUE_SQL],
-  rest_me: [PAT_LOOKUP_SQL, USER_SQL],
+  rest_read: [ISSUES_PAGE_SQL],
+  rest_create: [CREATE_ISSUE_SQL],
+  rest_me: [USER_SQL],
   rest_read_noauth: [ISSUES_PAGE_SQL],
 };
+const withoutPatLookup = (sql: string[] | undefined) => (sql ?? []).filter((statement) => statement !== PAT_LOOKUP_SQL);
 
 async function comparisons(app: Child, base: Child, noauth: Child, plan: Plan): Promise<Record<string, Comparison>> {
   const w = workloads(plan);
@@ -238,6 +255,19 @@ async function comparisons(app: Child, base: Child, noauth: Child, plan: Plan): 
     ['.id', '.key', '.number', '.created_at', '.updated_at'].includes(path),
   );
   return out;
+}
+
+/** The common stack answers with the same JSON as the app (ids and times aside for the create). */
+async function commonComparisons(app: Child, common: Child, plan: Plan): Promise<Record<string, Comparison>> {
+  const w = workloads(plan);
+  const create = w.rest_create.request(8);
+  return {
+    common_rest_read: compareResponses(await capture(app.port, w.rest_read.request(0)), await capture(common.port, w.rest_read.request(0))),
+    common_rest_me: compareResponses(await capture(app.port, w.rest_me.request(0)), await capture(common.port, w.rest_me.request(0))),
+    common_rest_create: compareResponses(await capture(app.port, create), await capture(common.port, create), (path) =>
+      ['.id', '.key', '.number', '.created_at', '.updated_at'].includes(path),
+    ),
+  };
 }
 
 // --- main -------------------------------------------------------------------------------------
@@ -278,14 +308,16 @@ async function main() {
     const app = await startApp(created.url);
     const base = await startBaseline(created.url, plan);
     const noauth = await startNoAuth(created.url, plan);
-    servers = [app, base, noauth];
+    const common = await startCommon(created.url);
+    servers = [app, base, noauth, common];
     children.push(...servers);
-    log(`servers up: app :${app.port}, baseline :${base.port}, app-noauth :${noauth.port}`);
+    log(`servers up: app :${app.port}, baseline :${base.port}, app-noauth :${noauth.port}, common stack :${common.port}`);
     // JIT warm-up before anything is measured; reads only (creates now would collide with the top-up's numbers).
     for (const [child, list] of [
       [app, [w.rest_read_small, w.rest_read, w.rest_me, w.graphql_nested]],
       [base, [w.rest_read_small, w.rest_read, w.rest_me, w.graphql_nested]],
       [noauth, [w.rest_read_noauth]],
+      [common, [w.rest_read_small, w.rest_read, w.rest_me]],
     ] as const) {
       for (const workload of list) await drive(child.port, workload, { connections: CONNECTIONS, durationS: WARMUP });
     }
@@ -320,6 +352,7 @@ async function main() {
     }
 
     const compared = await comparisons(app, base, noauth, plan);
+    Object.assign(compared, await commonComparisons(app, common, plan));
     for (const [id, c] of Object.entries(compared)) {
       log(`response check ${id}: ${c.differences.length ? `MISMATCH ${c.differences.slice(0, 3).join('; ')}` : 'same'}${c.bytes_equal ? ' (byte-identical)' : ''}`);
     }
@@ -328,7 +361,7 @@ async function main() {
     const sql = await captureSql(created.url, plan, ids);
     const sqlDrift: Record<string, boolean> = {};
     for (const [id, expected] of Object.entries(EXPECTED_SQL)) {
-      sqlDrift[id] = JSON.stringify(sql[id]?.sql) !== JSON.stringify(expected);
+      sqlDrift[id] = JSON.stringify(withoutPatLookup(sql[id]?.sql)) !== JSON.stringify(expected);
       if (sqlDrift[id]) log(`SQL DRIFT in ${id}: the app no longer sends what bench/lib/baseline-sql.ts copies`);
     }
     const auth = await measureAuthCost(created.url, plan);
@@ -342,6 +375,7 @@ async function main() {
         const appSide: [RunRecord['server'], Child] = id === 'rest_read_noauth' ? ['app-noauth', noauth] : ['app', app];
         const order: [RunRecord['server'], Child][] = r % 2 === 1 ? [appSide, ['baseline', base]] : [['baseline', base], appSide];
         for (const [name, child] of order) runs.push(await measure('postgres', 'full', name, child, w[id], r));
+        if (COMMON_WORKLOADS.includes(id)) runs.push(await measure('postgres', 'full', 'common', common, w[id], r));
       }
     }
     await sampleBusy('postgres, after the main runs');
@@ -401,14 +435,14 @@ async function main() {
       const liteIds: WorkloadId[] = ['rest_read', 'rest_create', 'rest_me', 'graphql_nested'];
       for (let r = 1; r <= PGLITE_ROUNDS; r++) {
         // One process per data directory: app, then baseline, each over every workload.
-        const order = r % 2 === 1 ? (['app', 'baseline'] as const) : (['baseline', 'app'] as const);
+        const order = r % 2 === 1 ? (['app', 'baseline', 'common'] as const) : (['baseline', 'app', 'common'] as const);
         for (const name of order) {
           t = Date.now();
-          const child = name === 'app' ? await startApp(url) : await startBaseline(url, plan);
+          const child = name === 'app' ? await startApp(url) : name === 'baseline' ? await startBaseline(url, plan) : await startCommon(url);
           children.push(child);
           log(`PGlite ${name} up in ${Date.now() - t} ms`);
           try {
-            for (const id of liteIds) runs.push(await measure('pglite', 'full', name, child, w[id], r));
+            for (const id of name === 'common' ? COMMON_WORKLOADS : liteIds) runs.push(await measure('pglite', 'full', name, child, w[id], r));
           } finally {
             await child.stop();
           }
@@ -477,7 +511,17 @@ export interface SideSummary {
   db_cpu_us_per_req: number | null;
   non2xx: number;
 }
-export type WorkloadSummary = { app: SideSummary | null; baseline: SideSummary | null; throughput_ratio: number | null; cpu_ratio: number | null; paired_ratios: number[] };
+export type WorkloadSummary = {
+  app: SideSummary | null;
+  baseline: SideSummary | null;
+  throughput_ratio: number | null;
+  cpu_ratio: number | null;
+  paired_ratios: number[];
+  /** The conventional Fastify + Prisma service, where it answers the workload. */
+  common: SideSummary | null;
+  /** App req/s ÷ common stack req/s (above 1: the service is faster). */
+  vs_common: number | null;
+};
 
 function side(records: RunRecord[]): SideSummary | null {
   if (!records.length) return null;
@@ -497,10 +541,12 @@ function summarise(records: RunRecord[]): Record<string, WorkloadSummary> {
   const out: Record<string, WorkloadSummary> = {};
   for (const id of [...new Set(records.map((r) => r.workload))]) {
     const mine = records.filter((r) => r.workload === id);
-    const app = side(mine.filter((r) => r.server !== 'baseline'));
+    const isApp = (r: RunRecord) => r.server === 'app' || r.server === 'app-noauth';
+    const app = side(mine.filter(isApp));
     const baseline = side(mine.filter((r) => r.server === 'baseline'));
+    const common = side(mine.filter((r) => r.server === 'common'));
     const paired = [...new Set(mine.map((r) => r.round))].flatMap((round) => {
-      const a = mine.find((r) => r.round === round && r.server !== 'baseline');
+      const a = mine.find((r) => r.round === round && isApp(r));
       const b = mine.find((r) => r.round === round && r.server === 'baseline');
       return a && b ? [+(a.result.rps / b.result.rps).toFixed(3)] : [];
     });
@@ -510,6 +556,8 @@ function summarise(records: RunRecord[]): Record<string, WorkloadSummary> {
       throughput_ratio: app && baseline ? +(app.rps / baseline.rps).toFixed(3) : null,
       cpu_ratio: app && baseline ? +(app.server_cpu_us_per_req / baseline.server_cpu_us_per_req).toFixed(2) : null,
       paired_ratios: paired,
+      common,
+      vs_common: app && common ? +(app.rps / common.rps).toFixed(2) : null,
     };
   }
   return out;

@@ -12,7 +12,7 @@ export const TOUCH_KEY_SQL =
 
 /** The page with each issue's project key (for `key`). $1 = 1, $2 = org, $3 = project, $4 = limit + 1. */
 export const ISSUES_PAGE_SQL =
-  'SELECT "t0"."id", "t0"."org_id" AS "orgId", "t0"."project_id" AS "projectId", "Issue_project"."__prisma_data__" AS "project", "t0"."number", "t0"."title", "t0"."status", "t0"."priority", "t0"."assignee_id" AS "assigneeId", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt", "t0"."description" FROM "public"."issues" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT(\'key\', "t1"."key") AS "__prisma_data__" FROM "public"."projects" AS "t1" WHERE ("t0"."org_id" = "t1"."org_id" AND "t0"."project_id" = "t1"."id") LIMIT $1) AS "Issue_project" ON true WHERE ("t0"."org_id" = $2 AND "t0"."project_id" = $3) ORDER BY "t0"."created_at" DESC, "t0"."id" DESC LIMIT $4';
+  'SELECT "t0"."id", "t0"."number", "t0"."org_id" AS "orgId", "t0"."project_id" AS "projectId", "Issue_project"."__prisma_data__" AS "project", "t0"."title", "t0"."status", "t0"."priority", "t0"."description", "t0"."assignee_id" AS "assigneeId", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt" FROM "public"."issues" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT(\'key\', "t1"."key") AS "__prisma_data__" FROM "public"."projects" AS "t1" WHERE ("t0"."org_id" = "t1"."org_id" AND "t0"."project_id" = "t1"."id") LIMIT $1) AS "Issue_project" ON true WHERE ("t0"."org_id" = $2 AND "t0"."project_id" = $3) ORDER BY "t0"."created_at" DESC, "t0"."id" DESC LIMIT $4';
 
 /** The create: the app's own statement (src/schema/issue-create.ts), imported rather than copied. */
 export { CREATE_ISSUE_SQL } from '../../src/schema/issue-create.js';
@@ -27,7 +27,7 @@ export const MEMBER_EXISTS_SQL =
 
 /** $1 = user, $2 = 1. */
 export const USER_SQL =
-  'SELECT "t0"."id", "t0"."name", "t0"."username", "t0"."locale", "t0"."email" FROM "public"."users" AS "t0" WHERE ("t0"."id" = $1 AND 1=1) LIMIT $2';
+  'SELECT "t0"."id", "t0"."email", "t0"."name", "t0"."username", "t0"."locale" FROM "public"."users" AS "t0" WHERE ("t0"."id" = $1 AND 1=1) LIMIT $2';
 
 /**
  * memberships > organization > projects > issues(first: 50) > assignee, hand-written: one

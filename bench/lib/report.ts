@@ -43,6 +43,23 @@ function summaryTable(summary: Record<string, Any>, sql: Record<string, SqlProfi
   return lines;
 }
 
+/** The second comparison: the service against what most teams would write (Fastify + Prisma). */
+function commonTable(summary: Record<string, Any>): string[] {
+  const rows = Object.entries(summary).filter(([, s]) => s.common);
+  if (!rows.length) return [];
+  const lines = [
+    '| Workload | App req/s | Common stack req/s | App ÷ common (must be > 1) | App p50 / common p50 ms | Server CPU µs/req app / common |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const [id, s] of rows) {
+    const verdict = s.vs_common === null ? '' : s.vs_common > 1 ? ' ✅' : ' ❌';
+    lines.push(
+      `| ${LABELS[id] ?? id} | ${f(s.app?.rps)} | ${f(s.common.rps)} | ${f(s.vs_common, 2)}×${verdict} | ${f(s.app?.p50_ms, 2)} / ${f(s.common.p50_ms, 2)} | ${f(s.app?.server_cpu_us_per_req)} / ${f(s.common.server_cpu_us_per_req)} |`,
+    );
+  }
+  return lines;
+}
+
 function baselineStatements(runs: Any[], target: string): Record<string, number> {
   const out: Record<string, number> = {};
   for (const r of runs) if (r.target === target && r.baseline_statements_per_req !== null && r.phase === 'full') out[r.workload] = r.baseline_statements_per_req;
@@ -71,6 +88,9 @@ export function renderMarkdown(report: Any): string {
 
   lines.push('## PostgreSQL', '');
   if (pgr.summary) lines.push(...summaryTable(pgr.summary, pgr.sql, baselineStatements(report.runs, 'postgres')), '');
+  if (pgr.summary && commonTable(pgr.summary).length) {
+    lines.push('### Against the common stack', '', 'bench/common-stack-server.ts: the REST workloads as a conventional Fastify + Prisma service (same database, same auth lookup without a key cache, zod validation, Prisma calls as documented).', '', ...commonTable(pgr.summary), '');
+  }
   lines.push(
     'Throughput ratio = app req/s ÷ baseline req/s. Server CPU = user+system time of the server process per request (less sensitive to other load than req/s). ' +
       'DB CPU = CPU of this database\'s PostgreSQL backends per request. App SQL counts come from an in-process run through app.fetch over a logging driver adapter ' +
@@ -176,6 +196,7 @@ export function renderMarkdown(report: Any): string {
   if (report.pglite?.summary) {
     lines.push('## PGlite (embedded)', '');
     lines.push(...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite')), '');
+    if (commonTable(report.pglite.summary).length) lines.push(...commonTable(report.pglite.summary), '');
     lines.push(
       'One process per data directory: the app and the baseline (same SQL through PGlite directly) run one after the other, each over every workload, not interleaved. ' +
         'The database runs inside the server process, so server CPU includes the database.',
@@ -227,12 +248,17 @@ function summaryBlock(report: Any): string {
     '',
   ];
   if (pgr.summary) lines.push('PostgreSQL:', '', ...summaryTable(pgr.summary, pgr.sql, baselineStatements(report.runs, 'postgres')), '');
+  if (pgr.summary && commonTable(pgr.summary).length) lines.push('Against the common stack (Fastify + Prisma, bench/common-stack-server.ts):', '', ...commonTable(pgr.summary), '');
   const a = pgr.auth_rate_limit;
   const s = pgr.scaling;
   if (a) lines.push(`Auth + rate limiting in-process: p50 ${a.auth_plus_rate_limit.p50_us} µs with the PAT cache (Redis limiter + epoch: ${a.auth_plus_rate_limit_redis ? `${a.auth_plus_rate_limit_redis.p50_us} µs` : 'not measured'}; PAT_CACHE=off: ${a.auth_plus_rate_limit_uncached?.p50_us ?? '—'} µs; bare PAT lookup over pg ${a.bare_pat_lookup_sql_over_pg.p50_us} µs; rate limit alone ${a.rate_limit_only.p50_us} µs; Node CPU ${a.node_cpu_per_call_us} µs per call).`);
   if (s) lines.push(`REST read p50 from 1k to ${report.config.issues} issues: ${signed(s.app_p50_change_small_project)} on the same 100-issue project, ${signed(s.app_p50_change_big_project_vs_1k)} on the largest project.`);
   if (pgr.missed_targets) lines.push(`Missed targets: ${pgr.missed_targets.length ? pgr.missed_targets.join(', ') : 'none'}.`);
-  if (report.pglite?.summary) lines.push('', 'PGlite:', '', ...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite')));
+  if (report.pglite?.summary) {
+    lines.push('', 'PGlite:', '', ...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite')));
+    const common = commonTable(report.pglite.summary);
+    if (common.length) lines.push('', 'PGlite against the common stack:', '', ...common);
+  }
   lines.push('', 'Full report: bench/results/report.md and report.json (not committed).', END);
   return lines.join('\n');
 }
