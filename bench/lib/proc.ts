@@ -60,7 +60,9 @@ export async function waitForHttp(child: Child, path = '/', timeoutMs = 60_000):
     try {
       const response = await fetch(`http://127.0.0.1:${child.port}${path}`);
       await response.arrayBuffer();
-      return;
+      // The service binds its port before it has opened the database and answers 503 until then.
+      if (response.status !== 503) return;
+      await new Promise((r) => setTimeout(r, 200));
     } catch {
       await new Promise((r) => setTimeout(r, 200));
     }
