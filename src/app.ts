@@ -20,6 +20,7 @@ import { createLogger, type Logger } from './logger.js';
 import { Ops } from './ops/observe.js';
 import { bindContext } from './ops/request-scope.js';
 import { routeTemplate } from './ops/route-template.js';
+import { createCors } from './pipeline/cors.js';
 import { csrf } from './pipeline/csrf.js';
 import { createDispatch } from './pipeline/dispatch.js';
 import type { Exchange } from './pipeline/exchange.js';
@@ -27,6 +28,7 @@ import { rateLimit } from './pipeline/rate-limit.js';
 import { responseHeaders } from './pipeline/response-headers.js';
 import { problems } from './rest/problem.js';
 import { createRestRouter } from './rest/router.js';
+import { API_DOCS_PAGE_PATH } from './web/api-docs.js';
 import { createWebRouter } from './web/router.js';
 
 export interface RequestInfo {
@@ -88,6 +90,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const oauth = createOAuthRouter(logger, keys);
   const rest = createRestRouter(logger);
   const isPage = (path: string) => web.serves(path) || oauth.isPage(path);
+  // What browser apps on other origins may call: the API and the authorization server's back-channel, not pages.
+  const cors = createCors(
+    config.corsOrigins,
+    (path) => ((path === '/api' || path.startsWith('/api/')) && path !== API_DOCS_PAGE_PATH) || (oauth.serves(path) && !oauth.isPage(path)),
+  );
   const dispatch = createDispatch(config, {
     pages: [web, oauth],
     isPage,
@@ -131,10 +138,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   }
 
   /**
-   * The whole service, as named steps: https policy, credentials (read in `begin`, checked by
-   * dispatch), the global rate limit, CSRF, dispatch to the surface, and the response headers.
+   * The whole service, as named steps: CORS preflights (answered before anything else, so
+   * they cost no credential check, rate-limit slot or database query), https policy, credentials
+   * (read in `begin`, checked by dispatch), the global rate limit, CSRF, dispatch to the
+   * surface, and the response headers (CORS among them).
    */
   async function fetch(request: Request, info: RequestInfo = {}): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    const preflight = cors.preflight(request, path);
+    if (preflight) return preflight;
     const exchange = begin(request, info);
     let response: Response;
     try {
@@ -145,7 +157,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logger.error({ err: error }, 'unexpected error');
       response = problems.internal().toResponse();
     }
-    return responseHeaders(config, exchange, response);
+    return cors.decorate(request, path, responseHeaders(config, exchange, response));
   }
 
   return {

@@ -10,6 +10,25 @@ const databaseUrl = z
     message: 'must be file:<dir>, memory://, postgres://... or postgresql://...',
   });
 
+/** `*`, or origins (`https://app.example.org`, no path) separated by commas. */
+const corsOrigins = z.string().transform((value, ctx): '*' | string[] => {
+  if (value.trim() === '*') return '*';
+  const origins = value.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin: scheme://host[:port], no path or trailing slash, or * for any` });
+    }
+  }
+  if (!origins.length) ctx.addIssue({ code: 'custom', message: 'must be * or at least one origin' });
+  return origins;
+});
+
 const milliseconds = z.coerce.number().int().min(1).max(3_600_000);
 
 /** Every variable the service reads, with its default. The README documents each one. */
@@ -44,6 +63,7 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
+  CORS_ORIGINS: corsOrigins.default('*'),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   // Node refuses a headers timeout longer than the request timeout it is part of.
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
@@ -99,6 +119,8 @@ export interface Config {
   graphqlTimeoutMs: number;
   /** The largest GraphQL response, in bytes of JSON (RESPONSE_TOO_LARGE above). */
   graphqlMaxResponseBytes: number;
+  /** Origins whose pages may call the API and the OAuth back-channel with a bearer token (src/pipeline/cors.ts). */
+  corsOrigins: '*' | readonly string[];
   connections: ConnectionLimits;
 }
 
@@ -161,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     graphqlMaxResponseBytes: e.GRAPHQL_MAX_RESPONSE_BYTES,
+    corsOrigins: e.CORS_ORIGINS,
   };
 }
 

@@ -33,6 +33,9 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
     schema,
     graphqlEndpoint: '/api/graphql',
     landingPage: false,
+    // The app's one CORS step decides (src/pipeline/cors.ts). Yoga's own would echo any Origin with
+    // Access-Control-Allow-Credentials: true, letting another site read GraphQL answers made with the session cookie.
+    cors: false,
     graphiql: config.graphqlIntrospection,
     // The app reads every body within this limit before yoga sees it (src/http/body-limit.ts);
     // yoga's own check (25 MB by default) is kept at the same number for a caller that skips the app.

@@ -22,7 +22,9 @@ import { page } from './render.js';
  * its "try it" shows every response header, so the reader sees the rate-limit headers.
  */
 
-const PAGE_PATH = '/api/docs';
+/** The API reference page (a page: no CORS, src/pipeline/cors.ts). */
+export const API_DOCS_PAGE_PATH = '/api/docs';
+const PAGE_PATH = API_DOCS_PAGE_PATH;
 const ASSET_PREFIX = '/assets/api-docs/';
 
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

@@ -33,8 +33,6 @@ export const openApiRoute = route({
     const headers = {
       'cache-control': 'public, max-age=300',
       etag,
-      // A public description that browser tools (Swagger UI, Redoc) on other origins may load.
-      'access-control-allow-origin': '*',
     };
     if (etagMatches(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
     return new Response(body, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
