@@ -17,6 +17,7 @@ import { createLimiterStore, RateLimiter } from './limits/limiter.js';
 import { RedisStore } from './limits/redis-store.js';
 import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMcpEndpoint } from './mcp/server.js';
 import { Ops } from './ops/observe.js';
 import { bindContext } from './ops/request-scope.js';
 import { routeTemplate } from './ops/route-template.js';
@@ -96,6 +97,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       template: (method, path) => routeTemplate(rest, method, path),
     },
     graphql: createGraphQLServer(config, logger),
+    mcp: createMcpEndpoint(config, logger),
   });
 
   /** The request as the steps see it: its credentials read once, and what authentication needs. */

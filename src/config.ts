@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 const bool = z
@@ -44,6 +45,14 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
+  // Hosts whose client metadata documents may be fetched although they resolve to private,
+  // loopback or link-local addresses (an intranet tool, a test): comma-separated host names.
+  OAUTH_CLIENT_METADATA_ALLOWED_HOSTS: z
+    .string()
+    .transform((v) => v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
+    .default([]),
+  // PEM file of extra certificate authorities for those fetches (an internal CA).
+  OAUTH_CLIENT_METADATA_CA_FILE: z.string().optional(),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   // Node refuses a headers timeout longer than the request timeout it is part of.
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
@@ -100,6 +109,8 @@ export interface Config {
   /** The largest GraphQL response, in bytes of JSON (RESPONSE_TOO_LARGE above). */
   graphqlMaxResponseBytes: number;
   connections: ConnectionLimits;
+  /** Fetching OAuth Client ID Metadata Documents (src/auth/oauth/client-metadata.ts). */
+  clientMetadata: { allowedHosts: string[]; caPem: string | undefined };
 }
 
 /** What the Node server allows a connection (src/http/node-server.ts). */
@@ -132,6 +143,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = parsed.data;
+  let caPem: string | undefined;
+  if (e.OAUTH_CLIENT_METADATA_CA_FILE) {
+    try {
+      caPem = readFileSync(e.OAUTH_CLIENT_METADATA_CA_FILE, 'utf8');
+    } catch (error) {
+      throw new ConfigError([`OAUTH_CLIENT_METADATA_CA_FILE: cannot read ${e.OAUTH_CLIENT_METADATA_CA_FILE} (${(error as Error).message})`]);
+    }
+  }
   const dataUrl = e.DATABASE_URL ?? 'file:./data';
   return {
     port: e.PORT,
@@ -161,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     graphqlMaxResponseBytes: e.GRAPHQL_MAX_RESPONSE_BYTES,
+    clientMetadata: { allowedHosts: e.OAUTH_CLIENT_METADATA_ALLOWED_HOSTS, caPem },
   };
 }
 

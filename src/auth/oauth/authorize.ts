@@ -25,9 +25,10 @@ interface AuthorizationRequest {
  */
 function redirectUriMatches(registered: string, requested: string): boolean {
   if (registered === requested) return true;
-  const loopback = (u: string) => /^http:\/\/(127\.0\.0\.1|\[::1\])(:\d+)?\//.test(u);
+  // localhost too: VS Code registers http://localhost:<port>/ beside the IP literals.
+  const loopback = (u: string) => /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:\d+)?\//.test(u);
   if (!loopback(registered) || !loopback(requested)) return false;
-  const withoutPort = (u: string) => u.replace(/^(http:\/\/(?:127\.0\.0\.1|\[::1\]))(:\d+)?/, '$1');
+  const withoutPort = (u: string) => u.replace(/^(http:\/\/(?:127\.0\.0\.1|\[::1\]|localhost))(:\d+)?/, '$1');
   return withoutPort(registered) === withoutPort(requested);
 }
 
@@ -82,6 +83,12 @@ async function check(ctx: Context, raw: URLSearchParams): Promise<AuthorizationR
   const scope = raw.get('scope') === '' ? null : parseScope(params.get('scope') ?? DEFAULT_SCOPE);
   if (!scope) return fail('invalid_scope', `Unknown scope. Supported: ${Object.keys(SCOPES).join(', ')}.`);
   return { client, redirectUri, scope, state, codeChallenge, resource };
+}
+
+/** The CSP source of a redirect URI: its origin, or for a native app's private-use scheme (whose origin is opaque) the scheme. */
+function formTarget(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.origin === 'null' ? url.protocol : url.origin;
 }
 
 function consentPage(ctx: Context, request: AuthorizationRequest, shell: Awaited<ReturnType<typeof loadShell>>, raw: URLSearchParams, error?: string) {
