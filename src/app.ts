@@ -86,7 +86,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const ops = await Ops.create({ config, logger, db, limiter });
   const web = createWebRouter(logger);
   const keys = await SigningKeys.open(db.prisma);
-  const oauth = createOAuthRouter(logger, keys);
+  const oauth = createOAuthRouter(logger, keys, config);
   const rest = createRestRouter(logger);
   const isPage = (path: string) => web.serves(path) || oauth.isPage(path);
   const dispatch = createDispatch(config, {
