@@ -17,6 +17,7 @@ import { createLimiterStore, RateLimiter } from './limits/limiter.js';
 import { RedisStore } from './limits/redis-store.js';
 import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMcpEndpoint } from './mcp/server.js';
 import { Ops } from './ops/observe.js';
 import { bindContext } from './ops/request-scope.js';
 import { routeTemplate } from './ops/route-template.js';
@@ -87,7 +88,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const ops = await Ops.create({ config, logger, db, limiter });
   const web = createWebRouter(logger);
   const keys = await SigningKeys.open(db.prisma);
-  const oauth = createOAuthRouter(logger, keys);
+  const oauth = createOAuthRouter(logger, keys, config);
   const rest = createRestRouter(logger);
   const isPage = (path: string) => web.serves(path) || oauth.isPage(path);
   // What browser apps on other origins may call: the API and the authorization server's back-channel, not pages.
@@ -103,6 +104,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       template: (method, path) => routeTemplate(rest, method, path),
     },
     graphql: createGraphQLServer(config, logger),
+    mcp: createMcpEndpoint(config, logger),
   });
 
   /** The request as the steps see it: its credentials read once, and what authentication needs. */

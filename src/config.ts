@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 const bool = z
@@ -64,6 +65,14 @@ const EnvSchema = z.object({
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
   CORS_ORIGINS: corsOrigins.default('*'),
+  // Hosts whose client metadata documents may be fetched although they resolve to private,
+  // loopback or link-local addresses (an intranet tool, a test): comma-separated host names.
+  OAUTH_CLIENT_METADATA_ALLOWED_HOSTS: z
+    .string()
+    .transform((v) => v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
+    .default([]),
+  // PEM file of extra certificate authorities for those fetches (an internal CA).
+  OAUTH_CLIENT_METADATA_CA_FILE: z.string().optional(),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   // Node refuses a headers timeout longer than the request timeout it is part of.
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
@@ -122,6 +131,8 @@ export interface Config {
   /** Origins whose pages may call the API and the OAuth back-channel with a bearer token (src/pipeline/cors.ts). */
   corsOrigins: '*' | readonly string[];
   connections: ConnectionLimits;
+  /** Fetching OAuth Client ID Metadata Documents (src/auth/oauth/client-metadata.ts). */
+  clientMetadata: { allowedHosts: string[]; caPem: string | undefined };
 }
 
 /** What the Node server allows a connection (src/http/node-server.ts). */
@@ -154,6 +165,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = parsed.data;
+  let caPem: string | undefined;
+  if (e.OAUTH_CLIENT_METADATA_CA_FILE) {
+    try {
+      caPem = readFileSync(e.OAUTH_CLIENT_METADATA_CA_FILE, 'utf8');
+    } catch (error) {
+      throw new ConfigError([`OAUTH_CLIENT_METADATA_CA_FILE: cannot read ${e.OAUTH_CLIENT_METADATA_CA_FILE} (${(error as Error).message})`]);
+    }
+  }
   const dataUrl = e.DATABASE_URL ?? 'file:./data';
   return {
     port: e.PORT,
@@ -184,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     graphqlMaxResponseBytes: e.GRAPHQL_MAX_RESPONSE_BYTES,
     corsOrigins: e.CORS_ORIGINS,
+    clientMetadata: { allowedHosts: e.OAUTH_CLIENT_METADATA_ALLOWED_HOSTS, caPem },
   };
 }
 

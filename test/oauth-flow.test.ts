@@ -118,11 +118,11 @@ describe('using OAuth access tokens on the API', () => {
     expect((await t.call('GET', '/api/me', { token: tokens.access_token })).status).toBe(200);
     const rest = await t.call('POST', '/api/issues', { token: tokens.access_token, body: { project_id: t.org('acme').projects[0]!.id, title: 'nope' } });
     expect(rest.status).toBe(403);
-    expect(rest.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="write"');
+    expect(rest.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="write", resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/api"`);
     expect((await rest.json()).code).toBe('insufficient_scope');
     const gql = await t.call('POST', '/api/graphql', { token: tokens.access_token, body: { query: 'mutation { createApiKey(input: { name: "x" }) { __typename } }' } });
     expect(gql.status).toBe(403);
-    expect(gql.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="write"');
+    expect(gql.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="write", resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/api"`);
     expect((await gql.json()).errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
   });
 

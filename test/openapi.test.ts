@@ -617,7 +617,7 @@ describe('real responses match the document', () => {
     const reader = { authorization: `Bearer ${readOnly.tokens.access_token}` };
     await conforms(await send('GET', '/projects', reader), 'get', '/projects', 200);
     const refused = await send('POST', '/issues', reader, { project_id: acme.projects[0]!.id, title: 'Read-only' });
-    expect(refused.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="write"');
+    expect(refused.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="write", resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/api"`);
     expect((await conforms(refused, 'post', '/issues', 403)).code).toBe('insufficient_scope');
     const graphql = await send('POST', '/graphql', reader, { query: 'mutation { deleteIssue(id: "WEB-1") { __typename } }' });
     const result = await conforms(graphql, 'post', '/graphql', 403);

@@ -1,6 +1,7 @@
 import { AuthError } from '../auth/auth-error.js';
 import { authenticate } from '../auth/authenticate.js';
 import { resourceMetadataUrl } from '../auth/oauth/metadata.js';
+import { SCOPE_NAMES } from '../auth/oauth/scopes.js';
 import type { Config } from '../config.js';
 import { boundedBody } from '../http/body-limit.js';
 import type { Yoga } from '../graphql/yoga.js';
@@ -10,6 +11,8 @@ import { HttpProblem, problems } from '../rest/problem.js';
 import { isPublicPath } from '../rest/router.js';
 import { serveApiDocs } from '../web/api-docs.js';
 import type { Exchange } from './exchange.js';
+
+export const MCP_PATH = '/api/mcp';
 
 /** A surface the dispatcher hands requests to. */
 export interface Surface {
@@ -27,10 +30,12 @@ export interface Surfaces {
     template(method: string, path: string): string | undefined;
   };
   graphql: Yoga;
+  /** The MCP endpoint at /api/mcp (src/mcp), authenticated like every /api path. */
+  mcp: { fetch(request: Request, ctx: Exchange['ctx']): Promise<Response> };
 }
 
 function bearerChallenge(config: Config, error?: AuthError): string {
-  const parts = [`realm="${config.baseUrl}/api"`, `resource_metadata="${resourceMetadataUrl(config)}"`];
+  const parts = [`realm="${config.baseUrl}/api"`, `resource_metadata="${resourceMetadataUrl(config)}"`, `scope="${SCOPE_NAMES.join(' ')}"`];
   if (error?.bearerError) parts.push(`error="${error.bearerError}"`, `error_description="${error.detail.replace(/"/g, "'")}"`);
   return `Bearer ${parts.join(', ')}`;
 }
@@ -40,6 +45,18 @@ function authProblem(config: Config, error: AuthError): HttpProblem {
   reportAuthFailure(error.code);
   const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': bearerChallenge(config, error) } : {};
   return new HttpProblem(error.status, error.code.toUpperCase(), error.detail, undefined, headers);
+}
+
+/**
+ * A 403 insufficient_scope challenge also says where the resource's metadata is (RFC 9728 §5.1),
+ * so a client can step up: the operation that refused (src/schema/errors.ts) does not know our URL.
+ */
+function withResourceMetadata(config: Config, response: Response): Response {
+  const challenge = response.headers.get('www-authenticate');
+  if (response.status === 403 && challenge?.includes('error="insufficient_scope"') && !challenge.includes('resource_metadata=')) {
+    response.headers.set('www-authenticate', `${challenge}, resource_metadata="${resourceMetadataUrl(config)}"`);
+  }
+  return response;
 }
 
 /**
@@ -69,7 +86,7 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       return response;
     }
     if (path !== '/api' && !path.startsWith('/api/')) return problems.notFound().toResponse();
-    reportRoute(path === '/api/graphql' ? path : (surfaces.rest.template(request.method, path) ?? UNMATCHED_ROUTE));
+    reportRoute(path === '/api/graphql' || path === MCP_PATH ? path : (surfaces.rest.template(request.method, path) ?? UNMATCHED_ROUTE));
     // The API description is public: answered before any credential check (a credential sent with it is ignored).
     if (isPublicPath(path)) return surfaces.rest.fetch(request, ctx);
     // A token in the URL ends up in logs: refused with what the client did wrong, whatever else it sent (RFC 6750 §5.3).
@@ -88,7 +105,8 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
     }
     const bounded = await boundedBody(request, 'api');
     if (bounded instanceof Response) return bounded;
-    if (path === '/api/graphql') return surfaces.graphql.handleRequest(bounded, ctx);
-    return surfaces.rest.fetch(bounded, ctx);
+    if (path === '/api/graphql') return withResourceMetadata(config, await surfaces.graphql.handleRequest(bounded, ctx));
+    if (path === MCP_PATH) return surfaces.mcp.fetch(bounded, ctx);
+    return withResourceMetadata(config, await surfaces.rest.fetch(bounded, ctx));
   };
 }

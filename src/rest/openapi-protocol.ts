@@ -80,8 +80,8 @@ const headers: Record<string, Header> = {
   Location: { description: 'The URL of the created resource.', required: true, schema: { type: 'string', format: 'uri' } },
   'WWW-Authenticate': {
     description:
-      'RFC 6750 challenge: `Bearer realm="<BASE_URL>/api", resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/api"` ' +
-      '(plus `error="invalid_token"` when a token was sent). On 403 `insufficient_scope`: `Bearer error="insufficient_scope", scope="write"`.',
+      'RFC 6750 challenge: `Bearer realm="<BASE_URL>/api", resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/api", scope="read write"` ' +
+      '(plus `error="invalid_token"` when a token was sent). On 403 `insufficient_scope`: `Bearer error="insufficient_scope", scope="write", resource_metadata="..."`.',
     required: true,
     schema: { type: 'string', pattern: '^Bearer ' },
   },
@@ -90,10 +90,10 @@ const headers: Record<string, Header> = {
   'Cache-Control': { description: 'How long caches may keep the document.', required: true, schema: { type: 'string' }, example: 'public, max-age=300' },
   'Access-Control-Allow-Origin': { description: 'Any origin may load the document (API explorers).', required: true, schema: { const: '*' } },
   InsufficientScope: {
-    description: 'Only on `insufficient_scope`: `Bearer error="insufficient_scope", scope="write"` (RFC 6750).',
+    description: 'Only on `insufficient_scope`: `Bearer error="insufficient_scope", scope="write", resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/api"` (RFC 6750, RFC 9728 §5.1).',
     required: false,
-    schema: { type: 'string', pattern: '^Bearer error="insufficient_scope", scope="(read|write)"$' },
-    example: 'Bearer error="insufficient_scope", scope="write"',
+    schema: { type: 'string', pattern: '^Bearer error="insufficient_scope", scope="(read|write)", resource_metadata="[^"]+"$' },
+    example: 'Bearer error="insufficient_scope", scope="write", resource_metadata="http://localhost:4000/.well-known/oauth-protected-resource/api"',
   },
   ETag: { description: 'Validator for `If-None-Match`.', required: true, schema: { type: 'string' } },
 };

@@ -16,6 +16,27 @@ export interface RouteInput {
   request: Request;
 }
 
+/**
+ * MCP tool hints (the MCP spec's ToolAnnotations). Defaults come from the HTTP method
+ * (src/mcp/tools.ts): GET reads, PUT and DELETE are idempotent, DELETE destroys.
+ */
+export interface ToolHints {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** The route as an MCP tool at /api/mcp: a route without one is not a tool. */
+export interface RouteTool {
+  /** snake_case, stable: clients and prompts refer to it. */
+  name: string;
+  /** A short title for people; defaults to the route's summary. */
+  title?: string;
+  /** Overrides of the hints the method implies. */
+  annotations?: ToolHints;
+}
+
 export interface RouteResult {
   /** JSON; undefined: 204 (or the route's empty success). */
   body?: unknown;
@@ -23,8 +44,8 @@ export interface RouteResult {
 }
 
 /**
- * A REST route, declared once: the router, the OpenAPI document and (later) the MCP tool
- * list are made from these declarations. The schemas speak the spec's snake_case and are
+ * A REST route, declared once: the router, the OpenAPI document and the MCP tool list
+ * (src/mcp/tools.ts) are made from these declarations. The schemas speak the spec's snake_case and are
  * built from the operation's own field rules, so a limit is written once. The operation
  * decides who may call it and what it does; the route only maps HTTP onto it.
  */
@@ -54,6 +75,8 @@ export interface Route {
   };
   /** Error statuses beyond those every route can give, with what they mean here. */
   errors?: Partial<Record<404 | 409, string>>;
+  /** Also an MCP tool under this name (src/mcp). */
+  tool?: RouteTool;
   /** REST names of the operation's input fields where they are not its snake_case (`first` -> `limit`). */
   names?: Record<string, string>;
   /** Maps the validated input onto the operation; a document that is not JSON returns its own Response. */

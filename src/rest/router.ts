@@ -9,7 +9,7 @@ import { problemFrom } from './errors.js';
 import { queryObject } from './inputs.js';
 import { json, noContent } from './json.js';
 import { HttpProblem, problems } from './problem.js';
-import type { Route, RouteInput } from './route.js';
+import type { Route, RouteInput, RouteResult } from './route.js';
 import { ROUTES } from './routes/index.js';
 
 /** `/issues/{id}` (OpenAPI) -> `/issues/:id` (itty-router). */
@@ -33,31 +33,48 @@ function parsePart(schema: z.ZodObject | undefined, value: unknown, errors: Fiel
   return {};
 }
 
+/** The parts of a request a route reads, before validation: path parameters, query (text, as a URL gives it), JSON body. */
+export interface RawRouteInput {
+  /** A function, like body: REST decodes the path (a malformed one is 404) after the caller is admitted. */
+  params: () => Record<string, string>;
+  query: Record<string, string | string[]>;
+  /** Read only once the operation admitted the caller, so a caller who may not call it learns that first. */
+  body: () => Promise<unknown>;
+}
+
 /**
- * Serves one declared route: the operation's checks first (who may call it, its bucket), then
+ * Runs one declared route: the operation's checks first (who may call it, its bucket), then
  * every part of the input at once (one 400 lists every mistake), then the operation itself.
+ * Throws HttpProblem for every expected failure. REST and the MCP tools (src/mcp) both call it,
+ * so a tool obeys exactly what the route obeys.
  */
-async function serve(route: Route, request: Request, ctx: Context, params: Record<string, string | undefined>): Promise<Response> {
+export async function runRoute(route: Route, ctx: Context, raw: RawRouteInput, url: URL, request: Request): Promise<RouteResult | Response> {
   try {
     await route.operation?.admit(ctx);
-    const url = new URL(request.url);
     const errors: FieldError[] = [];
     const input: RouteInput = {
-      params: parsePart(route.params, decodeParams(params), errors),
-      query: parsePart(route.query, queryObject(url), errors),
-      body: route.body ? parsePart(route.body, await readJsonObject(request), errors) : {},
+      params: parsePart(route.params, raw.params(), errors),
+      query: parsePart(route.query, raw.query, errors),
+      body: route.body ? parsePart(route.body, await raw.body(), errors) : {},
       url,
       request,
     };
     if (errors.length) throw problems.validation(errors);
-    const result = await route.handle(ctx, input);
-    if (result instanceof Response) return result;
-    if (route.success.status === 204) return noContent();
-    return json(result.body, { status: route.success.status, headers: result.headers as Record<string, string> });
+    return await route.handle(ctx, input);
   } catch (error) {
     if (error instanceof AppError) throw problemFrom(error, route.names);
     throw error;
   }
+}
+
+/** Serves one declared route over HTTP. */
+async function serve(route: Route, request: Request, ctx: Context, params: Record<string, string | undefined>): Promise<Response> {
+  const url = new URL(request.url);
+  const raw = { params: () => decodeParams(params), query: queryObject(url), body: () => readJsonObject(request) };
+  const result = await runRoute(route, ctx, raw, url, request);
+  if (result instanceof Response) return result;
+  if (route.success.status === 204) return noContent();
+  return json(result.body, { status: route.success.status, headers: result.headers as Record<string, string> });
 }
 
 /** The REST surface under /api, made from the route declarations (src/rest/routes). */

@@ -2,6 +2,7 @@ import { Router, type IRequest } from 'itty-router';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { HttpProblem } from '../rest/problem.js';
+import { revokeApplication, showApplications } from './applications.js';
 import { asset } from './assets.js';
 import { confirmRevoke, createKey, revokeKey, showIntegrations } from './integrations.js';
 import { page, redirect } from './render.js';
@@ -18,7 +19,7 @@ async function home(_request: Request, ctx: Context): Promise<Response> {
   return page('orgs', { ...shell, title: 'Your organizations' });
 }
 
-const PAGE_PATHS = [/^\/$/, /^\/login$/, /^\/logout$/, /^\/set-password$/, /^\/orgs\/[^/]+\/settings\//, /^\/assets\/[^/]+$/];
+const PAGE_PATHS = [/^\/$/, /^\/settings\/applications(\/[^/]+\/revoke)?$/, /^\/login$/, /^\/logout$/, /^\/set-password$/, /^\/orgs\/[^/]+\/settings\//, /^\/assets\/[^/]+$/];
 
 /** The pages people use: sign-in, the org switcher, Settings > Integrations. */
 export function createWebRouter(logger: Logger) {
@@ -43,6 +44,8 @@ export function createWebRouter(logger: Logger) {
     .post('/orgs/:slug/settings/integrations/keys', route(createKey))
     .get('/orgs/:slug/settings/integrations/keys/:id/revoke', route(confirmRevoke))
     .post('/orgs/:slug/settings/integrations/keys/:id/revoke', route(revokeKey))
+    .get('/settings/applications', route(showApplications))
+    .post('/settings/applications/:id/revoke', route(revokeApplication))
     .get('/assets/:name', (request: IRequest) => asset(request.params.name ?? '') ?? undefined)
     .all('*', () => page('error', { title: 'Not found', heading: 'Page not found', message: 'There is nothing at this address.' }, { status: 404 }));
   return {

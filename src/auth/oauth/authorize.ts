@@ -4,6 +4,8 @@ import type { OAuthClient } from '../../generated/prisma/client.js';
 import { contentSecurityPolicy, page, redirect } from '../../web/render.js';
 import { loadShell } from '../../web/shell.js';
 import { hashToken } from '../pat-token.js';
+import { capabilities } from './capabilities.js';
+import { ClientMetadataError, isMetadataClientId, type ClientMetadataResolver } from './client-metadata.js';
 import { singleValued } from './params.js';
 import { DEFAULT_SCOPE, parseScope, SCOPES, type Scope } from './scopes.js';
 import { apiAudience, CODE_SECONDS, GRANT_DAYS } from './tokens.js';
@@ -16,6 +18,8 @@ interface AuthorizationRequest {
   state: string | undefined;
   codeChallenge: string;
   resource: string;
+  /** The client is described by the metadata document at its client_id (an https URL). */
+  fromDocument: boolean;
 }
 
 /**
@@ -25,9 +29,10 @@ interface AuthorizationRequest {
  */
 function redirectUriMatches(registered: string, requested: string): boolean {
   if (registered === requested) return true;
-  const loopback = (u: string) => /^http:\/\/(127\.0\.0\.1|\[::1\])(:\d+)?\//.test(u);
+  // localhost too: VS Code registers http://localhost:<port>/ beside the IP literals.
+  const loopback = (u: string) => /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:\d+)?\//.test(u);
   if (!loopback(registered) || !loopback(requested)) return false;
-  const withoutPort = (u: string) => u.replace(/^(http:\/\/(?:127\.0\.0\.1|\[::1\]))(:\d+)?/, '$1');
+  const withoutPort = (u: string) => u.replace(/^(http:\/\/(?:127\.0\.0\.1|\[::1\]|localhost))(:\d+)?/, '$1');
   return withoutPort(registered) === withoutPort(requested);
 }
 
@@ -50,19 +55,32 @@ function errorRedirect(ctx: Context, redirectUri: string, state: string | undefi
  * Checks an authorization request. Until the client and its redirect_uri are known to be
  * genuine, every problem is an error page; after that, an error redirect to the client.
  */
-async function check(ctx: Context, raw: URLSearchParams): Promise<AuthorizationRequest | Response> {
+async function check(ctx: Context, raw: URLSearchParams, clients: ClientMetadataResolver): Promise<AuthorizationRequest | Response> {
   const params = singleValued(raw);
   if (params.duplicated.some((n) => n === 'client_id' || n === 'redirect_uri')) {
     return errorPage(ctx, 'client_id and redirect_uri must be given once.');
   }
   const clientId = params.get('client_id');
-  const client = clientId && isStorableText(clientId) ? await ctx.prisma.oAuthClient.findUnique({ where: { id: clientId } }) : null;
+  const fromDocument = !!clientId && isMetadataClientId(clientId);
+  let client: OAuthClient | null = null;
+  if (fromDocument) {
+    try {
+      client = await clients.resolve(ctx.prisma, clientId);
+    } catch (error) {
+      if (error instanceof ClientMetadataError) return errorPage(ctx, error.message);
+      throw error;
+    }
+  } else if (clientId && isStorableText(clientId)) {
+    client = await ctx.prisma.oAuthClient.findUnique({ where: { id: clientId } });
+  }
   if (!client) return errorPage(ctx, 'The application (client_id) is not registered here.');
   let redirectUri = params.get('redirect_uri');
+  // A metadata document's redirect URIs are matched exactly, loopback ports included (the draft asks for exact matching).
+  const matches = (registered: string) => (fromDocument ? registered === redirectUri : redirectUriMatches(registered, redirectUri!));
   if (redirectUri === undefined) {
     if (client.redirectUris.length !== 1) return errorPage(ctx, 'redirect_uri is required: this application registered several.');
     redirectUri = client.redirectUris[0]!;
-  } else if (!client.redirectUris.some((registered) => redirectUriMatches(registered, redirectUri!))) {
+  } else if (!client.redirectUris.some(matches)) {
     return errorPage(ctx, 'redirect_uri does not match any address this application registered.');
   }
   const state = params.get('state');
@@ -81,7 +99,13 @@ async function check(ctx: Context, raw: URLSearchParams): Promise<AuthorizationR
   if (resource !== apiAudience(ctx.config)) return fail('invalid_target', `resource is required and must be ${apiAudience(ctx.config)}.`);
   const scope = raw.get('scope') === '' ? null : parseScope(params.get('scope') ?? DEFAULT_SCOPE);
   if (!scope) return fail('invalid_scope', `Unknown scope. Supported: ${Object.keys(SCOPES).join(', ')}.`);
-  return { client, redirectUri, scope, state, codeChallenge, resource };
+  return { client, redirectUri, scope, state, codeChallenge, resource, fromDocument };
+}
+
+/** The CSP source of a redirect URI: its origin, or for a native app's private-use scheme (whose origin is opaque) the scheme. */
+function formTarget(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.origin === 'null' ? url.protocol : url.origin;
 }
 
 function consentPage(ctx: Context, request: AuthorizationRequest, shell: Awaited<ReturnType<typeof loadShell>>, raw: URLSearchParams, error?: string) {
@@ -89,9 +113,12 @@ function consentPage(ctx: Context, request: AuthorizationRequest, shell: Awaited
     'consent',
     {
       ...shell,
+      orgs: shell.orgs.map((org) => ({ ...org, capabilities: capabilities(org.role, request.scope) })),
       title: `Authorize ${request.client.name}`,
       clientName: request.client.name,
       redirectHost: new URL(request.redirectUri).host,
+      // Where the application's identity comes from: the host that serves its metadata document.
+      clientHost: request.fromDocument ? new URL(request.client.id).host : null,
       scopes: request.scope.map((name) => ({ name, description: SCOPES[name] })),
       params: [...raw.entries()].filter(([name]) => !['org_id', 'decision'].includes(name)),
       error: error ?? null,
@@ -102,18 +129,18 @@ function consentPage(ctx: Context, request: AuthorizationRequest, shell: Awaited
 }
 
 /** GET /oauth/authorize: the consent screen (after sign-in). */
-export async function showAuthorize(request: Request, ctx: Context): Promise<Response> {
+export async function showAuthorize(request: Request, ctx: Context, clients: ClientMetadataResolver): Promise<Response> {
   const url = new URL(request.url);
-  const checked = await check(ctx, url.searchParams);
+  const checked = await check(ctx, url.searchParams, clients);
   if (checked instanceof Response) return checked;
   if (ctx.principal.kind !== 'user') return redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
   return consentPage(ctx, checked, await loadShell(ctx), url.searchParams);
 }
 
 /** POST /oauth/authorize: the person's answer. The org they pick is fixed in every token of this grant. */
-export async function decideAuthorize(request: Request, ctx: Context): Promise<Response> {
+export async function decideAuthorize(request: Request, ctx: Context, clients: ClientMetadataResolver): Promise<Response> {
   const form = new URLSearchParams(await request.text());
-  const checked = await check(ctx, new URLSearchParams([...form].filter(([name]) => !['org_id', 'decision'].includes(name))));
+  const checked = await check(ctx, new URLSearchParams([...form].filter(([name]) => !['org_id', 'decision'].includes(name))), clients);
   if (checked instanceof Response) return checked;
   if (ctx.principal.kind !== 'user') return redirect('/login');
   const { client, redirectUri, state } = checked;

@@ -21,6 +21,8 @@ export function authorizationServerMetadata(config: Config) {
     revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     introspection_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     authorization_response_iss_parameter_supported: true,
+    // An https client_id is the URL of the client's metadata document (src/auth/oauth/client-metadata.ts).
+    client_id_metadata_document_supported: true,
   };
 }
 

@@ -9,12 +9,24 @@
  *    userinfo (`https://user:pw@client.example/cb`) puts a secret in a URL and lets an address
  *    read as one host while it goes to another (RFC 3986 section 7.6).
  * 2. Scheme: https anywhere; http only on loopback, for native apps (RFC 8252 section 7.3; the
- *    port may then vary at authorization, 7.3 again). Everything else is refused for now; native
- *    apps' private-use schemes (RFC 8252 section 7.1, `com.example.app:/cb`) would be one more
- *    entry in `schemeProblem`, after the shape rules, which already apply to them.
+ *    port may then vary at authorization, 7.3 again); native apps' private-use schemes (RFC 8252
+ *    section 7.1: `com.example.app:/cb`, and single-word ones such as Cursor's
+ *    `cursor://anysphere.cursor-mcp/oauth/callback`). A scheme that already means something to a
+ *    browser or the system (`javascript:`, `data:`, `file:`, `blob:`, `mailto:`...) is never a
+ *    private-use one: following it would run code, read files or leave the app.
  */
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+// Schemes with a meaning of their own (WHATWG fetch's local and special schemes, IANA's common
+// ones, browser internals): a redirect to them is not a native app taking its code back.
+const RESERVED_SCHEMES = new Set([
+  'javascript', 'data', 'file', 'blob', 'about', 'filesystem', 'vbscript', 'view-source', 'ftp', 'ws', 'wss',
+  'mailto', 'tel', 'sms', 'urn', 'news', 'nntp', 'gopher', 'telnet', 'ldap', 'jar', 'content', 'intent',
+  'chrome', 'chrome-extension', 'moz-extension', 'edge', 'resource', 'ms-settings',
+]);
+// RFC 3986 §3.1 scheme syntax.
+const SCHEME = /^[a-z][a-z0-9+.-]*$/;
 
 // A host as the URL parser leaves it (lower-cased, IDNs in punycode, IPv4 normalized):
 // dot-separated labels of letters, digits and inner hyphens, or a bracketed IPv6 literal.
@@ -42,5 +54,7 @@ function schemeProblem(value: string, url: URL): string | null {
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return null;
   if (url.protocol === 'http:') return `${value}: http is allowed only on loopback (localhost, 127.0.0.1, [::1])`;
-  return `${value}: the ${url.protocol} scheme is not allowed`;
+  const scheme = url.protocol.slice(0, -1);
+  if (RESERVED_SCHEMES.has(scheme) || !SCHEME.test(scheme)) return `${value}: the ${url.protocol} scheme is not allowed`;
+  return null;
 }

@@ -12,12 +12,15 @@ import { storableString } from '../../schema/text.js';
 const Registration = z.object({
   client_name: storableString().trim().min(1).max(100).optional(),
   redirect_uris: z.array(storableString()).min(1).max(10),
-  grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).min(1).default(['authorization_code']),
-  response_types: z.array(z.literal('code')).optional(),
+  // Any grant type may be asked for; those we do not serve are dropped below (RFC 7591 §3.2.1).
+  grant_types: z.array(z.string().max(200)).min(1).max(20).default(['authorization_code']),
+  response_types: z.array(z.string().max(100)).max(10).optional(),
   token_endpoint_auth_method: z.enum(['none', 'client_secret_basic', 'client_secret_post']).default('client_secret_basic'),
   application_type: z.enum(['web', 'native']).default('web'),
   scope: z.string().optional(),
 });
+
+const SUPPORTED_GRANTS = ['authorization_code', 'refresh_token'];
 
 /** POST /oauth/register: RFC 7591 dynamic client registration. 5 per hour per address. */
 export async function register(request: Request, ctx: Context): Promise<Response> {
@@ -48,6 +51,12 @@ export async function register(request: Request, ctx: Context): Promise<Response
   if (!metadata.grant_types.includes('authorization_code')) {
     throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code.');
   }
+  if (metadata.response_types && !metadata.response_types.includes('code')) {
+    throw new OAuthError('invalid_client_metadata', 'response_types must include code.');
+  }
+  // RFC 7591 §3.2.1: the server may replace requested values. VS Code, for one, also asks for the
+  // device grant; it gets the grants we serve, and the answer below says which.
+  const grantTypes = SUPPORTED_GRANTS.filter((grant) => metadata.grant_types.includes(grant));
   const clientId = `client_${randomBytes(16).toString('base64url')}`;
   const secret = metadata.token_endpoint_auth_method === 'none' ? null : randomSecret('cs_');
   const client = await ctx.prisma.oAuthClient.create({
@@ -55,7 +64,7 @@ export async function register(request: Request, ctx: Context): Promise<Response
       id: clientId,
       name: metadata.client_name ?? 'Unnamed application',
       redirectUris: metadata.redirect_uris,
-      grantTypes: metadata.grant_types,
+      grantTypes,
       tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
       applicationType: metadata.application_type,
       secretHash: secret ? hashToken(secret) : null,

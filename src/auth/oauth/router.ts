@@ -1,7 +1,9 @@
 import { Router, type IRequest } from 'itty-router';
 import type { Context } from '../../context.js';
 import type { Logger } from '../../logger.js';
+import type { Config } from '../../config.js';
 import { decideAuthorize, showAuthorize } from './authorize.js';
+import { ClientMetadataResolver } from './client-metadata.js';
 import { OAuthError } from './errors.js';
 import { introspect } from './introspect.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
@@ -15,7 +17,8 @@ function json(body: unknown, cache = 'public, max-age=300'): Response {
 }
 
 /** The authorization server: discovery, registration, authorization, token, revocation, introspection. */
-export function createOAuthRouter(logger: Logger, keys: SigningKeys) {
+export function createOAuthRouter(logger: Logger, keys: SigningKeys, config: Config) {
+  const clients = new ClientMetadataResolver(config);
   const router = Router<IRequest, [Context]>({
     catch: (error: unknown) => {
       if (error instanceof OAuthError) return error.toResponse();
@@ -31,8 +34,8 @@ export function createOAuthRouter(logger: Logger, keys: SigningKeys) {
     .get('/.well-known/oauth-protected-resource/api', route((_r, ctx) => json(protectedResourceMetadata(ctx.config))))
     .get('/oauth/jwks', route(() => json(keys.publicJwks())))
     .post('/oauth/register', route(register))
-    .get('/oauth/authorize', route(showAuthorize))
-    .post('/oauth/authorize', route(decideAuthorize))
+    .get('/oauth/authorize', route((r, ctx) => showAuthorize(r, ctx, clients)))
+    .post('/oauth/authorize', route((r, ctx) => decideAuthorize(r, ctx, clients)))
     .post('/oauth/token', route((r, ctx) => token(r, ctx, keys)))
     .post('/oauth/revoke', route((r, ctx) => revoke(r, ctx, keys)))
     .post('/oauth/introspect', route((r, ctx) => introspect(r, ctx, keys)))

@@ -1,0 +1,96 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { resourceMetadataUrl } from '../auth/oauth/metadata.js';
+import { hasScope } from '../schema/access.js';
+import type { Config } from '../config.js';
+import type { Context } from '../context.js';
+import type { Logger } from '../logger.js';
+import { callTool, buildTools, type McpTool } from './tools.js';
+
+const SERVER_INFO = { name: 'workmgmt', version: '1.0.0' };
+
+const INSTRUCTIONS =
+  'Work management: organizations > projects > issues. Every tool acts in the one organization your credential is bound to. ' +
+  'Issues are named by id or key (WEB-12). list_issues pages with next_cursor. Errors come back as results with a problem document naming each invalid argument.';
+
+/** JSON-RPC messages of a POST body (one, or a batch), when they parse. */
+function messagesOf(body: unknown): { method?: unknown; params?: { name?: unknown } }[] {
+  const list = Array.isArray(body) ? body : [body];
+  return list.filter((m): m is { method?: unknown; params?: { name?: unknown } } => !!m && typeof m === 'object');
+}
+
+/**
+ * The MCP server at /api/mcp (Streamable HTTP, stateless): every POST gets a fresh SDK server
+ * and transport bound to the request's context, so any instance answers any request and the
+ * principal, org and rate limits are exactly those of the REST request it is. Authentication
+ * happened before (src/pipeline/dispatch.ts), as for every /api path.
+ */
+export function createMcpEndpoint(config: Config, logger: Logger) {
+  // Made on the first MCP request, not at start: generating the OpenAPI document is not free, and most apps never serve MCP.
+  let made: { byName: Map<string, McpTool>; listed: Omit<McpTool, 'route'>[] } | undefined;
+  const tools = () => {
+    if (!made) {
+      const all = buildTools(config);
+      made = { byName: new Map(all.map((tool) => [tool.name, tool])), listed: all.map(({ route: _route, ...tool }) => tool) };
+    }
+    return made;
+  };
+
+  /** The step-up challenge (MCP authorization, "scope challenge handling"; RFC 6750 §3.1): 403 before any tool runs. */
+  function insufficientScope(ctx: Context, tool: McpTool): Response | null {
+    const kind = tool.route.operation?.kind;
+    if (!kind || hasScope(ctx.principal, kind)) return null;
+    const held = ctx.principal.kind === 'user' ? (ctx.principal.scopes ?? []) : [];
+    const scope = [...new Set([...held, kind])].join(' ');
+    const challenge = `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl(config)}", error_description="The tool ${tool.name} needs the ${kind} scope."`;
+    return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: `insufficient_scope: the tool ${tool.name} needs the "${kind}" scope.` }, id: null }), {
+      status: 403,
+      headers: { 'content-type': 'application/json', 'www-authenticate': challenge },
+    });
+  }
+
+  function serverFor(ctx: Context, request: Request): Server {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools().listed }));
+    server.setRequestHandler(CallToolRequestSchema, async (call) => {
+      const tool = tools().byName.get(call.params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool named ${call.params.name}. tools/list names them.`);
+      return callTool(tool, ctx, call.params.arguments ?? {}, request);
+    });
+    server.onerror = (error) => logger.warn({ err: error }, 'MCP protocol error');
+    return server;
+  }
+
+  return {
+    async fetch(request: Request, ctx: Context): Promise<Response> {
+      // Stateless: no server-initiated stream to GET and no session to DELETE (Streamable HTTP allows 405 for both).
+      if (request.method !== 'POST') {
+        return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages.' }, id: null }), {
+          status: 405,
+          headers: { allow: 'POST', 'content-type': 'application/json' },
+        });
+      }
+      let body: unknown;
+      try {
+        body = await request.clone().json();
+      } catch {
+        body = undefined; // the transport answers the parse error in JSON-RPC's words
+      }
+      for (const message of messagesOf(body)) {
+        const tool = message.method === 'tools/call' ? tools().byName.get(String(message.params?.name)) : undefined;
+        const refused = tool && insufficientScope(ctx, tool);
+        if (refused) return refused;
+      }
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const server = serverFor(ctx, request);
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
+      } finally {
+        // With JSON responses the answer is complete once handleRequest returns.
+        await server.close();
+      }
+    },
+  };
+}

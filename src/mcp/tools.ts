@@ -1,0 +1,171 @@
+import type { Config } from '../config.js';
+import type { Context } from '../context.js';
+import { openApiDocument } from '../rest/openapi.js';
+import { HttpProblem } from '../rest/problem.js';
+import type { Method, Route, ToolHints } from '../rest/route.js';
+import { runRoute } from '../rest/router.js';
+import { ROUTES } from '../rest/routes/index.js';
+
+type JsonSchema = Record<string, unknown>;
+
+/** One MCP tool: a REST route declaration seen as a tool (the route's `tool` says it is one). */
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema & { type: 'object' };
+  /** Absent for routes that answer nothing (204): the result is then a sentence. */
+  outputSchema?: JsonSchema & { type: 'object' };
+  annotations: ToolHints & { title: string };
+  route: Route;
+}
+
+/** What the HTTP method already says about a route (MCP ToolAnnotations); the route may override it. */
+function hintsOf(method: Method): ToolHints {
+  return {
+    readOnlyHint: method === 'get',
+    destructiveHint: method === 'delete',
+    idempotentHint: method === 'get' || method === 'put' || method === 'delete',
+    openWorldHint: false,
+  };
+}
+
+/**
+ * Inlines `#/components/...` references: a tool's schema travels alone, without the OpenAPI
+ * document it was cut from. The declarations have no recursive types; `seen` guards anyway.
+ */
+function inline(value: unknown, document: Record<string, unknown>, seen: string[] = []): unknown {
+  if (Array.isArray(value)) return value.map((v) => inline(v, document, seen));
+  if (!value || typeof value !== 'object') return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/')) {
+    if (seen.includes(ref)) return {};
+    const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
+    return inline(target, document, [...seen, ref]);
+  }
+  // OpenAPI's `example` is not JSON Schema; MCP clients' validators need not know it.
+  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'example').map(([key, v]) => [key, inline(v, document, seen)]));
+}
+
+interface OpenApiOperation {
+  parameters?: { name?: string; in?: string; required?: boolean; schema?: JsonSchema; description?: string; $ref?: string }[];
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+  responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
+}
+
+/**
+ * The tool's arguments: the route's path and query parameters and its JSON body's fields, in one
+ * object under their REST names, with the schemas the OpenAPI document gives them (both come
+ * from the same zod declarations, so a limit is still written once).
+ */
+function inputSchemaOf(operation: OpenApiOperation, document: Record<string, unknown>): McpTool['inputSchema'] {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const parameter of operation.parameters ?? []) {
+    // Shared parameters (X-Org-Id) are headers of the HTTP surface: a token's organization is fixed.
+    if (parameter.$ref || !parameter.name || (parameter.in !== 'path' && parameter.in !== 'query')) continue;
+    properties[parameter.name] = inline({ ...parameter.schema, description: parameter.description ?? parameter.schema?.description }, document);
+    if (parameter.required) required.push(parameter.name);
+  }
+  const body = inline(operation.requestBody?.content?.['application/json']?.schema, document) as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+  Object.assign(properties, body?.properties);
+  required.push(...(body?.required ?? []));
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}
+
+/** MCP structured content is an object: a list comes as `{ items }`, and a paged one adds `next_cursor`. */
+function outputSchemaOf(route: Route, operation: OpenApiOperation, document: Record<string, unknown>): McpTool['outputSchema'] {
+  const schema = inline(operation.responses?.[String(route.success.status)]?.content?.['application/json']?.schema, document) as JsonSchema | undefined;
+  if (!schema) return undefined;
+  if (schema.type !== 'array') return schema as McpTool['outputSchema'];
+  const paged = route.success.headers?.includes('Link');
+  return {
+    type: 'object',
+    properties: {
+      items: schema,
+      ...(paged ? { next_cursor: { type: ['string', 'null'], description: 'Pass it as `cursor` (with the same sort and direction) for the next page; null on the last page.' } } : {}),
+    },
+    required: paged ? ['items', 'next_cursor'] : ['items'],
+  };
+}
+
+/** Every tool, made from the route declarations and the OpenAPI document generated from them. */
+export function buildTools(config: Config): McpTool[] {
+  const document = openApiDocument(config) as unknown as Record<string, unknown> & { paths: Record<string, Record<string, OpenApiOperation>> };
+  return ROUTES.filter((route) => route.tool).map((route) => {
+    const tool = route.tool!;
+    const operation = document.paths[route.path]![route.method]!;
+    const title = tool.title ?? route.summary;
+    const details = route.description ?? route.operation?.description;
+    const scope = route.operation ? ` Needs the \`${route.operation.kind}\` scope.` : '';
+    return {
+      name: tool.name,
+      title,
+      description: `${route.summary}.${details ? ` ${details}` : ''}${scope}`,
+      inputSchema: inputSchemaOf(operation, document),
+      outputSchema: outputSchemaOf(route, operation, document),
+      annotations: { title, ...hintsOf(route.method), ...tool.annotations },
+      route,
+    };
+  });
+}
+
+/** A JSON argument as the query string would carry it, so the route's own query rules parse it. */
+function queryText(value: unknown): string | string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** A problem as an MCP error result: the model reads the text; programs read `code` and `errors` in it. */
+export function errorResult(problem: HttpProblem): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(problem.body()) }], isError: true };
+}
+
+/** The `cursor` of a route's `Link: <...>; rel="next"`, or null. */
+function nextCursor(link: string | undefined): string | null {
+  const match = link && /<([^>]+)>;\s*rel="next"/.exec(link);
+  return match ? new URL(match[1]!).searchParams.get('cursor') : null;
+}
+
+/**
+ * Calls a tool: its arguments split into the route's path, query and body parts, then the
+ * route runs exactly as over REST (admission, every invalid field at once, the operation).
+ * Expected failures are error results naming what went wrong; anything else propagates.
+ */
+export async function callTool(tool: McpTool, ctx: Context, args: Record<string, unknown>, request: Request): Promise<ToolResult> {
+  const { route } = tool;
+  const params: Record<string, string> = {};
+  const query: Record<string, string | string[]> = {};
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (route.params && Object.hasOwn(route.params.shape, name)) params[name] = typeof value === 'string' ? value : JSON.stringify(value);
+    else if (route.query && Object.hasOwn(route.query.shape, name)) {
+      const text = queryText(value);
+      if (text !== undefined) query[name] = text;
+    } else body[name] = value;
+  }
+  // Without a body, leftover arguments have nowhere to go: named, rather than silently ignored.
+  const unknown = route.body ? [] : Object.keys(body);
+  if (unknown.length) return errorResult(new HttpProblem(400, 'VALIDATION_FAILED', unknown.map((n) => `${n}: unknown argument`).join('; '), unknown.map((field) => ({ field, message: 'unknown argument' }))));
+  const url = new URL(`${ctx.config.baseUrl}/api${route.path}`);
+  try {
+    const result = await runRoute(route, ctx, { params: () => params, query, body: async () => body }, url, request);
+    if (result instanceof Response) throw new Error(`route ${route.operationId} answered a document, which a tool cannot carry`);
+    if (route.success.status === 204) return { content: [{ type: 'text', text: 'Done.' }] };
+    const structuredContent = Array.isArray(result.body)
+      ? { items: result.body, ...(route.success.headers?.includes('Link') ? { next_cursor: nextCursor(result.headers?.link) } : {}) }
+      : (result.body as Record<string, unknown>);
+    return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+  } catch (error) {
+    if (error instanceof HttpProblem) return errorResult(error);
+    throw error;
+  }
+}
