@@ -4,6 +4,7 @@ import { resourceMetadataUrl } from '../auth/oauth/metadata.js';
 import type { Config } from '../config.js';
 import { boundedBody } from '../http/body-limit.js';
 import type { Yoga } from '../graphql/yoga.js';
+import { idempotentRequest } from '../idempotency/http.js';
 import { UNMATCHED_ROUTE } from '../ops/observe.js';
 import { reportAuthFailure, reportRoute } from '../ops/request-scope.js';
 import { HttpProblem, problems } from '../rest/problem.js';
@@ -88,7 +89,9 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
     }
     const bounded = await boundedBody(request, 'api');
     if (bounded instanceof Response) return bounded;
-    if (path === '/api/graphql') return surfaces.graphql.handleRequest(bounded, ctx);
-    return surfaces.rest.fetch(bounded, ctx);
+    // A POST with an Idempotency-Key runs once; its retries get the first answer (src/idempotency).
+    return idempotentRequest(ctx.prisma, principal, bounded, async (request) =>
+      path === '/api/graphql' ? surfaces.graphql.handleRequest(request, ctx) : surfaces.rest.fetch(request, ctx),
+    );
   };
 }
