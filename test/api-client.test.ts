@@ -110,4 +110,34 @@ describe('backoff when the server keeps refusing', () => {
     await expect(new ApiClient({ baseUrl: 'http://unused', token: 'x', fetch: longReset, sleep: async (ms) => void capped.push(ms) }).request('GET', '/')).rejects.toBeInstanceOf(GaveUpError);
     expect(capped).toEqual([100_000, 30_000, 30_000, 30_000, 30_000]);
   });
+
+  test('a POST whose answer is lost is retried with the same Idempotency-Key and writes once', async () => {
+    const token = await freshToken();
+    const keys: (string | null)[] = [];
+    let lost = false;
+    // The real server handles the first try; its answer never reaches the client (the connection broke).
+    const losing: typeof fetch = async (input, init) => {
+      keys.push(new Headers(init?.headers).get('idempotency-key'));
+      const response = await fetch(input, init);
+      if (!lost) {
+        lost = true;
+        await response.body?.cancel();
+        throw new TypeError('fetch failed');
+      }
+      return response;
+    };
+    const title = `lost answer ${Date.now()}`;
+    const client = new ApiClient({ baseUrl: base, token, sleep, fetch: losing });
+    const { body, response } = await client.json<{ id: string }>('POST', '/api/issues', { project_id: t.org('acme').projects[0]!.id, title });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^"[0-9a-f-]{36}"$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(await t.app.db.prisma.issue.findMany({ where: { title }, select: { id: true } })).toEqual([{ id: body.id }]);
+    // Each call is its own request: a second call gets a new key (and so a second issue).
+    await client.json('POST', '/api/issues', { project_id: t.org('acme').projects[0]!.id, title });
+    expect(keys[2]).not.toBe(keys[0]);
+    expect(await t.app.db.prisma.issue.count({ where: { title } })).toBe(2);
+  });
 });

@@ -174,3 +174,17 @@ describe('text that PostgreSQL can store is kept exactly', () => {
     expect((await created.json()).title).toBe(title);
   });
 });
+
+describe('the admin CLI (npm run admin -- create-user)', () => {
+  test('a user whose text PostgreSQL cannot store is a ValidationError naming each field, and nothing is written', async () => {
+    const { createUser } = await import('../src/cli/operations.js');
+    const { ValidationError } = await import('../src/schema/errors.js');
+    for (const bad of UNSTORABLE) {
+      const before = await t.app.db.prisma.user.count();
+      const error = await createUser(t.app.db.prisma, { email: `x${bad}@example.com`, name: bad, username: `u${bad}` }).catch((e: unknown) => e);
+      expect(error, NAMES[bad]).toBeInstanceOf(ValidationError);
+      expect((error as InstanceType<typeof ValidationError>).fieldErrors).toEqual([...refused('email'), ...refused('name'), ...refused('username')]);
+      expect(await t.app.db.prisma.user.count()).toBe(before);
+    }
+  });
+});

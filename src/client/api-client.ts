@@ -5,7 +5,11 @@
  * - on a 429, wait X-RateLimit-Reset (or Retry-After) seconds and retry once;
  * - after two consecutive 429s, back off exponentially (1, 2, 4 ... seconds, at least the
  *   server's reset, capped at 30 s), and give up after 6 tries;
- * - on a 401, stop: the credential is revoked or expired and retrying cannot help.
+ * - on a 401, stop: the credential is revoked or expired and retrying cannot help;
+ * - every POST carries an `Idempotency-Key` (a new UUID per call, the same on each of its
+ *   retries), so a request whose answer was lost (the connection broke) is retried, with the
+ *   same back-off, without writing twice: the server replays the first answer. A 409
+ *   `idempotency_key_in_use` (the first try still running) is waited out the same way.
  */
 
 export class ApiError extends Error {
@@ -36,6 +40,12 @@ export interface ApiClientOptions {
 export const MAX_TRIES = 6;
 export const MAX_BACKOFF_MS = 30_000;
 const SLOW_DOWN_BELOW = 0.1;
+
+/** A 409 that only says the first try with this Idempotency-Key is still running (its body is read: clone). */
+async function isKeyInUse(response: Response): Promise<boolean> {
+  const body = (await response.clone().json().catch(() => null)) as { code?: unknown } | null;
+  return body?.code === 'idempotency_key_in_use';
+}
 
 export class ApiClient {
   private readonly fetchImpl: typeof fetch;
@@ -70,20 +80,40 @@ export class ApiClient {
     if (Number.isFinite(limit) && limit > 0 && Number.isFinite(remaining)) this.budget = { limit, remaining, resetSeconds: Number.isFinite(resetSeconds) ? resetSeconds : 0 };
   }
 
-  /** Sends a request with the rate-limit behaviour above; returns the first non-429 response. */
-  async request(method: string, path: string, body?: unknown): Promise<Response> {
+  /**
+   * Sends a request with the rate-limit and retry behaviour above; returns the first response
+   * that is not a 429 (nor a 409 `idempotency_key_in_use`). `idempotencyKey` defaults to a new
+   * UUID for a POST; pass one to make retries across calls (or processes) the same request.
+   */
+  async request(method: string, path: string, body?: unknown, options: { idempotencyKey?: string } = {}): Promise<Response> {
+    const key = options.idempotencyKey ?? (method.toUpperCase() === 'POST' ? globalThis.crypto.randomUUID() : undefined);
     let consecutive429 = 0;
     for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
       await this.wait(this.paceMs());
-      const response = await this.fetchImpl(`${this.options.baseUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.options.token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      let response: Response;
+      try {
+        response = await this.fetchImpl(`${this.options.baseUrl}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${this.options.token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(key === undefined ? {} : { 'idempotency-key': `"${key}"` }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch (error) {
+        // No answer (the connection broke): every method here is safe to send again, a POST
+        // because its Idempotency-Key makes the server replay the first answer if there was one.
+        if (attempt === MAX_TRIES) throw error;
+        await this.wait(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempt - 1)));
+        continue;
+      }
       this.remember(response);
+      if (response.status === 409 && key !== undefined && (await isKeyInUse(response))) {
+        if (attempt === MAX_TRIES) break;
+        await this.wait(1000 * Number(response.headers.get('retry-after') ?? 1));
+        continue;
+      }
       if (response.status !== 429) return response;
       consecutive429++;
       await response.body?.cancel();
@@ -98,8 +128,8 @@ export class ApiClient {
   }
 
   /** A JSON call: the parsed body, or ApiError (401 and other failures are not retried). */
-  async json<T>(method: string, path: string, body?: unknown): Promise<{ body: T; response: Response }> {
-    const response = await this.request(method, path, body);
+  async json<T>(method: string, path: string, body?: unknown, options: { idempotencyKey?: string } = {}): Promise<{ body: T; response: Response }> {
+    const response = await this.request(method, path, body, options);
     const parsed = response.status === 204 ? null : await response.json().catch(() => null);
     if (!response.ok) throw new ApiError(response.status, parsed);
     return { body: parsed as T, response };

@@ -5,6 +5,7 @@ import { SCOPE_NAMES } from '../auth/oauth/scopes.js';
 import type { Config } from '../config.js';
 import { boundedBody } from '../http/body-limit.js';
 import type { Yoga } from '../graphql/yoga.js';
+import { idempotentRequest } from '../idempotency/http.js';
 import { UNMATCHED_ROUTE } from '../ops/observe.js';
 import { reportAuthFailure, reportRoute } from '../ops/request-scope.js';
 import { HttpProblem, problems } from '../rest/problem.js';
@@ -105,8 +106,10 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
     }
     const bounded = await boundedBody(request, 'api');
     if (bounded instanceof Response) return bounded;
-    if (path === '/api/graphql') return withResourceMetadata(config, await surfaces.graphql.handleRequest(bounded, ctx));
     if (path === MCP_PATH) return surfaces.mcp.fetch(bounded, ctx);
-    return withResourceMetadata(config, await surfaces.rest.fetch(bounded, ctx));
+    // A POST with an Idempotency-Key runs once; its retries get the first answer (src/idempotency).
+    return idempotentRequest(ctx.prisma, principal, bounded, async (request) =>
+      withResourceMetadata(config, path === '/api/graphql' ? await surfaces.graphql.handleRequest(request, ctx) : await surfaces.rest.fetch(request, ctx)),
+    );
   };
 }

@@ -6,13 +6,20 @@ import { z } from 'zod';
  * field rules to that, so a limit or an allowed value is still written once.
  */
 
-/** The query string as an object: a parameter given twice is an array (refused unless it is a list). */
+/**
+ * The query string as an object: a parameter given twice is an array (refused unless it is a
+ * list). One pass over the parameters, so its cost is linear in their number however they
+ * repeat (getAll per name would be quadratic in the number of distinct names).
+ */
 export function queryObject(url: URL): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = Object.create(null);
-  for (const name of new Set(url.searchParams.keys())) {
-    const values = url.searchParams.getAll(name);
-    query[name] = values.length === 1 ? values[0]! : values;
+  const values = new Map<string, string[]>();
+  for (const [name, value] of url.searchParams) {
+    const seen = values.get(name);
+    if (seen) seen.push(value);
+    else values.set(name, [value]);
   }
+  const query: Record<string, string | string[]> = Object.create(null);
+  for (const [name, list] of values) query[name] = list.length === 1 ? list[0]! : list;
   return query;
 }
 

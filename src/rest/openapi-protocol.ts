@@ -31,6 +31,11 @@ function exact(description: string, properties: Record<string, Schema>): SchemaO
 const RATE_LIMIT_HEADER_NAMES = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'] as const;
 
 const headers: Record<string, Header> = {
+  'Idempotent-Replayed': {
+    description: 'Present (`true`) when this is the kept answer of an earlier request with the same `Idempotency-Key`, replayed.',
+    required: false,
+    schema: { const: 'true' },
+  },
   'X-RateLimit-Limit': {
     description: 'Requests allowed in the window of the tightest bucket that applied (the global one: 600 per 60 s).',
     required: true,
@@ -125,6 +130,18 @@ export const parameters: Record<string, Parameter> = {
       'With a session: one of the user\'s organizations (else 403 `org_forbidden`); needed when the user has more than one.',
     schema: { type: 'string', format: 'uuid' },
   },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'IETF httpapi Idempotency-Key: a unique value per request (a UUID), sent again unchanged when retrying it. Within 24 h, a retry with the same key, ' +
+      'path and body gets the first answer again (status, headers, body; with `Idempotent-Replayed: true`) and writes nothing; the same key with another ' +
+      'path or body is 422 `idempotency_key_reused`; a retry while the first still runs waits for it, else 409 `idempotency_key_in_use` (with `Retry-After`). ' +
+      'Keys belong to the credential\'s user in its organization. Answers 429 and 5xx are not kept: a retry runs again.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+  },
 };
 
 export const paramRef = (name: string): Reference => ({ $ref: `#/components/parameters/${name}` });
@@ -133,14 +150,15 @@ export const paramRef = (name: string): Reference => ({ $ref: `#/components/para
 
 /** Every stable `code`, by HTTP status. README "Errors" lists the same. */
 export const PROBLEM_CODES = {
-  400: ['validation_failed', 'malformed_json', 'bad_user_input', 'conflicting_credentials'],
+  400: ['validation_failed', 'malformed_json', 'bad_user_input', 'conflicting_credentials', 'invalid_idempotency_key'],
   401: ['unauthenticated', 'token_malformed', 'token_invalid', 'token_revoked', 'token_expired', 'token_in_url'],
   403: ['forbidden', 'insufficient_scope', 'org_mismatch', 'org_forbidden', 'csrf_rejected'],
   404: ['not_found'],
   405: ['method_not_allowed'],
-  409: ['conflict', 'key_limit_reached'],
+  409: ['conflict', 'key_limit_reached', 'idempotency_key_in_use', 'idempotency_outcome_unknown'],
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
+  422: ['idempotency_key_reused'],
   429: ['rate_limited'],
   500: ['internal'],
 } as const;
@@ -157,6 +175,7 @@ export const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
   409: 'ConflictProblem',
   413: 'PayloadTooLargeProblem',
   415: 'UnsupportedMediaTypeProblem',
+  422: 'UnprocessableContentProblem',
   429: 'TooManyRequestsProblem',
   500: 'InternalProblem',
 };
@@ -280,7 +299,8 @@ const responses: Record<string, Response> = {
   BadRequest: problemResponse(
     400,
     'The request is malformed: `validation_failed` lists every bad field or parameter in `errors`; `malformed_json` (the body is not a JSON object); ' +
-      '`bad_user_input` (for example an undecodable cursor); `conflicting_credentials` (Authorization and X-Auth-Token differ, or either is sent twice).',
+      '`bad_user_input` (for example an undecodable cursor); `conflicting_credentials` (Authorization and X-Auth-Token differ, or either is sent twice); ' +
+      '`invalid_idempotency_key` (an `Idempotency-Key` that is not one string of 1 to 255 visible ASCII characters).',
     {
       validation_failed: {
         summary: 'A missing field',
@@ -341,6 +361,26 @@ const responses: Record<string, Response> = {
     { unsupported_media_type: { value: problem(415, 'Send the body as JSON with Content-Type: application/json.', 'unsupported_media_type') } },
     ['Accept-Post'],
   ),
+  IdempotencyConflict: problemResponse(
+    409,
+    'The `Idempotency-Key` is taken: the first request with it is still running (`idempotency_key_in_use`, retry after `Retry-After`), ' +
+      'or it never finished and its effect is unknown (`idempotency_outcome_unknown`).',
+    {
+      idempotency_key_in_use: {
+        value: problem(409, 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', 'idempotency_key_in_use'),
+      },
+    },
+    ['Retry-After'],
+  ),
+  IdempotencyKeyReused: problemResponse(422, 'The `Idempotency-Key` was used in the last 24 hours for a different request (another path or body).', {
+    idempotency_key_reused: {
+      value: problem(
+        422,
+        'This Idempotency-Key was used in the last 24 hours for a different request (another path or body). Send a new key with a new request.',
+        'idempotency_key_reused',
+      ),
+    },
+  }),
   TooManyRequests: problemResponse(
     429,
     'A rate-limit bucket is empty; the request had no effect. Wait `Retry-After` (= `X-RateLimit-Reset`) seconds, then retry once; back off exponentially after that.',

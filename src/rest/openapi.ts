@@ -60,7 +60,22 @@ function responses(route: Route): Record<string, ResponseConfig | ReferenceObjec
     '429': responseRef('TooManyRequests'),
     '500': responseRef('InternalError'),
   });
+  if (route.method === 'post') idempotencyResponses(documented);
   return Object.fromEntries(Object.entries(documented).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * What an `Idempotency-Key` adds to a POST: 422 and the 409s (merged into a route's own 409),
+ * and `Idempotent-Replayed` on the success.
+ */
+function idempotencyResponses(documented: Record<string, ResponseConfig | ReferenceObject>): void {
+  for (const response of Object.values(documented)) {
+    if ('headers' in response && response.headers && !('$ref' in response)) (response.headers as Record<string, unknown>)['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
+  }
+  documented['422'] = responseRef('IdempotencyKeyReused');
+  const own = documented['409'];
+  if (!own) documented['409'] = responseRef('IdempotencyConflict');
+  else if (!('$ref' in own)) own.description += ' Or the `Idempotency-Key` is taken (`idempotency_key_in_use`, with `Retry-After`; `idempotency_outcome_unknown`).';
 }
 
 // OpenAPI 3.1 has info.summary; openapi3-ts' InfoObject does not declare it.
@@ -138,7 +153,11 @@ export function openApiDocument(config: Config): OpenAPIObject {
     for (const op of Object.values(item) as OperationObject[]) {
       if (op.operationId !== 'getOpenApiDocument') op.parameters = [...(op.parameters ?? []), paramRef('XOrgId')];
     }
+    if (item.post) item.post.parameters = [...(item.post.parameters ?? []), paramRef('IdempotencyKey')];
   }
-  document.paths = { ...document.paths, '/graphql': graphqlPathItem() };
+  const graphqlItem = graphqlPathItem();
+  graphqlItem.post.parameters = [...graphqlItem.post.parameters, paramRef('IdempotencyKey')];
+  idempotencyResponses(graphqlItem.post.responses as Record<string, ResponseConfig | ReferenceObject>);
+  document.paths = { ...document.paths, '/graphql': graphqlItem };
   return document;
 }

@@ -1,6 +1,7 @@
-import { Router, type IRequest, type RouterType } from 'itty-router';
+import { Router, type IRequest, type RouteEntry } from 'itty-router';
 import type { z } from 'zod';
 import type { Context } from '../context.js';
+import { routeWithoutQuery } from '../http/routing.js';
 import type { Logger } from '../logger.js';
 import { AppError, type FieldError } from '../schema/errors.js';
 import { fieldErrors, messages } from '../schema/validate.js';
@@ -78,8 +79,8 @@ async function serve(route: Route, request: Request, ctx: Context, params: Recor
 }
 
 /** The REST surface under /api, made from the route declarations (src/rest/routes). */
-export function createRestRouter(logger: Logger): RouterType<IRequest, [Context], Response> {
-  const router = Router<IRequest, [Context]>({
+export function createRestRouter(logger: Logger): { routes: RouteEntry[]; fetch(request: Request, ctx: Context): Promise<Response> } {
+  const router = Router<IRequest, [Context, Request]>({
     base: '/api',
     catch: (error: unknown) => {
       if (error instanceof HttpProblem) return error.toResponse();
@@ -88,14 +89,14 @@ export function createRestRouter(logger: Logger): RouterType<IRequest, [Context]
     },
   });
   for (const route of ROUTES) {
-    router[route.method](ittyPath(route.path), (request: IRequest, ctx: Context) => serve(route, request as unknown as Request, ctx, request.params));
+    router[route.method](ittyPath(route.path), (routing: IRequest, ctx: Context, request: Request) => serve(route, request, ctx, routing.params));
   }
   router.all('*', (request: IRequest) => {
     const path = new URL(request.url).pathname;
     const allow = router.routes.filter(([method, pattern]) => method !== 'ALL' && pattern.test(path)).map(([method]) => method);
     throw allow.length ? problems.methodNotAllowed([...new Set(allow)]) : problems.notFound();
   });
-  return router;
+  return { routes: router.routes, fetch: (request, ctx) => routeWithoutQuery(router, request, ctx) };
 }
 
 /** Routes anyone may read, answered before the credential check. */

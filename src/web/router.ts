@@ -1,5 +1,6 @@
 import { Router, type IRequest } from 'itty-router';
 import type { Context } from '../context.js';
+import { onRequest, routeWithoutQuery } from '../http/routing.js';
 import type { Logger } from '../logger.js';
 import { HttpProblem } from '../rest/problem.js';
 import { revokeApplication, showApplications } from './applications.js';
@@ -23,7 +24,7 @@ const PAGE_PATHS = [/^\/$/, /^\/settings\/applications(\/[^/]+\/revoke)?$/, /^\/
 
 /** The pages people use: sign-in, the org switcher, Settings > Integrations. */
 export function createWebRouter(logger: Logger) {
-  const router = Router<IRequest, [Context]>({
+  const router = Router<IRequest, [Context, Request]>({
     catch: (error: unknown) => {
       if (error instanceof HttpProblem) {
         return page('error', { title: 'Error', heading: 'Something is not right', message: error.detail }, { status: error.status });
@@ -32,7 +33,7 @@ export function createWebRouter(logger: Logger) {
       return page('error', { title: 'Error', heading: 'Something went wrong', message: 'It has been logged. Please try again.' }, { status: 500 });
     },
   });
-  const route = (handler: Handler) => (request: IRequest, ctx: Context) => handler(request as unknown as Request, ctx);
+  const route = (handler: Handler) => onRequest(handler);
   router
     .get('/', route(home))
     .get('/login', route(showSignIn))
@@ -50,6 +51,6 @@ export function createWebRouter(logger: Logger) {
     .all('*', () => page('error', { title: 'Not found', heading: 'Page not found', message: 'There is nothing at this address.' }, { status: 404 }));
   return {
     serves: (path: string) => PAGE_PATHS.some((p) => p.test(path)),
-    fetch: async (request: Request, ctx: Context) => (await router.fetch(request, ctx)) as Response,
+    fetch: (request: Request, ctx: Context) => routeWithoutQuery(router, request, ctx),
   };
 }

@@ -1,5 +1,6 @@
 import { Router, type IRequest } from 'itty-router';
 import type { Context } from '../../context.js';
+import { onRequest, routeWithoutQuery } from '../../http/routing.js';
 import type { Logger } from '../../logger.js';
 import type { Config } from '../../config.js';
 import { decideAuthorize, showAuthorize } from './authorize.js';
@@ -19,7 +20,7 @@ function json(body: unknown, cache = 'public, max-age=300'): Response {
 /** The authorization server: discovery, registration, authorization, token, revocation, introspection. */
 export function createOAuthRouter(logger: Logger, keys: SigningKeys, config: Config) {
   const clients = new ClientMetadataResolver(config);
-  const router = Router<IRequest, [Context]>({
+  const router = Router<IRequest, [Context, Request]>({
     catch: (error: unknown) => {
       if (error instanceof OAuthError) return error.toResponse();
       logger.error({ err: error }, 'unexpected error in the authorization server');
@@ -27,7 +28,7 @@ export function createOAuthRouter(logger: Logger, keys: SigningKeys, config: Con
     },
   });
   type Handler = (request: Request, ctx: Context) => Promise<Response> | Response;
-  const route = (handler: Handler) => (request: IRequest, ctx: Context) => handler(request as unknown as Request, ctx);
+  const route = (handler: Handler) => onRequest(handler);
   router
     .get('/.well-known/oauth-authorization-server', route((_r, ctx) => json(authorizationServerMetadata(ctx.config))))
     .get('/.well-known/oauth-protected-resource', route((_r, ctx) => json(protectedResourceMetadata(ctx.config))))
@@ -50,6 +51,6 @@ export function createOAuthRouter(logger: Logger, keys: SigningKeys, config: Con
     serves: (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/'),
     /** Pages a browser posts to (subject to the CSRF check), as opposed to back-channel endpoints. */
     isPage: (path: string) => path === '/oauth/authorize',
-    fetch: async (request: Request, ctx: Context) => (await router.fetch(request, ctx)) as Response,
+    fetch: (request: Request, ctx: Context) => routeWithoutQuery(router, request, ctx),
   };
 }

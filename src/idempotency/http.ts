@@ -1,0 +1,101 @@
+import type { Principal } from '../auth/principal.js';
+import type { Db } from '../db/client.js';
+import { HttpProblem } from '../rest/problem.js';
+import { IDEMPOTENCY_HEADER, parseIdempotencyKey } from './key.js';
+import { fingerprint, idempotent, keyScope, type IdempotencyOptions } from './run.js';
+import type { StoredResponse } from './store.js';
+
+/** Set on a replayed answer, so a client (and its logs) can tell it from a first one. */
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+export const idempotencyProblems = {
+  invalid: (detail: string) => new HttpProblem(400, 'INVALID_IDEMPOTENCY_KEY', detail),
+  mismatch: () =>
+    new HttpProblem(
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was used in the last 24 hours for a different request (another path or body). Send a new key with a new request.',
+    ),
+  inProgress: () =>
+    new HttpProblem(409, 'IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', undefined, {
+      'retry-after': '1',
+    }),
+  unknown: () =>
+    new HttpProblem(
+      409,
+      'IDEMPOTENCY_OUTCOME_UNKNOWN',
+      'The first request with this Idempotency-Key did not finish (the server stopped while it ran), so whether it took effect is unknown. Check, then send a new key.',
+    ),
+};
+
+/** Whether an answer is final, so that retries get it again: not a rate limit or a server error. */
+function isFinal(path: string, response: StoredResponse): boolean {
+  if (response.status >= 500 || response.status === 429) return false;
+  // GraphQL answers 200 with top-level errors for requests that did not run (rate limited, timed
+  // out, refused before execution); a retry may succeed. Typed results (in `data`) are final.
+  if (path === '/api/graphql') {
+    try {
+      return !('errors' in (JSON.parse(response.body) as object));
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+const toResponse = (stored: StoredResponse, extra: Record<string, string> = {}) =>
+  new Response(stored.status === 204 || stored.status === 304 ? null : stored.body, { status: stored.status, headers: { ...stored.headers, ...extra } });
+
+/**
+ * A POST to the API (REST or GraphQL) with an `Idempotency-Key` header runs at most once per key:
+ * a retry with the same key and the same method, path and body within 24 h gets the first answer
+ * (status, headers, body) again, with `Idempotent-Replayed: true`. The same key with another
+ * request is 422; a retry while the first still runs waits for it, then 409. Other methods
+ * (idempotent by definition, or PATCH as a merge patch) and requests without the header are
+ * passed through. `principal` is the authenticated caller: keys are per user and organization.
+ */
+export async function idempotentRequest(
+  db: Db,
+  principal: Principal,
+  request: Request,
+  handle: (request: Request) => Promise<Response>,
+  options?: IdempotencyOptions,
+): Promise<Response> {
+  if (request.method !== 'POST') return handle(request);
+  const parsed = parseIdempotencyKey(request.headers);
+  if (parsed === null) return handle(request);
+  if ('error' in parsed) return idempotencyProblems.invalid(parsed.error).toResponse();
+  const scope = keyScope(principal, parsed.key);
+  if (!scope) return handle(request);
+  const url = new URL(request.url);
+  // The body was read into memory within its limit (src/http/body-limit.ts): a clone costs a copy.
+  const body = new Uint8Array(await request.clone().arrayBuffer());
+  const print = fingerprint(request.method, url.pathname + url.search, body);
+  const outcome = await idempotent(
+    db,
+    scope,
+    print,
+    async () => {
+      const response = await handle(request);
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => (headers[name] = value));
+      return { status: response.status, headers, body: await response.text() };
+    },
+    (response) => isFinal(url.pathname, response),
+    options,
+  );
+  switch (outcome.kind) {
+    case 'fresh':
+      return toResponse(outcome.response);
+    case 'replay':
+      return toResponse(outcome.response, { [REPLAYED_HEADER]: 'true' });
+    case 'mismatch':
+      return idempotencyProblems.mismatch().toResponse();
+    case 'in_progress':
+      return idempotencyProblems.inProgress().toResponse();
+    case 'unknown':
+      return idempotencyProblems.unknown().toResponse();
+  }
+}
+
+export { IDEMPOTENCY_HEADER };

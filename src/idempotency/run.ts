@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import type { Principal } from '../auth/principal.js';
+import type { Db } from '../db/client.js';
+import { claimKey, completeKey, findKey, releaseKey, sweepExpiredKeys, type KeyScope, type StoredResponse } from './store.js';
+
+/**
+ * The outcome of a request sent with an Idempotency-Key:
+ * - `fresh`: this request claimed the key and ran; its answer is what it returned;
+ * - `replay`: an earlier request with the same key and fingerprint already answered: its answer;
+ * - `mismatch`: the key was used for another request (another path or body): 422;
+ * - `in_progress`: the first request with the key is still running after we waited for it: 409;
+ * - `unknown`: the first request never finished (its process died mid-way), so whether it wrote
+ *   cannot be known: 409, and the key stays taken until it expires, never run a second time.
+ */
+export type Outcome =
+  | { kind: 'fresh'; response: StoredResponse }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'mismatch' }
+  | { kind: 'in_progress' }
+  | { kind: 'unknown' };
+
+export interface IdempotencyOptions {
+  /** How long a duplicate waits for the first request to finish before answering in_progress. */
+  waitMs?: number;
+  /** A running request older than this is taken as dead (longer than any request may run). */
+  staleMs?: number;
+  /** Polling interval while waiting. */
+  pollMs?: number;
+}
+
+const DEFAULTS = { waitMs: 5_000, staleMs: 120_000, pollMs: 25 } as const;
+
+/**
+ * Whose keys a principal uses: the credential's user in the organization it acts in. Null for
+ * a principal without a user (anonymous, the console operator), which gets no idempotency.
+ */
+export function keyScope(principal: Principal, key: string): KeyScope | null {
+  if (principal.kind !== 'user') return null;
+  return { userId: principal.userId, orgId: principal.org?.id ?? '', key };
+}
+
+/** SHA-256 of what makes two requests the same request: for HTTP, method, path and query, and body. */
+export function fingerprint(...parts: (string | Uint8Array)[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) {
+    hash.update(String(typeof part === 'string' ? part.length : part.byteLength)).update(':').update(part);
+  }
+  return hash.digest('hex');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `execute` at most once per key and fingerprint within the key's lifetime (24 h), whatever
+ * the surface: the REST API and GraphQL through src/idempotency/http.ts, and any other caller
+ * (an MCP tool call) with its own StoredResponse. `keep` says whether an answer is final
+ * (replayed to retries) or worth retrying (the key is freed: a rate limit, a server error).
+ * An exception from `execute` frees the key too and is rethrown.
+ *
+ * The key's row is claimed before `execute` runs and completed after, so a concurrent duplicate
+ * sees it and waits; it is never run twice.
+ */
+export async function idempotent(
+  db: Db,
+  scope: KeyScope,
+  print: string,
+  execute: () => Promise<StoredResponse>,
+  keep: (response: StoredResponse) => boolean,
+  options: IdempotencyOptions = {},
+): Promise<Outcome> {
+  const { waitMs, staleMs, pollMs } = { ...DEFAULTS, ...options };
+  const deadline = Date.now() + waitMs;
+  await sweepExpiredKeys(db);
+  for (;;) {
+    const claimed = await claimKey(db, scope, print);
+    if (claimed) {
+      let response: StoredResponse;
+      try {
+        response = await execute();
+      } catch (error) {
+        await releaseKey(db, claimed.id);
+        throw error;
+      }
+      if (keep(response)) await completeKey(db, claimed.id, response);
+      else await releaseKey(db, claimed.id);
+      return { kind: 'fresh', response };
+    }
+    const row = await findKey(db, scope);
+    // Freed between our claim and this read (the first request failed): claim it again.
+    if (!row) continue;
+    if (row.fingerprint !== print) return { kind: 'mismatch' };
+    if (row.response) return { kind: 'replay', response: row.response };
+    if (Date.now() - row.createdAt.getTime() > staleMs) return { kind: 'unknown' };
+    if (Date.now() >= deadline) return { kind: 'in_progress' };
+    await sleep(pollMs);
+  }
+}

@@ -1,0 +1,76 @@
+import type { Db } from '../db/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { KEY_TTL_MS } from './key.js';
+
+/** Whose key it is: the credential's user, in the organization it acts in ('' for none). */
+export interface KeyScope {
+  userId: string;
+  orgId: string;
+  key: string;
+}
+
+/** An answer as it is kept and replayed: what a surface needs to send it again byte for byte. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type KeyRow = { id: string; fingerprint: string; createdAt: Date; expiresAt: Date; response: StoredResponse | null };
+
+/** Expired keys are deleted at most this often per process (and a stale one whenever it is met). */
+const SWEEP_EVERY_MS = 60_000;
+const lastSweep = new WeakMap<Db, number>();
+
+const whereScope = (scope: KeyScope) => ({ userId_orgId_key: { userId: scope.userId, orgId: scope.orgId, key: scope.key } });
+
+/**
+ * Writes the key's row before the request runs, unless the scope already holds it (the unique
+ * index decides between concurrent requests: exactly one of them inserts). True when this
+ * request claimed the key. An expired row in the way is deleted first.
+ */
+export async function claimKey(db: Db, scope: KeyScope, fingerprint: string, now = new Date()): Promise<{ id: string } | null> {
+  const id = crypto.randomUUID();
+  const data = { id, ...scope, fingerprint, createdAt: now, expiresAt: new Date(now.getTime() + KEY_TTL_MS) };
+  let { count } = await db.idempotencyKey.createMany({ data: [data], skipDuplicates: true });
+  if (count === 0) {
+    const { count: expired } = await db.idempotencyKey.deleteMany({ where: { ...scope, expiresAt: { lte: now } } });
+    if (expired > 0) ({ count } = await db.idempotencyKey.createMany({ data: [data], skipDuplicates: true }));
+  }
+  return count === 1 ? { id } : null;
+}
+
+/** The row of a key (null when it is gone, e.g. released by a first request that failed). */
+export async function findKey(db: Db, scope: KeyScope): Promise<KeyRow | null> {
+  const row = await db.idempotencyKey.findUnique({ where: whereScope(scope) });
+  if (!row) return null;
+  const response = row.status === null ? null : { status: row.status, headers: (row.headers ?? {}) as Record<string, string>, body: row.body ?? '' };
+  return { id: row.id, fingerprint: row.fingerprint, createdAt: row.createdAt, expiresAt: row.expiresAt, response };
+}
+
+/** Keeps the first answer for the key's retries. */
+export async function completeKey(db: Db, id: string, response: StoredResponse): Promise<void> {
+  await db.idempotencyKey.update({
+    where: { id },
+    data: { status: response.status, headers: response.headers as Prisma.InputJsonObject, body: response.body },
+  });
+}
+
+/** Frees a claimed key whose request ended in an answer worth retrying (429, 5xx, an exception). */
+export async function releaseKey(db: Db, id: string): Promise<void> {
+  await db.idempotencyKey.deleteMany({ where: { id } });
+}
+
+/** Deletes every expired key; returns how many. */
+export async function deleteExpiredKeys(db: Db, now = new Date()): Promise<number> {
+  const { count } = await db.idempotencyKey.deleteMany({ where: { expiresAt: { lte: now } } });
+  return count;
+}
+
+/** deleteExpiredKeys, at most once a minute per database handle. */
+export async function sweepExpiredKeys(db: Db, now = new Date()): Promise<void> {
+  const last = lastSweep.get(db) ?? 0;
+  if (now.getTime() - last < SWEEP_EVERY_MS) return;
+  lastSweep.set(db, now.getTime());
+  await deleteExpiredKeys(db, now);
+}
