@@ -1,4 +1,5 @@
 import { presentedCredentials } from './auth/authenticate.js';
+import { FirstRunLink } from './auth/first-run.js';
 import { localEpoch, RedisEpoch, type CredentialEpoch } from './auth/credential-epoch.js';
 import { createOAuthRouter } from './auth/oauth/router.js';
 import { SigningKeys } from './auth/oauth/signing-keys.js';
@@ -50,6 +51,8 @@ export interface App {
   patCache: PatCache | null;
   /** Health, readiness and metrics (src/ops). */
   ops: Ops;
+  /** On an empty database, the one-time first-run setup link (printed at start); else null. */
+  setupUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -86,7 +89,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       : localEpoch);
   const patCache = config.patCache ? new PatCache() : null;
   const ops = await Ops.create({ config, logger, db, limiter });
-  const web = createWebRouter(logger);
+  // An empty database gets a one-time setup link for its first owner (src/auth/first-run.ts).
+  const firstRun = (await db.prisma.user.count()) === 0 ? FirstRunLink.create() : null;
+  const web = createWebRouter(logger, { firstRun: firstRun?.link ?? null });
   const keys = await SigningKeys.open(db.prisma);
   const oauth = createOAuthRouter(logger, keys, config);
   const rest = createRestRouter(logger);
@@ -172,6 +177,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     credentialEpoch,
     patCache,
     ops,
+    setupUrl: firstRun ? `${config.baseUrl}/setup?token=${firstRun.token}` : null,
     async close() {
       ops.close();
       await limiter.close();

@@ -51,10 +51,12 @@ async function start(config: Config): Promise<App> {
     timeoutSeconds: config.shutdownTimeoutSeconds,
     close: () => ready.close(),
   });
-  if ((await ready.db.prisma.user.count()) === 0) {
-    ready.logger.info(
-      'The database is empty. To load demo data (two organizations, users for every role, API keys): ' +
-        'stop the service, run `npm run seed`, and start it again. `npm run admin -- --help` creates real users.',
+  if (ready.setupUrl) {
+    // Printed, not logged: the link is a one-time credential for the first owner, meant for the
+    // person who started the service (stderr, so it stays out of the JSON log lines on stdout).
+    process.stderr.write(
+      `\nThe database is empty. Open this link once to create the first owner, their organization and a first project:\n\n  ${ready.setupUrl}\n\n` +
+        'It works until used (and only while no user exists). For demo data instead: stop the service, run `npm run seed`, and start it again.\n\n',
     );
   }
   return ready;

@@ -18,23 +18,29 @@ describe('pages', () => {
     expect((await get('/')).headers.get('location')).toBe('/login');
   });
 
-  test('one organization: home goes straight to its integrations; several: the org switcher lists them', async () => {
-    expect((await get('/', await t.signIn('olivia@example.com'))).headers.get('location')).toBe(integrations);
+  test('one organization: home goes straight to its dashboard; several: the org switcher lists them', async () => {
+    expect((await get('/', await t.signIn('olivia@example.com'))).headers.get('location')).toBe('/orgs/acme');
     const mark = await t.signIn('mark@example.com');
     const html = await (await get('/', mark)).text();
-    expect(html).toContain('href="/orgs/acme/settings/integrations"');
-    expect(html).toContain('href="/orgs/globex/settings/integrations"');
+    expect(html).toContain('href="/orgs/acme"');
+    expect(html).toContain('href="/orgs/globex"');
   });
 
   test('create a key: the token is shown once, with a warning and a copy button, and never again', async () => {
     const cookie = await t.signIn('maya@example.com');
     const created = await t.app.fetch(formPost(`${integrations}/keys`, { name: 'Nightly export', expires_on: '' }, { cookie }));
-    expect(created.status).toBe(201);
-    const html = await created.text();
+    // Post/redirect/get: the token comes back in a flash cookie the next page shows once.
+    expect(created.status).toBe(303);
+    expect(created.headers.get('location')).toBe(integrations);
+    const flash = created.headers.get('set-cookie')!.split(';')[0]!;
+    expect(created.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Strict/i);
+    const shown = await get(integrations, `${cookie}; ${flash}`);
+    expect(shown.headers.get('set-cookie')).toMatch(/^wm_flash=; Max-Age=0/);
+    const html = await shown.text();
     const token = /value="(tok_live_[0-9A-Za-z]{32})"/.exec(html)?.[1];
     expect(token).toBeDefined();
     expect(html).toContain('It is shown only once');
-    expect(html).toContain('data-copy="#new-token"');
+    expect(html).toContain('data-copy="#new-secret"');
     expect(created.headers.get('cache-control')).toBe('no-store');
     expect((await t.call('GET', '/api/me', { token })).status).toBe(200);
     const later = await (await get(integrations, cookie)).text();
@@ -65,7 +71,8 @@ describe('pages', () => {
 
   test('revoking asks for confirmation first, then the key stops working', async () => {
     const cookie = await t.signIn('maya@example.com');
-    const created = await (await t.app.fetch(formPost(`${integrations}/keys`, { name: 'Doomed' }, { cookie }))).text();
+    const flash = (await t.app.fetch(formPost(`${integrations}/keys`, { name: 'Doomed' }, { cookie }))).headers.get('set-cookie')!.split(';')[0]!;
+    const created = await (await get(integrations, `${cookie}; ${flash}`)).text();
     const token = /value="(tok_live_[0-9A-Za-z]{32})"/.exec(created)![1]!;
     const key = await t.app.db.prisma.apiKey.findFirstOrThrow({ where: { name: 'Doomed' } });
     const confirm = await get(`${integrations}/keys/${key.id}/revoke`, cookie);
@@ -74,9 +81,10 @@ describe('pages', () => {
     expect((await t.call('GET', '/api/me', { token })).status).toBe(200);
     const done = await t.app.fetch(formPost(`${integrations}/keys/${key.id}/revoke`, {}, { cookie }));
     expect(done.status).toBe(303);
-    expect(done.headers.get('location')).toBe(`${integrations}?revoked=Doomed`);
+    expect(done.headers.get('location')).toBe(integrations);
     expect((await t.call('GET', '/api/me', { token })).status).toBe(401);
-    expect(await (await get(`${integrations}?revoked=Doomed`, cookie)).text()).toContain('The key “Doomed” has been revoked.');
+    const notice = done.headers.get('set-cookie')!.split(';')[0]!;
+    expect(await (await get(integrations, `${cookie}; ${notice}`)).text()).toContain('The key “Doomed” has been revoked.');
   });
 
   test('viewers see their keys but no create form; another organization is not found', async () => {

@@ -8,6 +8,7 @@ import { BODY_LIMITS } from '../http/body-limit.js';
 import type { Logger } from '../logger.js';
 import { clientError } from '../schema/client-errors.js';
 import { schema } from '../schema/index.js';
+import { renderGraphiQL, useGraphiQLHeaders } from '../web/graphiql.js';
 import { yogaLogger } from './logging.js';
 import { useQueryBounds } from './query-bounds.js';
 import { useUnsupportedMediaTypeProblem } from './unsupported-media-type.js';
@@ -37,6 +38,8 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
     // Access-Control-Allow-Credentials: true, letting another site read GraphQL answers made with the session cookie.
     cors: false,
     graphiql: config.graphqlIntrospection,
+    // Served with its files from here (src/web/graphiql.ts): nothing from a CDN.
+    renderGraphiQL,
     // The app reads every body within this limit before yoga sees it (src/http/body-limit.ts);
     // yoga's own check (25 MB by default) is kept at the same number for a caller that skips the app.
     maxRequestBodySize: BODY_LIMITS.api,
@@ -54,6 +57,7 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
       useQueryBounds({ maxCost: QUERY_LIMITS.maxCost, timeoutMs: config.graphqlTimeoutMs, maxResponseBytes: config.graphqlMaxResponseBytes, logger }),
       ...(config.graphqlIntrospection ? [] : [useDisableIntrospection()]),
       useUnsupportedMediaTypeProblem(),
+      useGraphiQLHeaders(),
     ],
     logging: yogaLogger(logger),
     maskedErrors: {

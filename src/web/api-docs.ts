@@ -1,13 +1,11 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import type { Config } from '../config.js';
 import { SCHEMES } from '../rest/openapi-protocol.js';
 import { problems } from '../rest/problem.js';
 import { page } from './render.js';
+import { assetSet, CSS, JS } from './static-assets.js';
 
 /**
  * GET /api/docs: the API reference, Swagger UI rendering /api/openapi.json, with every file it
@@ -30,8 +28,6 @@ const ASSET_PREFIX = '/assets/api-docs/';
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const ourDir = fileURLToPath(new URL('./api-docs/', import.meta.url));
 
-const JS = 'text/javascript; charset=utf-8';
-const CSS = 'text/css; charset=utf-8';
 
 /** The only files served under ASSET_PREFIX: looked up by exact URL, so no path can reach another file. */
 const SOURCES = [
@@ -41,25 +37,8 @@ const SOURCES = [
   { name: 'api-docs.js', file: join(ourDir, 'api-docs.js'), type: JS },
 ] as const;
 
-type AssetName = (typeof SOURCES)[number]['name'];
-
-interface Asset {
-  url: string;
-  type: string;
-  body: Buffer;
-  gzipped?: Buffer;
-}
-
-/** Read once at start. The URL carries a hash of the content, so a copy can be cached for good. */
-const assets = new Map<string, Asset>();
-const assetUrls = {} as Record<AssetName, string>;
-for (const source of SOURCES) {
-  const body = readFileSync(source.file);
-  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
-  const url = `${ASSET_PREFIX}${hash}/${source.name}`;
-  assets.set(url, { url, type: source.type, body });
-  assetUrls[source.name] = url;
-}
+const assets = assetSet(ASSET_PREFIX, SOURCES);
+const assetUrls = assets.urls;
 
 /**
  * The page's Content-Security-Policy: that of the other pages (render.ts) with three changes.
@@ -94,25 +73,6 @@ function docsPage(config: Config): Response {
   );
 }
 
-const acceptsGzip = (request: Request) => /\bgzip\b/i.test(request.headers.get('accept-encoding') ?? '');
-
-function serveAsset(request: Request, asset: Asset): Response {
-  const headers: Record<string, string> = {
-    'content-type': asset.type,
-    'cache-control': 'public, max-age=31536000, immutable',
-    vary: 'accept-encoding',
-  };
-  let body = asset.body;
-  // The bundle is 1.7 MB, 0.45 MB gzipped: compressed once, on first demand, and kept.
-  if (acceptsGzip(request)) {
-    asset.gzipped ??= gzipSync(asset.body);
-    body = asset.gzipped;
-    headers['content-encoding'] = 'gzip';
-  }
-  headers['content-length'] = String(body.length);
-  return new Response(new Uint8Array(body), { headers });
-}
-
 /**
  * The reference page and its assets, or null for any other path. Public: answered before any
  * credential is looked at (like /api/openapi.json), since it holds nothing but the public document.
@@ -120,11 +80,6 @@ function serveAsset(request: Request, asset: Asset): Response {
 export function serveApiDocs(request: Request, path: string, config: Config): Response | null {
   let response: Response;
   if (path === PAGE_PATH) response = methodNotAllowed(request.method) ?? docsPage(config);
-  else if (!path.startsWith(ASSET_PREFIX)) return null;
-  else {
-    const asset = assets.get(path);
-    if (!asset) return problems.notFound().toResponse();
-    response = methodNotAllowed(request.method) ?? serveAsset(request, asset);
-  }
+  else return assets.serve(request, path);
   return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
 }

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 
-const TYPES: Record<string, string> = { 'app.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8' };
+const TYPES: Record<string, string> = {
+  'app.css': 'text/css; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+};
 const files = new Map(Object.keys(TYPES).map((name) => [name, readFileSync(new URL(`./assets/${name}`, import.meta.url))]));
 
 /** GET /assets/<name>: the pages' stylesheet and script, read once at start. */

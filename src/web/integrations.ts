@@ -1,57 +1,42 @@
-import type { Context } from '../context.js';
 import { roleAtLeast } from '../auth/principal.js';
+import type { Context } from '../context.js';
 import { ApiKeyJson } from '../rest/resources.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../schema/api-key.js';
-import { AppError, statusForCode, ValidationError } from '../schema/errors.js';
-import { page, redirect } from './render.js';
-import { inOrg, loadShell, type ShellOrg } from './shell.js';
+import { flashCookie } from './flash.js';
+import { formFailure, readForm } from './forms.js';
+import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
+import { redirect } from './render.js';
 
-type PageRequest = Request & { params?: Record<string, string> };
-
-/** Settings > Integrations of the organization in the path, for a signed-in member of it. */
-type OrgPage = { response: Response } | { shell: Awaited<ReturnType<typeof loadShell>>; org: ShellOrg; ctx: Context };
-
-async function orgPage(request: PageRequest, ctx: Context): Promise<OrgPage> {
-  if (ctx.principal.kind !== 'user') {
-    const here = new URL(request.url);
-    return { response: redirect(`/login?next=${encodeURIComponent(here.pathname)}`) };
-  }
-  const shell = await loadShell(ctx);
-  const org = shell.orgs.find((o) => o.slug === request.params?.slug);
-  if (!org) {
-    return {
-      response: page('error', { ...shell, title: 'Not found', heading: 'Organization not found', message: 'It does not exist, or you are not a member of it.' }, { status: 404 }),
-    };
-  }
-  return { shell, org, ctx: inOrg(ctx, org) };
-}
+/**
+ * Settings > Integrations: the caller's API keys in the organization and, for owners and
+ * admins, every member's (each revocable). Creating a key redirects (post/redirect/get) to this
+ * page, which shows the token once from the flash.
+ */
 
 /** The keys as the page shows them: the API's representation (never the hash, never the token). */
-type KeyView = ReturnType<typeof ApiKeyJson.present> & { id: string; name: string; status: string };
+type KeyView = ReturnType<typeof ApiKeyJson.present> & { id: string; name: string; status: string; owner?: string };
 
-async function keysOf(ctx: Context): Promise<KeyView[]> {
-  const keys = await listApiKeys.call(ctx, {}, { select: ApiKeyJson.select });
-  return keys.map((key) => ApiKeyJson.present(key as never) as KeyView);
+const canSeeAll = (p: OrgPage) => roleAtLeast(p.org.role, 'admin');
+
+async function keysOf(p: OrgPage): Promise<KeyView[]> {
+  const all = canSeeAll(p);
+  const keys = await listApiKeys.call(p.ctx, { all }, { select: { ...ApiKeyJson.select, membership: { select: { user: { select: { name: true } } } } } });
+  return keys.map((key) => ({
+    ...(ApiKeyJson.present(key as never) as KeyView),
+    owner: (key as unknown as { membership: { user: { name: string } } }).membership.user.name,
+  }));
 }
 
-function integrationsPage(
-  shell: Awaited<ReturnType<typeof loadShell>>,
-  org: ShellOrg,
-  keys: KeyView[],
-  extra: Record<string, unknown> = {},
-  status = 200,
-  headers: Record<string, string> = {},
-): Response {
-  return page(
+async function integrationsPage(p: OrgPage, extra: Record<string, unknown> = {}, status = 200, headers: Record<string, string> = {}): Promise<Response> {
+  return orgView(
+    p,
     'integrations',
     {
-      ...shell,
-      title: `Integrations · ${org.name}`,
-      currentOrg: org,
-      keys,
-      canCreate: roleAtLeast(org.role, 'manager'),
-      created: null,
-      notice: null,
+      title: `API keys · ${p.org.name}`,
+      section: 'API keys',
+      keys: await keysOf(p),
+      all: canSeeAll(p),
+      canCreate: roleAtLeast(p.org.role, 'manager'),
       formError: null,
       errors: {},
       form: { name: '', expires_on: '' },
@@ -63,57 +48,52 @@ function integrationsPage(
 
 export async function showIntegrations(request: PageRequest, ctx: Context): Promise<Response> {
   const p = await orgPage(request, ctx);
-  if ('response' in p) return p.response;
-  const revoked = new URL(request.url).searchParams.get('revoked');
-  return integrationsPage(p.shell, p.org, await keysOf(p.ctx), { notice: revoked ? `The key “${revoked}” has been revoked.` : null });
+  return p instanceof Response ? p : integrationsPage(p);
 }
 
 export async function createKey(request: PageRequest, ctx: Context): Promise<Response> {
   const p = await orgPage(request, ctx);
-  if ('response' in p) return p.response;
-  const form = await request.formData().catch(() => new FormData());
-  const name = String(form.get('name') ?? '');
-  const expiresOn = String(form.get('expires_on') ?? '').trim();
-  const formValues = { name, expires_on: expiresOn };
-  if (expiresOn && !/^\d{4}-\d{2}-\d{2}$/.test(expiresOn)) {
-    return integrationsPage(p.shell, p.org, await keysOf(p.ctx), { form: formValues, errors: { expiresAt: 'Enter a date as YYYY-MM-DD.' } }, 400);
+  if (p instanceof Response) return p;
+  const form = await readForm(request);
+  const formValues = { name: form.name ?? '', expires_on: (form.expires_on ?? '').trim() };
+  if (formValues.expires_on && !/^\d{4}-\d{2}-\d{2}$/.test(formValues.expires_on)) {
+    return integrationsPage(p, { form: formValues, errors: { expiresAt: 'Enter a date as YYYY-MM-DD.' } }, 400);
   }
   try {
-    const { token, apiKey } = await createApiKey.call(p.ctx, { name, expiresAt: expiresOn ? `${expiresOn}T23:59:59.999Z` : null }, undefined);
-    return integrationsPage(p.shell, p.org, await keysOf(p.ctx), { created: { name: apiKey.name, token } }, 201);
+    const expiresAt = formValues.expires_on ? `${formValues.expires_on}T23:59:59.999Z` : null;
+    const { token, apiKey } = await createApiKey.call(p.ctx, { name: formValues.name, expiresAt }, undefined);
+    const secret = {
+      title: `Your new key “${apiKey.name}”`,
+      label: 'Token',
+      value: token,
+      warning: 'Copy this token now. It is shown only once and cannot be recovered: only its hash is stored.',
+    };
+    return redirect(`${p.base}/settings/integrations`, { 'set-cookie': flashCookie(ctx.config, { secret }) });
   } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    const fieldErrors = error instanceof ValidationError ? error.fieldErrors : [];
-    const errors = Object.fromEntries(fieldErrors.map((e) => [e.field, e.message]));
-    const retryAfter = (error.extensions as { retryAfter?: number }).retryAfter;
-    return integrationsPage(
-      p.shell,
-      p.org,
-      await keysOf(p.ctx),
-      { form: formValues, errors, formError: fieldErrors.length ? null : error.message },
-      statusForCode(error.code),
-      retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},
-    );
+    const failure = formFailure(error);
+    return integrationsPage(p, { form: formValues, errors: failure.errors, formError: failure.formError }, failure.status, failure.headers);
   }
 }
 
-async function ownKey(p: { ctx: Context }, id: string | undefined) {
-  return (await keysOf(p.ctx)).find((k) => k.id === id && k.status === 'active');
+async function activeKey(p: OrgPage, id: string | undefined) {
+  return (await keysOf(p)).find((k) => k.id === id && k.status === 'active');
 }
+
+const keyNotFound = (p: OrgPage) => notFoundPage(p.shell, 'Key not found', 'It does not exist or is no longer active.');
 
 export async function confirmRevoke(request: PageRequest, ctx: Context): Promise<Response> {
   const p = await orgPage(request, ctx);
-  if ('response' in p) return p.response;
-  const key = await ownKey(p, request.params?.id);
-  if (!key) return page('error', { ...p.shell, title: 'Not found', heading: 'Key not found', message: 'It does not exist or is no longer active.' }, { status: 404 });
-  return page('revoke', { ...p.shell, title: `Revoke ${key.name}`, currentOrg: p.org, key });
+  if (p instanceof Response) return p;
+  const key = await activeKey(p, request.params?.id);
+  if (!key) return keyNotFound(p);
+  return orgView(p, 'revoke', { title: `Revoke ${key.name}`, key });
 }
 
 export async function revokeKey(request: PageRequest, ctx: Context): Promise<Response> {
   const p = await orgPage(request, ctx);
-  if ('response' in p) return p.response;
-  const key = await ownKey(p, request.params?.id);
-  if (!key) return page('error', { ...p.shell, title: 'Not found', heading: 'Key not found', message: 'It does not exist or is no longer active.' }, { status: 404 });
+  if (p instanceof Response) return p;
+  const key = await activeKey(p, request.params?.id);
+  if (!key) return keyNotFound(p);
   await revokeApiKey.call(p.ctx, { id: key.id }, { select: { id: true } });
-  return redirect(`/orgs/${p.org.slug}/settings/integrations?revoked=${encodeURIComponent(key.name)}`);
+  return redirect(`${p.base}/settings/integrations`, { 'set-cookie': flashCookie(ctx.config, { notice: `The key “${key.name}” has been revoked.` }) });
 }

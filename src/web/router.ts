@@ -1,29 +1,55 @@
 import { Router, type IRequest } from 'itty-router';
+import type { FirstRunLink } from '../auth/first-run.js';
 import type { Context } from '../context.js';
 import { onRequest, routeWithoutQuery } from '../http/routing.js';
 import type { Logger } from '../logger.js';
 import { HttpProblem } from '../rest/problem.js';
 import { revokeApplication, showApplications } from './applications.js';
 import { asset } from './assets.js';
+import { clearedFlashCookie, readFlash } from './flash.js';
 import { confirmRevoke, createKey, revokeKey, showIntegrations } from './integrations.js';
+import { notFoundPage, type PageRequest } from './org-page.js';
 import { page, redirect } from './render.js';
 import { setPassword, showSetPassword } from './set-password.js';
+import { createSetupPages } from './setup.js';
 import { loadShell } from './shell.js';
 import { showSignIn, signIn, signOut } from './sign-in.js';
 
-type Handler = (request: Request & { params?: Record<string, string> }, ctx: Context) => Promise<Response> | Response;
+type Handler = (request: PageRequest, ctx: Context) => Promise<Response> | Response;
 
 async function home(_request: Request, ctx: Context): Promise<Response> {
   if (ctx.principal.kind !== 'user') return redirect('/login');
   const shell = await loadShell(ctx);
-  if (shell.orgs.length === 1) return redirect(`/orgs/${shell.orgs[0]!.slug}/settings/integrations`);
+  if (shell.orgs.length === 1) return redirect(`/orgs/${shell.orgs[0]!.slug}`);
   return page('orgs', { ...shell, title: 'Your organizations' });
 }
 
-const PAGE_PATHS = [/^\/$/, /^\/settings\/applications(\/[^/]+\/revoke)?$/, /^\/login$/, /^\/logout$/, /^\/set-password$/, /^\/orgs\/[^/]+\/settings\//, /^\/assets\/[^/]+$/];
+const PAGE_PATHS = [/^\/$/, /^\/(login|logout|set-password|setup|join)$/, /^\/settings\/applications(\/[^/]+\/revoke)?$/, /^\/account(\/[^/]+)?$/, /^\/orgs\/[^/]+(\/.*)?$/, /^\/assets\/[^/]+$/];
 
-/** The pages people use: sign-in, the org switcher, Settings > Integrations. */
-export function createWebRouter(logger: Logger) {
+/**
+ * Runs a page handler with the flash its request carries (src/web/flash.ts): a page that shows
+ * it (a successful GET) clears it, so a reload does not show it again.
+ */
+function withFlash(handler: Handler) {
+  return async (request: Request, ctx: Context): Promise<Response> => {
+    const req = request as unknown as PageRequest;
+    req.flash = readFlash(req.headers);
+    const response = await handler(req, ctx);
+    if (req.flash && req.method === 'GET' && response.status === 200 && !response.headers.has('set-cookie')) {
+      response.headers.append('set-cookie', clearedFlashCookie(ctx.config));
+    }
+    return response;
+  };
+}
+
+export interface WebOptions {
+  /** The first-run setup link of an empty database (null once the database has users). */
+  firstRun: FirstRunLink | null;
+}
+
+/** The pages people use: sign-in, first-run setup, and the organization's pages. */
+export function createWebRouter(logger: Logger, options: WebOptions = { firstRun: null }) {
+  const setup = createSetupPages(options.firstRun);
   const router = Router<IRequest, [Context, Request]>({
     catch: (error: unknown) => {
       if (error instanceof HttpProblem) {
@@ -33,7 +59,7 @@ export function createWebRouter(logger: Logger) {
       return page('error', { title: 'Error', heading: 'Something went wrong', message: 'It has been logged. Please try again.' }, { status: 500 });
     },
   });
-  const route = (handler: Handler) => onRequest(handler);
+  const route = (handler: Handler) => onRequest(withFlash(handler));
   router
     .get('/', route(home))
     .get('/login', route(showSignIn))
@@ -41,6 +67,8 @@ export function createWebRouter(logger: Logger) {
     .post('/logout', route(signOut))
     .get('/set-password', route(showSetPassword))
     .post('/set-password', route(setPassword))
+    .get('/setup', route(setup.showSetup))
+    .post('/setup', route(setup.submitSetup))
     .get('/orgs/:slug/settings/integrations', route(showIntegrations))
     .post('/orgs/:slug/settings/integrations/keys', route(createKey))
     .get('/orgs/:slug/settings/integrations/keys/:id/revoke', route(confirmRevoke))
@@ -48,7 +76,7 @@ export function createWebRouter(logger: Logger) {
     .get('/settings/applications', route(showApplications))
     .post('/settings/applications/:id/revoke', route(revokeApplication))
     .get('/assets/:name', (request: IRequest) => asset(request.params.name ?? '') ?? undefined)
-    .all('*', () => page('error', { title: 'Not found', heading: 'Page not found', message: 'There is nothing at this address.' }, { status: 404 }));
+    .all('*', () => notFoundPage());
   return {
     serves: (path: string) => PAGE_PATHS.some((p) => p.test(path)),
     fetch: (request: Request, ctx: Context) => routeWithoutQuery(router, request, ctx),

@@ -1,6 +1,7 @@
 import { passwordLinkUser, passwordProblem, PASSWORD_MIN_LENGTH, usePasswordLink } from '../auth/password-setup.js';
 import type { Context } from '../context.js';
-import { page } from './render.js';
+import { flashCookie } from './flash.js';
+import { page, redirect } from './render.js';
 
 // The token is in this page's URL: Referer carries only the origin, even to our own assets.
 // (Not no-referrer: browsers then send `Origin: null` with the form, which the CSRF check refuses.)
@@ -29,5 +30,6 @@ export async function setPassword(request: Request, ctx: Context): Promise<Respo
   }
   const email = await usePasswordLink(ctx.prisma, token, password);
   if (!email) return invalid();
-  return page('set-password', { title: 'Password set', done: true, email }, { headers: NO_REFERRER });
+  // Post/redirect/get: a reload of the sign-in page cannot post the spent link again.
+  return redirect('/login', { ...NO_REFERRER, 'set-cookie': flashCookie(ctx.config, { notice: `Your password is set. Sign in with ${email} and your new password.` }) });
 }

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { drawFrom } from '../limits/limiter.js';
 import type { Policy } from '../limits/policy.js';
 import { safeNextPath } from './next-path.js';
+import type { PageRequest } from './org-page.js';
 import { page, redirect } from './render.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../schema/text.js';
 
@@ -13,10 +14,10 @@ const SIGN_IN_POLICY: Policy = { name: 'sign-in', limit: 10, windowMs: 15 * 60 *
 // Compared against when the e-mail is unknown, so both answers take the time of one scrypt.
 const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
-export function showSignIn(request: Request, ctx: Context): Response {
+export function showSignIn(request: PageRequest, ctx: Context): Response {
   const next = safeNextPath(new URL(request.url).searchParams.get('next'), ctx.config.baseUrl);
   if (ctx.principal.kind === 'user') return redirect(next);
-  return page('login', { title: 'Sign in', next, email: '', error: null });
+  return page('login', { title: 'Sign in', next, email: '', error: null, flash: request.flash });
 }
 
 export async function signIn(request: Request, ctx: Context): Promise<Response> {

@@ -1,0 +1,37 @@
+import { AppError, statusForCode, ValidationError } from '../schema/errors.js';
+
+/** A posted form as strings (a body that is not a form is an empty form). */
+export async function readForm(request: Request): Promise<Record<string, string>> {
+  const form = await request.formData().catch(() => new FormData());
+  const fields: Record<string, string> = {};
+  for (const [name, value] of form) if (typeof value === 'string' && !(name in fields)) fields[name] = value;
+  return fields;
+}
+
+/** All values of one field of a posted form or a query (checkboxes, multi-selects). */
+export const allValues = (params: URLSearchParams, name: string) => params.getAll(name).flatMap((v) => v.split(',')).filter(Boolean);
+
+export interface FormFailure {
+  status: number;
+  /** By input field (the operation's name for it), shown next to the field. */
+  errors: Record<string, string>;
+  /** A failure that belongs to no one field, shown above the form. */
+  formError: string | null;
+  headers: Record<string, string>;
+}
+
+/**
+ * An operation's refusal as a form shows it, with the status the API would answer. Errors that
+ * are not the operation's (bugs) are thrown on, to the router's 500 page.
+ */
+export function formFailure(error: unknown): FormFailure {
+  if (!(error instanceof AppError)) throw error;
+  const fieldErrors = error instanceof ValidationError ? error.fieldErrors : [];
+  const retryAfter = (error.extensions as { retryAfter?: number }).retryAfter;
+  return {
+    status: statusForCode(error.code),
+    errors: Object.fromEntries(fieldErrors.map((e) => [e.field, e.message])),
+    formError: fieldErrors.length ? null : error.message,
+    headers: retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},
+  };
+}

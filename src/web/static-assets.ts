@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { problems } from '../rest/problem.js';
+
+/**
+ * Files of npm packages (Swagger UI, GraphiQL, Chart.js) and our own scripts for them, served
+ * by the service itself so that no page loads anything from another origin. Each set lives
+ * under a prefix; a file's URL carries a hash of its content, so it can be cached for good.
+ */
+
+export const JS = 'text/javascript; charset=utf-8';
+export const CSS = 'text/css; charset=utf-8';
+
+export interface AssetSource {
+  name: string;
+  file: string;
+  type: string;
+}
+
+interface Asset {
+  type: string;
+  body: Buffer;
+  gzipped?: Buffer;
+}
+
+const acceptsGzip = (request: Request) => /\bgzip\b/i.test(request.headers.get('accept-encoding') ?? '');
+
+export interface AssetSet<Name extends string> {
+  /** The URL of each file, by name. */
+  urls: Record<Name, string>;
+  /** The file at `path` (HEAD too), a 404/405 problem for another path under the prefix, null outside it. */
+  serve(request: Request, path: string): Response | null;
+}
+
+/** Reads the files once at start; only these exact URLs are served, so no path can reach another file. */
+export function assetSet<const Sources extends readonly AssetSource[]>(prefix: string, sources: Sources): AssetSet<Sources[number]['name']> {
+  const assets = new Map<string, Asset>();
+  const urls = {} as Record<string, string>;
+  for (const source of sources) {
+    const body = readFileSync(source.file);
+    const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
+    const url = `${prefix}${hash}/${source.name}`;
+    assets.set(url, { type: source.type, body });
+    urls[source.name] = url;
+  }
+  return {
+    urls,
+    serve(request, path) {
+      if (!path.startsWith(prefix)) return null;
+      const asset = assets.get(path);
+      if (!asset) return problems.notFound().toResponse();
+      if (request.method !== 'GET' && request.method !== 'HEAD') return problems.methodNotAllowed(['GET', 'HEAD']).toResponse();
+      const headers: Record<string, string> = { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', vary: 'accept-encoding' };
+      let body = asset.body;
+      // Bundles of megabytes: compressed once, on first demand, and kept.
+      if (acceptsGzip(request)) {
+        asset.gzipped ??= gzipSync(asset.body);
+        body = asset.gzipped;
+        headers['content-encoding'] = 'gzip';
+      }
+      headers['content-length'] = String(body.length);
+      return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), { headers });
+    },
+  };
+}
