@@ -6,6 +6,7 @@ import { revokeKeyRow } from '../schema/api-key.js';
 import { operatorContext } from '../schema/operator.js';
 import { createOrganization as orgOperation } from '../schema/organization.js';
 import * as projectOperations from '../schema/project-operations.js';
+import { UserFields } from '../schema/user-fields.js';
 
 /** Operator operations shared by the admin and seed commands (and test fixtures). */
 
@@ -13,12 +14,11 @@ export async function createUser(
   db: Db,
   input: { email: string; name: string; username: string; password?: string; locale?: string },
 ) {
+  // The API documents these limits for every user it shows: a user over them is refused here.
+  const fields = UserFields.parse({ email: input.email.toLowerCase(), name: input.name, username: input.username, locale: input.locale ?? 'en' });
   return db.user.create({
     data: {
-      email: input.email.toLowerCase(),
-      name: input.name,
-      username: input.username,
-      locale: input.locale ?? 'en',
+      ...fields,
       passwordHash: input.password ? await hashPassword(input.password) : null,
     },
   });
