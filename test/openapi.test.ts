@@ -205,7 +205,8 @@ describe('the document', () => {
     expect(anonymous.headers.get('content-type')).toMatch(/^application\/json/);
     expect(anonymous.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
     expect(anonymous.headers.get('access-control-allow-origin')).toBe('*');
-    expect(body.servers).toEqual([{ url: `${t.app.config.baseUrl}/api`, description: expect.any(String) }]);
+    // OWASP API9: the server says whom it is for and which environment it is.
+    expect(body.servers).toEqual([{ url: `${t.app.config.baseUrl}/api`, description: expect.stringMatching(/\((production|local development or test)\)/), 'x-internal': false }]);
 
     // A credential, even a bad one, does not stand in the way of a public document.
     const withBadToken = await t.app.fetch(new Request(`${ORIGIN}/api/openapi.json`, { headers: { authorization: 'Bearer tok_live_nope' } }));

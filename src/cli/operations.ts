@@ -6,27 +6,21 @@ import { revokeKeyRow } from '../schema/api-key.js';
 import { operatorContext } from '../schema/operator.js';
 import { createOrganization as orgOperation } from '../schema/organization.js';
 import * as projectOperations from '../schema/project-operations.js';
-import { storableString } from '../schema/text.js';
+import { UserFields } from '../schema/user-fields.js';
 import { validate } from '../schema/validate.js';
-import { z } from 'zod';
 
 /** Operator operations shared by the admin and seed commands (and test fixtures). */
 
-/** The text of a new user, under the rule every stored text obeys (src/schema/text.ts). */
-const NewUserText = z.object({ email: storableString(), name: storableString(), username: storableString(), locale: storableString().optional() });
-
-/** Creates a user; text PostgreSQL cannot store is a ValidationError naming the field, as on the API. */
+/** Creates a user; a field over its limit, or text PostgreSQL cannot store, is a ValidationError naming the field, as on the API. */
 export async function createUser(
   db: Db,
   input: { email: string; name: string; username: string; password?: string; locale?: string },
 ) {
-  validate(NewUserText, { email: input.email, name: input.name, username: input.username, locale: input.locale });
+  // The API documents these limits for every user it shows: a user over them is refused here.
+  const fields = validate(UserFields, { email: input.email.toLowerCase(), name: input.name, username: input.username, locale: input.locale ?? 'en' });
   return db.user.create({
     data: {
-      email: input.email.toLowerCase(),
-      name: input.name,
-      username: input.username,
-      locale: input.locale ?? 'en',
+      ...fields,
       passwordHash: input.password ? await hashPassword(input.password) : null,
     },
   });

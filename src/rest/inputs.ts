@@ -6,6 +6,12 @@ import { z } from 'zod';
  * field rules to that, so a limit or an allowed value is still written once.
  */
 
+/** An id in a path: a UUID, or an issue key (shorter). Longer text names nothing (404), so the bound is documented, not checked. */
+export const ID_MAX = 36;
+
+/** The longest cursor we make (a sort value, a title at most, and an id, as base64url JSON): documented, not checked (another text is a 400 anyway). */
+export const CURSOR_MAX = 4096;
+
 /**
  * The query string as an object: a parameter given twice is an array (refused unless it is a
  * list). One pass over the parameters, so its cost is linear in their number however they

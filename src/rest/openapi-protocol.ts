@@ -3,7 +3,10 @@ import type { ComponentsObject, ExampleObject, HeaderObject, ParameterObject, Re
 import { SCOPES } from '../auth/oauth/scopes.js';
 import { sessionCookieName } from '../auth/session.js';
 import type { Config } from '../config.js';
+import { QUERY_LIMITS } from '../graphql/yoga.js';
+import { BODY_LIMITS } from '../http/body-limit.js';
 import { GLOBAL_POLICY } from '../limits/policy.js';
+import { PROBLEM_LIMITS } from './problem.js';
 
 /**
  * The parts of the OpenAPI document that belong to the protocol rather than to a route: the
@@ -28,7 +31,8 @@ function exact(description: string, properties: Record<string, Schema>): SchemaO
 
 // ---- Headers ----
 
-const RATE_LIMIT_HEADER_NAMES = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'] as const;
+/** What every response of the API carries: the rate-limit fields and CORS's Allow-Origin (src/pipeline/cors.ts). */
+const EVERY_RESPONSE_HEADER_NAMES = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Access-Control-Allow-Origin'] as const;
 
 const headers: Record<string, Header> = {
   'Idempotent-Replayed': {
@@ -57,7 +61,7 @@ const headers: Record<string, Header> = {
   RateLimit: {
     description: 'IETF RateLimit field for the tightest bucket: its policy name, `r` remaining, `t` seconds to reset.',
     required: true,
-    schema: { type: 'string', pattern: '^"[^"]+";r=\\d+;t=\\d+$' },
+    schema: { type: 'string', maxLength: 128, pattern: '^"[^"]+";r=\\d+;t=\\d+$' },
     example: '"global";r=599;t=60',
   },
   'RateLimit-Policy': {
@@ -65,7 +69,7 @@ const headers: Record<string, Header> = {
       'IETF RateLimit-Policy field: every bucket the request drew from, with `q` requests per `w` seconds. ' +
       'Some operations draw from a bucket of their own on top of the global one (see `x-rate-limit-policies`).',
     required: true,
-    schema: { type: 'string', pattern: '^"[^"]+";q=\\d+;w=\\d+(, "[^"]+";q=\\d+;w=\\d+)*$' },
+    schema: { type: 'string', maxLength: 512, pattern: '^"[^"]+";q=\\d+;w=\\d+(, "[^"]+";q=\\d+;w=\\d+)*$' },
     example: `"${GLOBAL_POLICY.name}";q=${GLOBAL_POLICY.limit};w=${GLOBAL_POLICY.windowMs / 1000}`,
   },
   'Retry-After': {
@@ -79,7 +83,7 @@ const headers: Record<string, Header> = {
       'RFC 8288 link to the next page (`rel="next"`), present only when there is one: the same filters and sort plus an opaque `cursor`. ' +
       'Follow it rather than building cursors.',
     required: false,
-    schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
+    schema: { type: 'string', maxLength: 4096, pattern: '^<[^>]+>; rel="next"$' },
     example: '<http://localhost:4000/api/issues?status=Todo&limit=50&cursor=eyJ2IjpbIjIwMjYtMDEtMzFUMTI6MDA6MDAuMDAwWiJdfQ>; rel="next"',
   },
   Location: { description: 'The URL of the created resource.', required: true, schema: { type: 'string', format: 'uri' } },
@@ -88,30 +92,37 @@ const headers: Record<string, Header> = {
       'RFC 6750 challenge: `Bearer realm="<BASE_URL>/api", resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/api", scope="read write"` ' +
       '(plus `error="invalid_token"` when a token was sent). On 403 `insufficient_scope`: `Bearer error="insufficient_scope", scope="write", resource_metadata="..."`.',
     required: true,
-    schema: { type: 'string', pattern: '^Bearer ' },
+    schema: { type: 'string', maxLength: 1024, pattern: '^Bearer ' },
   },
-  Allow: { description: 'The methods this path answers.', required: true, schema: { type: 'string' }, example: 'GET, PUT, DELETE' },
-  'Accept-Post': { description: 'The media type to send.', required: true, schema: { type: 'string' }, example: 'application/json' },
-  'Cache-Control': { description: 'How long caches may keep the document.', required: true, schema: { type: 'string' }, example: 'public, max-age=300' },
-  'Access-Control-Allow-Origin': { description: 'Any origin may load the document (API explorers).', required: true, schema: { const: '*' } },
+  Allow: { description: 'The methods this path answers.', required: true, schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$' }, example: 'GET, PUT, DELETE' },
+  'Accept-Post': { description: 'The media type to send.', required: true, schema: { type: 'string', maxLength: 64, pattern: '^[a-z]+/[a-z0-9.+-]+$' }, example: 'application/json' },
+  'Cache-Control': { description: 'How long caches may keep the document.', required: true, schema: { type: 'string', maxLength: 64, pattern: '^[a-z-]+(=\\d+)?(, [a-z-]+(=\\d+)?)*$' }, example: 'public, max-age=300' },
+  'Access-Control-Allow-Origin': {
+    description:
+      'CORS: `*` (any origin\'s page may read the answer, never with cookies), or the request\'s `Origin` when `CORS_ORIGINS` lists it; ' +
+      'absent for an origin not listed. Never with `Access-Control-Allow-Credentials`: the browser session does not work from other origins.',
+    required: false,
+    schema: { type: 'string', maxLength: 2048, pattern: '^(\\*|https?://[^/]+)$' },
+    example: '*',
+  },
   InsufficientScope: {
     description: 'Only on `insufficient_scope`: `Bearer error="insufficient_scope", scope="write", resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/api"` (RFC 6750, RFC 9728 §5.1).',
     required: false,
-    schema: { type: 'string', pattern: '^Bearer error="insufficient_scope", scope="(read|write)", resource_metadata="[^"]+"$' },
+    schema: { type: 'string', maxLength: 256, pattern: '^Bearer error="insufficient_scope", scope="(read|write)", resource_metadata="[^"]+"$' },
     example: 'Bearer error="insufficient_scope", scope="write", resource_metadata="http://localhost:4000/.well-known/oauth-protected-resource/api"',
   },
-  ETag: { description: 'Validator for `If-None-Match`.', required: true, schema: { type: 'string' } },
+  ETag: { description: 'Validator for `If-None-Match`.', required: true, schema: { type: 'string', maxLength: 64, pattern: '^"[A-Za-z0-9_-]+"$' } },
 };
 
 const headerRef = (name: string): Reference => ({ $ref: `#/components/headers/${name}` });
 
 /**
- * Every response, whatever its outcome, carries the rate-limit fields. `extra` names more header
+ * Every response, whatever its outcome, carries the rate-limit fields (and CORS's Allow-Origin). `extra` names more header
  * components; `name=Component` when the header's name differs from its component's.
  */
 export function withRateLimitHeaders(extra: string[] = []): Record<string, Reference> {
   return Object.fromEntries(
-    [...RATE_LIMIT_HEADER_NAMES, ...extra].map((entry) => {
+    [...EVERY_RESPONSE_HEADER_NAMES, ...extra].map((entry) => {
       const [name, component = name] = entry.split('=') as [string, string?];
       return [name, headerRef(component)];
     }),
@@ -191,7 +202,7 @@ function problemSchema(status: ProblemStatus, codes: readonly string[], descript
     },
     title: { const: STATUS_CODES[status], description: 'The HTTP reason phrase.' },
     status: { const: status },
-    detail: { type: 'string', description: 'For people: what went wrong and what to do.' },
+    detail: { type: 'string', maxLength: PROBLEM_LIMITS.detail, description: 'For people: what went wrong and what to do.' },
     code: codes.length === 1 ? { const: codes[0], description: 'Stable, for programs.' } : { type: 'string', enum: [...codes], description: 'Stable, for programs.' },
     request_id: { type: 'string', maxLength: 128, description: "The request's `X-Request-Id` (the client's, or one the service made): quote it to an operator." },
     ...(errors ? { errors } : {}),
@@ -203,8 +214,8 @@ const [VALIDATION_FAILED, ...OTHER_400_CODES] = PROBLEM_CODES[400];
 
 const problemSchemas: Record<string, Schema> = {
   FieldError: exact('One bad input: the field as the client named it (`title`, `project_id`, `limit`) and why.', {
-    field: { type: 'string' },
-    message: { type: 'string' },
+    field: { type: 'string', maxLength: PROBLEM_LIMITS.fieldText },
+    message: { type: 'string', maxLength: PROBLEM_LIMITS.fieldText },
   }),
   // 400 is the one status with two shapes: validation_failed lists the fields at fault, always; the others have no `errors`.
   BadRequestProblem: {
@@ -214,6 +225,8 @@ const problemSchemas: Record<string, Schema> = {
   ValidationProblem: problemSchema(400, [VALIDATION_FAILED], 'Bad input: every bad field or parameter is in `errors`.', {
     type: 'array',
     minItems: 1,
+    maxItems: PROBLEM_LIMITS.fieldErrors,
+    description: `The first ${PROBLEM_LIMITS.fieldErrors} bad fields found.`,
     items: ref('FieldError'),
   }),
   MalformedRequestProblem: problemSchema(400, OTHER_400_CODES, 'A request that could not be read: not JSON, an undecodable value, conflicting credentials.'),
@@ -232,8 +245,8 @@ const graphql: Record<string, Schema> = {
     type: 'object',
     required: ['query'],
     properties: {
-      query: { type: 'string', description: 'A GraphQL document (see `schema.graphql`).' },
-      operationName: { type: ['string', 'null'] },
+      query: { type: 'string', maxLength: BODY_LIMITS.api, description: 'A GraphQL document (see `schema.graphql`).' },
+      operationName: { type: ['string', 'null'], maxLength: BODY_LIMITS.api },
       variables: { type: ['object', 'null'] },
       extensions: { type: ['object', 'null'] },
     },
@@ -246,13 +259,16 @@ const graphql: Record<string, Schema> = {
       data: { type: ['object', 'null'] },
       errors: {
         type: 'array',
+        // Each error comes from a part of the query, and a query has at most maxTokens tokens.
+        maxItems: QUERY_LIMITS.maxTokens,
         items: {
           type: 'object',
           required: ['message'],
           properties: {
-            message: { type: 'string' },
-            locations: { type: 'array', items: { type: 'object' } },
-            path: { type: 'array', items: { type: ['string', 'integer'] } },
+            message: { type: 'string', maxLength: BODY_LIMITS.api },
+            locations: { type: 'array', maxItems: QUERY_LIMITS.maxTokens, items: { type: 'object' } },
+            // A field name and at most one list index per level.
+            path: { type: 'array', maxItems: 2 * QUERY_LIMITS.maxDepth, items: { type: ['string', 'integer'], maxLength: BODY_LIMITS.api, minimum: 0 } },
             extensions: { type: 'object' },
           },
         },
@@ -264,7 +280,7 @@ const graphql: Record<string, Schema> = {
     type: 'object',
     description: 'This document (OpenAPI 3.1).',
     required: ['openapi', 'info', 'paths'],
-    properties: { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' }, info: { type: 'object' }, paths: { type: 'object' } },
+    properties: { openapi: { type: 'string', maxLength: 16, pattern: '^3\\.1\\.\\d+$' }, info: { type: 'object' }, paths: { type: 'object' } },
   },
 };
 
@@ -421,7 +437,8 @@ function securitySchemes(config: Config): ComponentsObject['securitySchemes'] {
       bearerFormat: 'tok_live_ + 32 base62 characters (personal access token), or a JWT (OAuth access token)',
       description:
         'A personal access token (API key): `Authorization: Bearer tok_live_...`. A key is bound to one organization and acts as the user who ' +
-        'created it, with that user\'s current role there. OAuth access tokens (see `oauth2`) are sent the same way.',
+        'created it, with that user\'s current role there. OAuth access tokens (see `oauth2`) are sent the same way: JWTs handled per RFC8725 ' +
+        '(JWT Best Current Practices), as `oauth2` says.',
     },
     [SCHEMES.header]: {
       type: 'apiKey',
@@ -436,7 +453,10 @@ function securitySchemes(config: Config): ComponentsObject['securitySchemes'] {
         `OAuth 2.1 authorization code with PKCE (S256 required) and \`resource=${base}/api\` (RFC 8707) on both the authorization and the token request. ` +
         `Clients register at \`${base}/oauth/register\` (RFC 7591); metadata at \`${base}/.well-known/oauth-authorization-server\`. ` +
         'The consent page picks one organization, fixed for every token of the grant. Access tokens are JWTs valid 1 hour, sent as `Authorization: Bearer`; ' +
-        'refresh tokens rotate on every use. Without `write`, mutations get 403 `insufficient_scope`.',
+        'refresh tokens rotate on every use. Without `write`, mutations get 403 `insufficient_scope`.\n\n' +
+        'Access tokens follow RFC8725 (JSON Web Token Best Current Practices) and the RFC 9068 profile: signed with ES256 only ' +
+        `(keys at \`${base}/oauth/jwks\`), never \`none\` or another algorithm; explicitly typed \`at+jwt\`, so no other kind of JWT passes ` +
+        `for one; \`iss\` must be \`${base}\` and \`aud\` \`${base}/api\`; \`exp\` is checked on every request. Treat them as opaque: they may change form.`,
       flows: {
         authorizationCode: {
           authorizationUrl: `${base}/oauth/authorize`,

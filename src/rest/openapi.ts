@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { InfoObject, OpenAPIObject, OperationObject, ReferenceObject } from 'openapi3-ts/oas31';
 import type { Config } from '../config.js';
+import { withImpliedBounds } from './openapi-bounds.js';
 import {
   anyCredential,
   graphqlPathItem,
@@ -43,8 +44,14 @@ function responses(route: Route): Record<string, ResponseConfig | ReferenceObjec
     },
   };
   if (!route.operation) {
-    const document = { description: success.description, headers: withRateLimitHeaders(['Cache-Control', 'Access-Control-Allow-Origin', 'ETag']), content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/OpenApiDocument' } } } };
-    return { '200': document, '304': { description: 'Not modified (`If-None-Match`).', headers: withRateLimitHeaders(['Cache-Control', 'ETag']) } };
+    const document = { description: success.description, headers: withRateLimitHeaders(['Cache-Control', 'ETag']), content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/OpenApiDocument' } } } };
+    // No credential is read, so no 400 or 401; the global rate limit still applies.
+    return {
+      '200': document,
+      '304': { description: 'Not modified (`If-None-Match`).', headers: withRateLimitHeaders(['Cache-Control', 'ETag']) },
+      '429': responseRef('TooManyRequests'),
+      '500': responseRef('InternalError'),
+    };
   }
   const own = Object.entries(route.errors ?? {}).map(([status, description]) => {
     const code = status === '404' ? 'not_found' : 'conflict';
@@ -134,8 +141,15 @@ export function openApiDocument(config: Config): OpenAPIObject {
   }
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: INFO,
-    servers: [{ url: `${config.baseUrl}/api`, description: 'This service' }],
+    info: { ...INFO, contact: { name: 'The API reference', url: `${config.baseUrl}/api/docs` } },
+    servers: [
+      {
+        url: `${config.baseUrl}/api`,
+        // OWASP API9 (inventory): who the server is for, and which environment it is.
+        description: `This service (${config.production ? 'production' : 'local development or test'}), at BASE_URL.`,
+        'x-internal': false,
+      },
+    ],
     security: anyCredential('read'),
     tags: TAGS,
   });
@@ -159,5 +173,5 @@ export function openApiDocument(config: Config): OpenAPIObject {
   graphqlItem.post.parameters = [...graphqlItem.post.parameters, paramRef('IdempotencyKey')];
   idempotencyResponses(graphqlItem.post.responses as Record<string, ResponseConfig | ReferenceObject>);
   document.paths = { ...document.paths, '/graphql': graphqlItem };
-  return document;
+  return withImpliedBounds(document);
 }

@@ -1,6 +1,21 @@
 import { STATUS_CODES } from 'node:http';
 import { currentRequestId } from '../ops/request-scope.js';
-import type { FieldError } from '../schema/errors.js';
+import { MAX_FIELD_ERRORS, type FieldError } from '../schema/errors.js';
+
+/**
+ * The most a problem says, so that its size is bounded whatever the request held (a body of
+ * 10,000 unknown fields, a field name of a megabyte): OpenAPI documents these numbers.
+ */
+export const PROBLEM_LIMITS = {
+  /** Field errors listed (the first ones found), as GraphQL's ValidationError lists. */
+  fieldErrors: MAX_FIELD_ERRORS,
+  /** Characters of a field's name as the client sent it, and of the message about it. */
+  fieldText: 256,
+  /** Characters of `detail` (the field errors joined, at most). */
+  detail: MAX_FIELD_ERRORS * (2 * 256 + 2) + (MAX_FIELD_ERRORS - 1) * 2,
+} as const;
+
+const clip = (text: string) => (text.length > PROBLEM_LIMITS.fieldText ? `${text.slice(0, PROBLEM_LIMITS.fieldText - 1)}…` : text);
 
 /**
  * An RFC 9457 problem: thrown anywhere in a REST handler, answered by the router.
@@ -42,8 +57,10 @@ export class HttpProblem extends Error {
 }
 
 export const problems = {
-  validation: (errors: FieldError[]) =>
-    new HttpProblem(400, 'VALIDATION_FAILED', errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors),
+  validation: (all: FieldError[]) => {
+    const errors = all.slice(0, PROBLEM_LIMITS.fieldErrors).map((e) => ({ field: clip(e.field), message: clip(e.message) }));
+    return new HttpProblem(400, 'VALIDATION_FAILED', errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
+  },
   notFound: (detail = 'No resource at this path.') => new HttpProblem(404, 'NOT_FOUND', detail),
   methodNotAllowed: (allow: string[]) =>
     new HttpProblem(405, 'METHOD_NOT_ALLOWED', `Allowed methods: ${allow.join(', ')}.`, undefined, { allow: allow.join(', ') }),

@@ -10,6 +10,9 @@ import { nonEmpty } from './selection.js';
 import { defineOperation } from './operation.js';
 import { activeOrgId, viewer } from './viewer.js';
 
+/** `inv_` and 18 random bytes in base64url (24 characters). */
+export const INVITE_CODE_LENGTH = 28;
+
 const InvitationRef = builder.prismaObject('Invitation', {
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -50,7 +53,7 @@ export const createInvitation = defineOperation({
     const me = viewer(ctx);
     const orgId = activeOrgId(ctx);
     if (!roleAtLeast(me.org!.role, input.role)) throw new ForbiddenError('You cannot invite someone with a higher role than your own.');
-    const code = `inv_${randomBytes(18).toString('base64url')}`;
+    const code = `inv_${randomBytes(18).toString('base64url')}`; // INVITE_CODE_LENGTH characters
     const invitation = await ctx.prisma.invitation.create({
       data: {
         orgId,
@@ -83,7 +86,8 @@ export const joinOrganization = defineOperation({
   description: 'Joins an organization with an invite code. A cross-organization operation: not available to API keys.',
   kind: 'write',
   access: { notPat: true },
-  input: z.strictObject({ code: z.string().trim().min(1, 'must not be empty') }),
+  // The bound is documented; a longer text is a code that does not exist.
+  input: z.strictObject({ code: z.string().trim().min(1, 'must not be empty').meta({ maxLength: INVITE_CODE_LENGTH }) }),
   async run(ctx, { code }, query: { select?: Prisma.MembershipSelect }) {
     const me = viewer(ctx);
     const now = new Date();

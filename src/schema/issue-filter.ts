@@ -80,7 +80,7 @@ const tooManyValues = `must have at most ${MAX_FILTER_VALUES} values`;
 
 const anyOf = (allowed: readonly string[]) =>
   z
-    .array(z.string())
+    .array(z.string().meta({ enum: [...allowed] }))
     .max(MAX_FILTER_VALUES, tooManyValues)
     .refine((values) => values.every((v) => allowed.includes(v)), `must each be one of: ${allowed.join(', ')}`);
 
@@ -104,7 +104,10 @@ const Comparators = {
 export const FilterFields = {
   status: anyOf(ISSUE_STATUSES),
   priority: anyOf(ISSUE_PRIORITIES),
-  assigneeId: z.string().refine((value) => value === 'none' || isUuid(value), 'must be a UUID or none'),
+  assigneeId: z
+    .string()
+    .refine((value) => value === 'none' || isUuid(value), 'must be a UUID or none')
+    .meta({ maxLength: 36 }),
   q: searchText,
 };
 

@@ -80,13 +80,19 @@ const CreateOrganizationInput = builder.inputType('CreateOrganizationInput', {
   }),
 });
 
+export const ORG_NAME_MAX = 100;
+/** 1 to 40 lowercase letters, digits and dashes. */
+export const ORG_SLUG_MAX = 40;
+
 const CreateOrganization = z.strictObject({
-  name: storableString(notNull('must be a string')).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  name: storableString(notNull('must be a string')).trim().min(1, 'must not be empty').max(ORG_NAME_MAX, `must be at most ${ORG_NAME_MAX} characters`),
   slug: z
     .string(notNull('must be a string'))
     .trim()
     .toLowerCase()
-    .regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, 'must be 1-40 lowercase letters, digits or dashes, not starting or ending with a dash'),
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, 'must be 1-40 lowercase letters, digits or dashes, not starting or ending with a dash')
+    // The pattern is the check; the bound it implies is written out for OpenAPI.
+    .meta({ maxLength: ORG_SLUG_MAX }),
   isPublic: z.boolean(notNull('must be true or false')).default(false),
 });
 

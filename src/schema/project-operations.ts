@@ -14,6 +14,7 @@ import { storableString } from './text.js';
 
 export const PROJECT_NAME_MAX = 100;
 export const PROJECT_KEY_PATTERN = /^[A-Z][A-Z0-9]{1,9}$/;
+export const PROJECT_KEY_MAX = 10;
 
 /** The Prisma selection a surface wants for each project. */
 export interface ProjectQuery {
@@ -28,7 +29,9 @@ const name = storableString(notNull('must be a string'))
 const key = z
   .string(notNull('must be a string'))
   .toUpperCase()
-  .regex(PROJECT_KEY_PATTERN, 'must be 2 to 10 letters or digits, starting with a letter');
+  .regex(PROJECT_KEY_PATTERN, 'must be 2 to 10 letters or digits, starting with a letter')
+  // The pattern is the check; the bound it implies is written out for OpenAPI.
+  .meta({ maxLength: PROJECT_KEY_MAX });
 
 const projectId = z.string().min(1, 'is required');
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { LIST_BOUNDS } from '../../schema/list-bounds.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../schema/api-key.js';
-import { boolean, camelKeys, snakeBody } from '../inputs.js';
+import { boolean, camelKeys, ID_MAX, snakeBody } from '../inputs.js';
 import { ApiKeyJson, CreatedApiKeyJson } from '../resources.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
@@ -15,7 +16,7 @@ export const apiKeyRoutes = [
     tag: 'API keys',
     operation: listApiKeys,
     query: z.object({ all: boolean(listApiKeys.input.shape.all).meta({ description: "Everyone's keys (owners and admins)." }) }),
-    success: { status: 200, description: 'The keys.', schema: z.array(ApiKeyJson.schema), examples: { keys: [EXAMPLE.apiKey] } },
+    success: { status: 200, description: 'The keys.', schema: z.array(ApiKeyJson.schema).max(LIST_BOUNDS.apiKeys), examples: { keys: [EXAMPLE.apiKey] } },
     async handle(ctx, { query }) {
       const keys = await listApiKeys.run(ctx, listApiKeys.parse(query), { select: ApiKeyJson.select });
       return { body: keys.map((key) => ApiKeyJson.present(key as never)) };
@@ -46,7 +47,7 @@ export const apiKeyRoutes = [
     description: "Its next request gets 401 `token_revoked`. Idempotent. The key's owner, or the organization's owners and admins; never from another key.",
     tag: 'API keys',
     operation: revokeApiKey,
-    params: z.object({ id: z.string().min(1).meta({ description: 'The key id.' }) }),
+    params: z.object({ id: z.string().min(1).meta({ maxLength: ID_MAX, description: 'The key id.' }) }),
     success: { status: 204, description: 'Revoked.' },
     errors: { 404: 'No such key (or not one the caller may manage).' },
     async handle(ctx, { params }) {

@@ -4,7 +4,7 @@ import { FilterFields } from '../../schema/issue-filter.js';
 import { instant } from '../../schema/dates.js';
 import { ISSUE_SORT_FIELDS } from '../../schema/issue-order.js';
 import { uuid } from '../../schema/uuid.js';
-import { camelKeys, integer, list, once, snakeBody } from '../inputs.js';
+import { camelKeys, CURSOR_MAX, ID_MAX, integer, list, once, snakeBody } from '../inputs.js';
 import { IssueJson } from '../resources.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
@@ -13,7 +13,7 @@ const lower = (values: readonly string[]) => values.map((v) => v.toLowerCase());
 const SORT_VALUES = lower(ISSUE_SORT_FIELDS) as [string, ...string[]];
 
 const IssueId = z.object({
-  id: z.string().min(1).meta({ description: "The issue id or its key (`WEB-12`, any case). Another organization's issue is a 404, exactly like a missing one.", example: 'WEB-12' }),
+  id: z.string().min(1).meta({ maxLength: ID_MAX, description: "The issue id or its key (`WEB-12`, any case). Another organization's issue is a 404, exactly like a missing one.", example: 'WEB-12' }),
 });
 
 const bound = (what: string) => once(instant).optional().meta({ description: `${what}, strictly. ISO 8601: a date (\`2026-01-31\`, midnight UTC) or a date-time with a zone (\`2026-01-31T12:00:00Z\`, \`...+02:00\`).` });
@@ -39,7 +39,7 @@ const ListQuery = z.object({
     .optional()
     .meta({ description: 'Default `desc` for `created_at` and `updated_at` (newest first), `asc` for the others.' }),
   limit: integer(ops.pageSize).optional().meta({ description: `Page size, default ${ops.PAGE_SIZE_DEFAULT}.` }),
-  cursor: once(z.string())
+  cursor: once(z.string().meta({ maxLength: CURSOR_MAX }))
     .optional()
     .meta({ description: 'Where to continue: take it from the `Link` header. It only fits the sort and direction that made it (else 400 on `cursor`).' }),
 });
@@ -71,7 +71,7 @@ export const issueRoutes = [
       'orderBy.field': 'sort',
       'orderBy.direction': 'direction',
     },
-    success: { status: 200, description: 'One page of issues.', schema: z.array(IssueJson.schema), headers: ['Link'], examples: { page: [EXAMPLE.issue] } },
+    success: { status: 200, description: 'One page of issues.', schema: z.array(IssueJson.schema).max(ops.PAGE_SIZE_MAX), headers: ['Link'], examples: { page: [EXAMPLE.issue] } },
     errors: { 404: 'The project is not in this organization.' },
     async handle(ctx, { query: q, url }) {
       const filter = {

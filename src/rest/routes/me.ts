@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIST_BOUNDS } from '../../schema/list-bounds.js';
 import { listMemberships } from '../../schema/membership.js';
 import { getMe } from '../../schema/user.js';
 import { MyOrgJson, OrgMembershipJson, UserJson } from '../resources.js';
@@ -7,7 +8,12 @@ import { EXAMPLE } from './examples.js';
 
 /** `{ orgs: [...], count }`, the spec's list of the caller's organizations. */
 export const orgList = (description: string, item: z.ZodType, id: string) =>
-  z.strictObject({ orgs: z.array(item), count: z.int().min(0).meta({ description: 'The number of entries in `orgs`.' }) }).meta({ id, description });
+  z
+    .strictObject({
+      orgs: z.array(item).max(LIST_BOUNDS.memberships),
+      count: z.int().min(0).max(LIST_BOUNDS.memberships).meta({ description: 'The number of entries in `orgs`.' }),
+    })
+    .meta({ id, description });
 
 const memberships = (ctx: Parameters<typeof listMemberships.run>[0], select: Record<string, unknown>) => listMemberships.run(ctx, {}, { select });
 

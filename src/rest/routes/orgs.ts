@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SEARCH_LIMIT } from '../../schema/search-text.js';
 import { createInvitation, joinOrganization } from '../../schema/invitation.js';
 import { createOrganization, searchOrganizations } from '../../schema/organization.js';
 import { camelKeys, once, snakeBody } from '../inputs.js';
@@ -32,7 +33,7 @@ export const orgRoutes = [
     tag: 'Organizations',
     operation: searchOrganizations,
     query: z.object({ q: once(searchOrganizations.input.shape.q).meta({ description: '1 to 100 characters.' }) }),
-    success: { status: 200, description: 'The matching organizations.', schema: z.array(OrganizationJson.schema), examples: { acme: [EXAMPLE.organization] } },
+    success: { status: 200, description: 'The matching organizations.', schema: z.array(OrganizationJson.schema).max(SEARCH_LIMIT), examples: { acme: [EXAMPLE.organization] } },
     async handle(ctx, { query }) {
       const found = await searchOrganizations.run(ctx, searchOrganizations.parse(query), { select: OrganizationJson.select });
       return { body: found.map((org) => OrganizationJson.present(org as never)) };

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { LIST_BOUNDS } from '../../schema/list-bounds.js';
 import * as ops from '../../schema/project-operations.js';
-import { boolean, camelKeys, snakeBody } from '../inputs.js';
+import { boolean, camelKeys, ID_MAX, snakeBody } from '../inputs.js';
 import { ProjectJson } from '../resources.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 
-const ProjectId = z.object({ id: z.string().min(1).meta({ description: "The project id. Another organization's project is a 404, exactly like a missing one." }) });
+const ProjectId = z.object({ id: z.string().min(1).meta({ maxLength: ID_MAX, description: "The project id. Another organization's project is a 404, exactly like a missing one." }) });
 const present = (row: unknown) => ProjectJson.present(row as never);
 const select = { select: ProjectJson.select };
 
@@ -19,7 +20,7 @@ export const projectRoutes = [
     description: 'A bare array, not paged. Any role.',
     tag: 'Projects',
     operation: ops.listProjects,
-    success: { status: 200, description: 'The projects.', schema: z.array(ProjectJson.schema), examples: { projects: [EXAMPLE.project] } },
+    success: { status: 200, description: 'The projects.', schema: z.array(ProjectJson.schema).max(LIST_BOUNDS.projects), examples: { projects: [EXAMPLE.project] } },
     async handle(ctx) {
       return { body: (await ops.listProjects.run(ctx, {}, select)).map(present) };
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SEARCH_LIMIT } from '../../schema/search-text.js';
 import { paletteSearch } from '../../schema/palette.js';
 import { searchPeople } from '../../schema/person.js';
 import { once } from '../inputs.js';
@@ -19,7 +20,7 @@ export const searchRoutes = [
     tag: 'Search',
     operation: searchPeople,
     query: z.object({ q }),
-    success: { status: 200, description: 'The people.', schema: z.array(PersonJson.schema), examples: { olivia: [EXAMPLE.person] } },
+    success: { status: 200, description: 'The people.', schema: z.array(PersonJson.schema).max(SEARCH_LIMIT), examples: { olivia: [EXAMPLE.person] } },
     async handle(ctx, { query }) {
       return { body: (await searchPeople.run(ctx, searchPeople.parse(query), undefined)).map((p) => PersonJson.present(p)) };
     },
@@ -34,7 +35,7 @@ export const searchRoutes = [
     tag: 'Search',
     operation: paletteSearch,
     query: z.object({ q }),
-    success: { status: 200, description: 'The hits, best first.', schema: z.array(PaletteHitJson.schema), examples: { web: EXAMPLE.paletteHits } },
+    success: { status: 200, description: 'The hits, best first.', schema: z.array(PaletteHitJson.schema).max(SEARCH_LIMIT), examples: { web: EXAMPLE.paletteHits } },
     async handle(ctx, { query }) {
       return { body: (await paletteSearch.run(ctx, paletteSearch.parse(query), undefined)).map((hit) => PaletteHitJson.present(hit)) };
     },
