@@ -124,7 +124,7 @@ function consentPage(ctx: Context, request: AuthorizationRequest, shell: Awaited
       error: error ?? null,
     },
     // Chromium applies form-action to the redirect that follows the form, so the client's origin is allowed too.
-    { status: error ? 400 : 200, headers: { 'content-security-policy': contentSecurityPolicy([new URL(request.redirectUri).origin]) } },
+    { status: error ? 400 : 200, headers: { 'content-security-policy': contentSecurityPolicy([formTarget(request.redirectUri)]) } },
   );
 }
 
