@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isPublicAddress, safeFetch } from '../src/http/safe-fetch.js';
 import { freshFor } from '../src/auth/oauth/client-metadata.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { formPost, startTestApp, type TestApp } from './support/app.js';
 import { authorizeParams, consent, pkce, registrationRequest } from './support/oauth.js';
 
 // Registration requests as stock MCP clients send them (copied from their traffic), and the
@@ -92,6 +92,39 @@ describe('registration requests of stock MCP clients', () => {
     expect((await onlyDevice.json()).error).toBe('invalid_client_metadata');
     const token = await registrationRequest(t.app, { redirect_uris: ['https://app.example/cb'], response_types: ['token'] });
     expect(token.status).toBe(400);
+  });
+});
+
+describe('the consent page promises what the role allows, no more', () => {
+  test("a viewer's write scope can do nothing more than read; an owner's can create", async () => {
+    const response = await registrationRequest(t.app, CURSOR);
+    const { client_id } = await response.json();
+    const params = authorizeParams(client_id, pkce().challenge, { redirect_uri: CURSOR.redirect_uris[0]! });
+    const pageFor = async (email: string) =>
+      (await t.app.fetch(new Request(`http://localhost:4000/oauth/authorize?${params}`, { headers: { cookie: await t.signIn(email) } }))).text();
+    const viewer = await pageFor('victor@example.com');
+    expect(viewer).toContain('What it can do in Acme Corp, as viewer');
+    expect(viewer).toContain('One issue, by id or key');
+    expect(viewer).not.toContain('Create an issue');
+    const owner = await pageFor('olivia@example.com');
+    expect(owner).toContain('Create an issue');
+    expect(owner).toContain('Create a project');
+  });
+});
+
+describe('Authorized applications', () => {
+  test("a person lists and revokes only their own grants: another's is 404 and stays", async () => {
+    const { client_id } = await (await registrationRequest(t.app, { ...CURSOR, client_name: 'Olivia Agent' })).json();
+    await consent(t.app, await t.signIn('olivia@example.com'), authorizeParams(client_id, pkce().challenge, { redirect_uri: CURSOR.redirect_uris[0]! }), t.org('acme').id);
+    const grant = await t.app.db.prisma.oAuthGrant.findFirstOrThrow({ where: { clientId: client_id } });
+    const maya = await t.signIn('maya@example.com');
+    const listing = await (await t.app.fetch(new Request('http://localhost:4000/settings/applications', { headers: { cookie: maya } }))).text();
+    expect(listing).not.toContain('Olivia Agent');
+    const refused = await t.app.fetch(formPost(`/settings/applications/${grant.id}/revoke`, {}, { cookie: maya }));
+    expect(refused.status).toBe(404);
+    expect((await t.app.db.prisma.oAuthGrant.findUniqueOrThrow({ where: { id: grant.id } })).revokedAt).toBeNull();
+    // Signed out: to the sign-in page (a bearer token is not a browser's session, pages ignore it).
+    expect((await t.app.fetch(new Request('http://localhost:4000/settings/applications'))).status).toBe(303);
   });
 });
 
