@@ -4,7 +4,8 @@
  */
 export const SCOPES = {
   read: 'See your organization: its projects, issues and people',
-  write: 'Create and change projects, issues and API keys, as you',
+  // What a write token may change depends on the role: the consent page lists it per organization (capabilities.ts).
+  write: 'Create and change what your role allows, as you (listed for each organization below)',
 } as const;
 
 export type Scope = keyof typeof SCOPES;
