@@ -1,5 +1,6 @@
 /**
- * The isolation and authorization matrix: every REST route and every GraphQL query and mutation of
+ * The isolation and authorization matrix: every REST route (and, through /api/mcp, every MCP tool,
+ * with the answers of the route it is made from) and every GraphQL query and mutation of
  * schema.graphql, called by every kind of caller, on an object of the caller's organization (org A,
  * acme) and on one of another organization (org B, globex), with the exact expected answer of
  * each cell written out in the tables below. The tables are the rules (README, "The API", and the
@@ -26,6 +27,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mintApiKey } from '../src/auth/api-keys.js';
 import { MemoryStore } from '../src/limits/memory-store.js';
+import { ROUTES } from '../src/rest/routes/index.js';
 import { formPost, ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import {
   CALLERS,
@@ -183,7 +185,7 @@ interface Cell {
 }
 
 interface Row {
-  surface: 'REST' | 'GraphQL';
+  surface: 'REST' | 'GraphQL' | 'MCP';
   name: string;
   action: Action;
   target: Target;
@@ -519,6 +521,54 @@ const GRAPHQL: Row[] = [
     req: gql(M.createInvitation, { role: 'viewer' }) })),
 ];
 
+// ---------------------------------------------------------------------------------------------
+// MCP: every REST row whose route is also a tool (src/rest/routes: `tool`) is asked again as a
+// tools/call to /api/mcp, with the same arguments and the same expected answer per caller. The
+// tool's result is read as the REST answer it stands for: an error result's problem gives the
+// status and body, a success gives the route's status and its structured content (a list's items).
+
+/** The tool route a REST request goes to, with its path parameters. */
+function toolRoute(method: string, pathname: string) {
+  for (const route of ROUTES) {
+    if (!route.tool || route.method !== method.toLowerCase()) continue;
+    const names: string[] = [];
+    const pattern = new RegExp(`^/api${route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'))}$`);
+    const match = pattern.exec(pathname);
+    if (match) return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)])) };
+  }
+  return null;
+}
+
+async function sendMcp(caller: Caller, req: Req): Promise<Answer> {
+  const url = new URL(req.path, ORIGIN);
+  const target = toolRoute(req.method, url.pathname)!;
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(name);
+    query[name] = values.length === 1 ? values[0]! : values;
+  }
+  const args = { ...target.params, ...query, ...(req.body as object) };
+  const raw = await sendRaw(
+    t,
+    { method: 'POST', path: '/api/mcp', headers: { accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: target.route.tool!.name, arguments: args } } },
+    credentials(caller),
+  );
+  if (raw.status !== 200) return raw;
+  const toolResult = raw.json?.result as { isError?: boolean; content: { text: string }[]; structuredContent?: { items?: unknown } } | undefined;
+  if (!toolResult) return { ...raw, status: 500 };
+  if (toolResult.isError) {
+    const problem = JSON.parse(toolResult.content[0]!.text);
+    return { ...raw, status: problem.status, json: problem };
+  }
+  const content = toolResult.structuredContent;
+  return { ...raw, status: target.route.success.status, json: content && 'items' in content ? content.items : (content ?? null) };
+}
+
+const MCP: Row[] = REST.filter((row) => {
+  const [method, path] = row.name.split(' ');
+  return toolRoute(method!, path!.replace(/:\w+/g, 'x').replace(/\?.*$/, '')) !== null;
+}).map((row) => ({ ...row, surface: 'MCP', name: `MCP ${toolRoute(row.name.split(' ')[0]!, row.name.split(' ')[1]!.replace(/:\w+/g, 'x').replace(/\?.*$/, ''))!.route.tool!.name} (as ${row.name})` }));
+
 async function runRow(row: Row) {
   const failures: string[] = [];
   for (const [i, caller] of CALLERS.entries()) {
@@ -526,8 +576,8 @@ async function runRow(row: Row) {
     matrixCells++;
     const expected = row.expect[i]!;
     const { req, check } = await row.cell(caller);
-    const answer = await send(caller, req);
-    const got = row.surface === 'REST' ? answer.status : gqlOutcome(answer, row.field!);
+    const answer = row.surface === 'MCP' ? await sendMcp(caller, req) : await send(caller, req);
+    const got = row.surface === 'GraphQL' ? gqlOutcome(answer, row.field!) : answer.status;
     const say = (message: string) => failures.push(`${caller}: ${message}`);
     if (got !== expected) say(`expected ${expected}, got ${got}: ${answer.text.slice(0, 300)}`);
     if (row.surface === 'GraphQL' && caller !== 'anonymous') {
@@ -539,11 +589,11 @@ async function runRow(row: Row) {
     const leaks = leaksIn(answer.text, row.directory);
     if (leaks.length) say(`foreign data in the answer: ${leaks.join(', ')}`);
     if (row.missing) {
-      const twin = await send(caller, row.missing());
+      const twin = row.surface === 'MCP' ? await sendMcp(caller, row.missing()) : await send(caller, row.missing());
       if (!sameAnswer(answer, twin)) say(`a foreign object is told apart from a missing one: ${answer.status} ${answer.text} / ${twin.status} ${twin.text}`);
     }
     try {
-      const ok = row.surface === 'REST' ? answer.status >= 200 && answer.status < 300 : got === 'ok';
+      const ok = row.surface === 'GraphQL' ? got === 'ok' : answer.status >= 200 && answer.status < 300;
       await check?.(answer, caller, ok);
     } catch (error) {
       say((error as Error).message);
@@ -590,7 +640,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   console.info(
-    `isolation matrix: ${REST.length} REST rows + ${GRAPHQL.length} GraphQL rows = ${REST.length + GRAPHQL.length} rows x ${CALLERS.length} callers = ` +
+    `isolation matrix: ${REST.length} REST rows + ${MCP.length} MCP rows + ${GRAPHQL.length} GraphQL rows = ${REST.length + MCP.length + GRAPHQL.length} rows x ${CALLERS.length} callers = ` +
       `${matrixCells} cells (each foreign cell also compared with a missing id), plus ${furtherChecks} further checks`,
   );
   await t?.close();
@@ -625,6 +675,14 @@ describe('the foreign fixtures are real (positive controls)', () => {
 
 describe('REST matrix', () => {
   for (const row of REST) test(`${row.name} [${row.action}, ${row.target}]`, () => runRow(row));
+});
+
+describe('MCP matrix (the tools, with the answers of their REST routes)', () => {
+  test('every tool has rows', () => {
+    const tools = new Set(MCP.map((row) => row.name.split(' ')[1]));
+    expect([...tools].sort()).toEqual(ROUTES.filter((route) => route.tool).map((route) => route.tool!.name).sort());
+  });
+  for (const row of MCP) test(`${row.name} [${row.action}, ${row.target}]`, () => runRow(row));
 });
 
 describe('GraphQL matrix', () => {

@@ -150,6 +150,22 @@ describe('calling tools', () => {
   });
 });
 
+describe('rate limits', () => {
+  test("tool calls draw from the same bucket as the caller's REST calls", async () => {
+    const token = t.user('adam').token;
+    const remaining = (response: Response) => Number(response.headers.get('x-ratelimit-remaining'));
+    const before = remaining(await t.call('GET', '/api/me', { token }));
+    const mcp = await t.call('POST', '/api/mcp', {
+      token,
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'who_am_i', arguments: {} } },
+    });
+    expect(mcp.status).toBe(200);
+    expect(remaining(mcp)).toBe(before - 1);
+    expect(remaining(await t.call('GET', '/api/me', { token }))).toBe(before - 2);
+  });
+});
+
 describe('scopes and challenges', () => {
   test('a read-only OAuth token: read tools work, write tools are refused 403 insufficient_scope with a step-up challenge', async () => {
     const { tokens } = await obtainTokens(t.app, await t.signIn('olivia@example.com'), t.org('acme').id, 'read');

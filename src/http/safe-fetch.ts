@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -76,10 +77,9 @@ export async function safeFetch(url: URL, options: SafeFetchOptions): Promise<Sa
   if (url.protocol !== 'https:') throw new SafeFetchError('not_https', `${url.href} is not an https URL.`);
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const timeout = () => new SafeFetchError('timeout', `${url.host} did not answer within ${options.timeoutMs} ms.`);
-  const pinned = await Promise.race([
-    checkedAddress(url.hostname, options.allowedHosts ?? []),
-    new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(timeout()), { once: true })),
-  ]);
+  const expired = new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(timeout()), { once: true }));
+  expired.catch(() => {}); // it loses the race whenever DNS answers in time: not an unhandled rejection then
+  const pinned = await Promise.race([checkedAddress(url.hostname, options.allowedHosts ?? []), expired]);
   // The connection goes to the checked address; TLS still verifies the certificate for the name.
   const pin: LookupFunction = (_host, lookupOptions, callback) => {
     if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
@@ -93,8 +93,8 @@ export async function safeFetch(url: URL, options: SafeFetchOptions): Promise<Sa
         headers: { 'user-agent': 'workmgmt', ...options.headers },
         lookup: pin,
         signal: deadline,
-        ...(options.caPem ? { ca: options.caPem } : {}),
-        // Node's TLS accepts system and bundled roots; `ca` adds the operator's (Node merges neither: see README).
+        // `ca` replaces Node's bundled roots rather than adding to them: both are given, so public hosts still verify.
+        ...(options.caPem ? { ca: [...rootCertificates, options.caPem] } : {}),
       },
       (res) => {
         const status = res.statusCode ?? 0;

@@ -96,7 +96,9 @@ export function buildTools(config: Config): McpTool[] {
     const tool = route.tool!;
     const operation = document.paths[route.path]![route.method]!;
     const title = tool.title ?? route.summary;
-    const details = route.description ?? route.operation?.description;
+    const described = route.description ?? route.operation?.description;
+    // An operation described by its summary alone would say it twice.
+    const details = described && described.replace(/\.$/, '') !== route.summary ? described : undefined;
     const scope = route.operation ? ` Needs the \`${route.operation.kind}\` scope.` : '';
     return {
       name: tool.name,

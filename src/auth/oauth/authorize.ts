@@ -7,7 +7,7 @@ import { hashToken } from '../pat-token.js';
 import { capabilities } from './capabilities.js';
 import { ClientMetadataError, isMetadataClientId, type ClientMetadataResolver } from './client-metadata.js';
 import { singleValued } from './params.js';
-import { DEFAULT_SCOPE, parseScope, SCOPES, type Scope } from './scopes.js';
+import { CONSENT_SCOPES, DEFAULT_SCOPE, parseScope, SCOPES, type Scope } from './scopes.js';
 import { apiAudience, CODE_SECONDS, GRANT_DAYS } from './tokens.js';
 import { isStorableText } from '../../schema/text.js';
 
@@ -119,12 +119,12 @@ function consentPage(ctx: Context, request: AuthorizationRequest, shell: Awaited
       redirectHost: new URL(request.redirectUri).host,
       // Where the application's identity comes from: the host that serves its metadata document.
       clientHost: request.fromDocument ? new URL(request.client.id).host : null,
-      scopes: request.scope.map((name) => ({ name, description: SCOPES[name] })),
+      scopes: request.scope.map((name) => ({ name, description: CONSENT_SCOPES[name] })),
       params: [...raw.entries()].filter(([name]) => !['org_id', 'decision'].includes(name)),
       error: error ?? null,
     },
     // Chromium applies form-action to the redirect that follows the form, so the client's origin is allowed too.
-    { status: error ? 400 : 200, headers: { 'content-security-policy': contentSecurityPolicy([new URL(request.redirectUri).origin]) } },
+    { status: error ? 400 : 200, headers: { 'content-security-policy': contentSecurityPolicy([formTarget(request.redirectUri)]) } },
   );
 }
 

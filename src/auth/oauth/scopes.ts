@@ -7,6 +7,15 @@ export const SCOPES = {
   write: 'Create and change projects, issues and API keys, as you',
 } as const;
 
+/**
+ * The consent page's words: what a write token may change depends on the person's role, which
+ * the page lists for each organization (capabilities.ts), so the sentence promises no more.
+ */
+export const CONSENT_SCOPES: Record<keyof typeof SCOPES, string> = {
+  read: SCOPES.read,
+  write: 'Create and change what your role allows, as you (listed for each organization below)',
+};
+
 export type Scope = keyof typeof SCOPES;
 export const SCOPE_NAMES = Object.keys(SCOPES) as Scope[];
 
