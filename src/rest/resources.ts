@@ -7,7 +7,7 @@ import { LIST_BOUNDS } from '../schema/list-bounds.js';
 import { API_KEY_NAME_MAX } from '../schema/api-key.js';
 import { ORG_NAME_MAX, ORG_SLUG_MAX } from '../schema/organization.js';
 import { EMAIL_VISIBLE_FROM } from '../schema/person.js';
-import { PROJECT_KEY_MAX, PROJECT_KEY_PATTERN, PROJECT_NAME_MAX } from '../schema/project-operations.js';
+import { PROJECT_KEY_MAX, PROJECT_KEY_PATTERN, PROJECT_NAME_MAX } from '../schema/project-fields.js';
 import { EMAIL_MAX, LOCALE_MAX, USER_NAME_MAX, USERNAME_MAX } from '../schema/user-fields.js';
 import type { PaletteHitShape } from '../schema/palette.js';
 import { DESCRIPTION_MAX, ISSUE_PRIORITIES, ISSUE_STATUSES, DEFAULT_PRIORITY, DEFAULT_STATUS, TITLE_MAX } from '../schema/workflow.js';

@@ -11,10 +11,7 @@ import { isUuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
 import { firstInput, LIST_BOUNDS } from './list-bounds.js';
 import { storableString } from './text.js';
-
-export const PROJECT_NAME_MAX = 100;
-export const PROJECT_KEY_PATTERN = /^[A-Z][A-Z0-9]{1,9}$/;
-export const PROJECT_KEY_MAX = 10;
+import { PROJECT_KEY_MAX, PROJECT_KEY_PATTERN, PROJECT_NAME_MAX } from './project-fields.js';
 
 /** The Prisma selection a surface wants for each project. */
 export interface ProjectQuery {

@@ -2,6 +2,7 @@ import { builder } from './builder.js';
 import { boundedList, connectionPage, firstArg, LIST_BOUNDS } from './list-bounds.js';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from './errors.js';
 import { NodeRef } from './node.js';
+import { PROJECT_NAME_MAX } from './project-fields.js';
 import * as ops from './project-operations.js';
 
 export const ProjectRef = builder.prismaObject('Project', {
@@ -47,7 +48,7 @@ builder.queryField('project', (t) =>
 
 const CreateProjectInput = builder.inputType('CreateProjectInput', {
   fields: (t) => ({
-    name: t.string({ description: `1 to ${ops.PROJECT_NAME_MAX} characters.` }),
+    name: t.string({ description: `1 to ${PROJECT_NAME_MAX} characters.` }),
     key: t.string({ description: '2 to 10 letters or digits, starting with a letter; stored in uppercase. Unique in the organization.' }),
   }),
 });
