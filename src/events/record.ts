@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { eventsCommitted } from './committed.js';
-import { enqueueDeliveries } from './outbox.js';
+import { RECORD_EVENTS_SQL, webhookPayload } from './outbox.js';
 
 /** What an event is about and what happened to it. */
 export const EVENT_TYPES = [
@@ -92,27 +92,22 @@ export async function recordEvents(tx: Tx, ctx: Context, orgId: string, changes:
   if (wanted.length === 0) return [];
   const actor = actorOf(ctx.principal);
   const createdAt = new Date();
-  const rows = await tx.event.createManyAndReturn({
-    data: wanted.map((change) => ({
-      id: randomUUID(),
-      orgId,
-      type: change.type,
-      subjectId: change.subjectId,
-      projectId: change.projectId,
-      ...actor,
-      changes: change.changes as unknown as Prisma.InputJsonValue,
-      toStatus: toStatusOf(change),
-      createdAt,
-    })),
-    select: { id: true, seq: true },
-  });
-  // createMany returns rows in the order given (one INSERT ... RETURNING).
-  const events = wanted.map((change, i): RecordedEvent => {
-    const row = rows[i]!;
-    return { ...change, ...actor, id: row.id, seq: row.seq, orgId, toStatus: toStatusOf(change), createdAt };
-  });
-  await enqueueDeliveries(tx, events);
-  return events;
+  const events = wanted.map((change) => ({ ...change, ...actor, id: randomUUID(), orgId, toStatus: toStatusOf(change), createdAt }));
+  const rows = events.map((event, n) => ({
+    n,
+    id: event.id,
+    type: event.type,
+    subject_id: event.subjectId,
+    project_id: event.projectId,
+    changes: event.changes,
+    to_status: event.toStatus,
+    payload: webhookPayload(event),
+  }));
+  const inserted = await tx.$queryRawUnsafe<{ seq: string; id: string }[]>(
+    RECORD_EVENTS_SQL, orgId, actor.actorId, actor.via, actor.viaId, createdAt, JSON.stringify(rows),
+  );
+  const seqs = new Map(inserted.map((row) => [row.id, BigInt(row.seq)]));
+  return events.map((event): RecordedEvent => ({ ...event, seq: seqs.get(event.id)! }));
 }
 
 /**
