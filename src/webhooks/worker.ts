@@ -101,11 +101,19 @@ export class DeliveryWorker {
     const webhook = await this.db.webhook.findUnique({ where: { id: delivery.webhookId } });
     if (!webhook) return; // deleted meanwhile: its deliveries went with it
     const now = new Date();
-    const secrets = [openSecret(webhook.secret, this.settings.secretKey)];
-    if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > now) {
-      secrets.push(openSecret(webhook.previousSecret, this.settings.secretKey));
+    let headers: Record<string, string>;
+    try {
+      const secrets = [openSecret(webhook.secret, this.settings.secretKey)];
+      if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > now) {
+        secrets.push(openSecret(webhook.previousSecret, this.settings.secretKey));
+      }
+      headers = signatureHeaders(secrets, delivery.messageId, now, delivery.payload);
+    } catch {
+      // Retried like a network error: the operator can put the right key back.
+      const error = 'cannot open the signing secret (was WEBHOOKS_SECRET_KEY changed?)';
+      await this.record(delivery, { status: null, body: null, durationMs: 0, retryAfterSeconds: null, error });
+      return;
     }
-    const headers = signatureHeaders(secrets, delivery.messageId, now, delivery.payload);
     const result = await sendWebhook(webhook.url, headers, delivery.payload, { allowPrivateNetworks: this.settings.allowPrivateNetworks });
     await this.record(delivery, result);
   }
