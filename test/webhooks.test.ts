@@ -57,7 +57,7 @@ describe('webhooks', () => {
 
   test('bad input: every mistake at once', async () => {
     const body = await expectProblem(await t.call('POST', '/api/webhooks', { token: admin(), body: { url: 'ftp://x', events: ['issue.moved'] } }), 400, 'validation_failed');
-    expect(body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['events.0', 'url'].sort());
+    expect(body.errors!.map((e: { field: string }) => e.field).sort()).toEqual(['events.0', 'url'].sort());
   });
 
   test('changes are delivered, signed over the exact bytes, in order per issue', async () => {
@@ -139,7 +139,7 @@ describe('webhooks', () => {
     await t.app.db.prisma.webhook.update({ where: { id: hook.id }, data: { failingSince: new Date(Date.now() - 4 * 86_400_000) } });
     receiver.answers = [{ status: 500 }];
     await json(await t.call('POST', `/api/webhooks/${hook.id}/ping`, { token: admin() }), 201);
-    const disabled = await until(async () => json(await t.call('GET', `/api/webhooks/${hook.id}`, { token: admin() })), (w: { enabled: boolean }) => !w.enabled);
+    const disabled = await until(async () => json(await t.call('GET', `/api/webhooks/${hook.id}`, { token: admin() })), (w: { enabled: boolean; disabled_reason: string | null }) => !w.enabled);
     expect(disabled.enabled).toBe(false);
     expect(disabled.disabled_reason).toMatch(/failed for 3 days\. Last error: HTTP 500/);
     const enabled = await json(await t.call('PATCH', `/api/webhooks/${hook.id}`, { token: admin(), body: { enabled: true } }));
