@@ -32,6 +32,7 @@ import { problems } from './rest/problem.js';
 import { createRestRouter } from './rest/router.js';
 import { API_DOCS_PAGE_PATH } from './web/api-docs.js';
 import { createWebRouter } from './web/router.js';
+import { DeliveryWorker } from './webhooks/worker.js';
 
 export interface RequestInfo {
   /** The socket's peer address (the Node adapter passes it; tests may). */
@@ -53,6 +54,8 @@ export interface App {
   ops: Ops;
   /** On an empty database, the one-time first-run setup link (printed at start); else null. */
   setupUrl: string | null;
+  /** Sends webhook deliveries; null when WEBHOOKS_WORKER=false. */
+  deliveryWorker: DeliveryWorker | null;
   close(): Promise<void>;
 }
 
@@ -167,6 +170,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return cors.decorate(request, path, responseHeaders(config, exchange, response));
   }
 
+  const deliveryWorker = config.webhooks.worker ? new DeliveryWorker(db.prisma, config.webhooks, logger) : null;
+  deliveryWorker?.start();
+  if (config.production && !config.webhooks.secretKey) {
+    logger.warn('WEBHOOKS_SECRET_KEY is not set: webhook signing secrets are sealed with a development key');
+  }
+
   return {
     // Request ids, the access log, metrics, /healthz and /readyz: around everything else.
     fetch: ops.wrap(fetch),
@@ -178,7 +187,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     patCache,
     ops,
     setupUrl: firstRun ? `${config.baseUrl}/setup?token=${firstRun.token}` : null,
+    deliveryWorker,
     async close() {
+      await deliveryWorker?.stop();
       ops.close();
       await limiter.close();
       if (!options.db) await db.close();

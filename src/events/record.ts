@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { eventsCommitted } from './committed.js';
-import { enqueueDeliveries } from './outbox.js';
+import { RECORD_EVENTS_SQL, webhookPayload } from './outbox.js';
 
 /** What an event is about and what happened to it. */
 export const EVENT_TYPES = [
@@ -53,6 +53,9 @@ export interface RecordedEvent extends Change {
 
 export type Tx = Prisma.TransactionClient;
 
+const TRANSACTION_MAX_WAIT_MS = 30_000;
+const TRANSACTION_TIMEOUT_MS = 30_000;
+
 /** Who acts and through what. Session ids stay out: a row id of a cookie says nothing useful and need not be kept. */
 export function actorOf(principal: Principal): { actorId: string | null; via: Via; viaId: string | null } {
   if (principal.kind !== 'user') return { actorId: null, via: 'cli', viaId: null };
@@ -92,27 +95,22 @@ export async function recordEvents(tx: Tx, ctx: Context, orgId: string, changes:
   if (wanted.length === 0) return [];
   const actor = actorOf(ctx.principal);
   const createdAt = new Date();
-  const rows = await tx.event.createManyAndReturn({
-    data: wanted.map((change) => ({
-      id: randomUUID(),
-      orgId,
-      type: change.type,
-      subjectId: change.subjectId,
-      projectId: change.projectId,
-      ...actor,
-      changes: change.changes as unknown as Prisma.InputJsonValue,
-      toStatus: toStatusOf(change),
-      createdAt,
-    })),
-    select: { id: true, seq: true },
-  });
-  // createMany returns rows in the order given (one INSERT ... RETURNING).
-  const events = wanted.map((change, i): RecordedEvent => {
-    const row = rows[i]!;
-    return { ...change, ...actor, id: row.id, seq: row.seq, orgId, toStatus: toStatusOf(change), createdAt };
-  });
-  await enqueueDeliveries(tx, events);
-  return events;
+  const events = wanted.map((change) => ({ ...change, ...actor, id: randomUUID(), orgId, toStatus: toStatusOf(change), createdAt }));
+  const rows = events.map((event, n) => ({
+    n,
+    id: event.id,
+    type: event.type,
+    subject_id: event.subjectId,
+    project_id: event.projectId,
+    changes: event.changes,
+    to_status: event.toStatus,
+    payload: webhookPayload(event),
+  }));
+  const inserted = await tx.$queryRawUnsafe<{ seq: string; id: string }[]>(
+    RECORD_EVENTS_SQL, orgId, actor.actorId, actor.via, actor.viaId, createdAt, JSON.stringify(rows),
+  );
+  const seqs = new Map(inserted.map((row) => [row.id, BigInt(row.seq)]));
+  return events.map((event): RecordedEvent => ({ ...event, seq: seqs.get(event.id)! }));
 }
 
 /**
@@ -125,10 +123,15 @@ export async function writeWithEvents<T>(
   orgId: string,
   write: (tx: Tx) => Promise<{ result: T; changes: Change[] }>,
 ): Promise<{ result: T; events: RecordedEvent[] }> {
-  const done = await ctx.prisma.$transaction(async (tx) => {
-    const { result, changes } = await write(tx);
-    return { result, events: await recordEvents(tx, ctx, orgId, changes) };
-  });
+  const done = await ctx.prisma.$transaction(
+    async (tx) => {
+      const { result, changes } = await write(tx);
+      return { result, events: await recordEvents(tx, ctx, orgId, changes) };
+    },
+    // Prisma's defaults (2 s to get a connection, 5 s in all) fail writes that merely queue: many
+    // concurrent creates in one project wait for its row lock in turn, and for the pool.
+    { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: TRANSACTION_TIMEOUT_MS },
+  );
   if (done.events.length) eventsCommitted(done.events);
   return done;
 }

@@ -6,6 +6,8 @@ import './organization.js';
 import './membership.js';
 import './project.js';
 import './issue.js';
+import './issue-history.js';
+import './webhook.js';
 import './node-query.js';
 import './api-key.js';
 import './invitation.js';

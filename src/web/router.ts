@@ -14,6 +14,7 @@ import { setPassword, showSetPassword } from './set-password.js';
 import { createSetupPages } from './setup.js';
 import { loadShell } from './shell.js';
 import { showSignIn, signIn, signOut } from './sign-in.js';
+import { createWebhookFromPage, showWebhooks, webhookAction } from './webhooks.js';
 
 type Handler = (request: PageRequest, ctx: Context) => Promise<Response> | Response;
 
@@ -75,6 +76,9 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
     .post('/orgs/:slug/settings/integrations/keys/:id/revoke', route(revokeKey))
     .get('/settings/applications', route(showApplications))
     .post('/settings/applications/:id/revoke', route(revokeApplication))
+    .get('/orgs/:slug/settings/webhooks', route(showWebhooks))
+    .post('/orgs/:slug/settings/webhooks', route(createWebhookFromPage))
+    .post('/orgs/:slug/settings/webhooks/:id', route(webhookAction))
     .get('/assets/:name', (request: IRequest) => asset(request.params.name ?? '') ?? undefined)
     .all('*', () => notFoundPage());
   return {
