@@ -30,10 +30,15 @@ const key = z
 
 const projectId = z.string().min(1, 'is required');
 
-/** The unique where of a project of the caller's organization; an id that is not a UUID names none. */
-function projectWhere(orgId: string, id: string) {
-  if (!isUuid(id)) throw new NotFoundError('project');
-  return { orgId_id: { orgId, id } };
+/**
+ * The unique where of a project of the caller's organization, named by its id or its key (WEB,
+ * any case), as issues are by id or key. Text that is neither names no project.
+ */
+function projectWhere(orgId: string, idOrKey: string) {
+  if (isUuid(idOrKey)) return { orgId_id: { orgId, id: idOrKey } };
+  const key = idOrKey.toUpperCase();
+  if (PROJECT_KEY_PATTERN.test(key)) return { orgId_key: { orgId, key } };
+  throw new NotFoundError('project');
 }
 
 function isPrismaError(error: unknown, code: string): boolean {
@@ -124,12 +129,12 @@ export const deleteProject = defineOperation({
   async run(ctx, { id, force }) {
     const orgId = activeOrgId(ctx);
     const where = projectWhere(orgId, id);
-    await projectWrite(() =>
+    return projectWrite(() =>
       ctx.prisma.$transaction(async (tx) => {
         // createIssue updates the project row before inserting, so holding that row's lock
         // means no issue can be added between this count and the delete.
-        await tx.project.update({ where, data: { updatedAt: new Date() }, select: { id: true } });
-        const issues = await tx.issue.count({ where: { orgId, projectId: id } });
+        const { id: projectId } = await tx.project.update({ where, data: { updatedAt: new Date() }, select: { id: true } });
+        const issues = await tx.issue.count({ where: { orgId, projectId } });
         if (issues > 0 && !force) {
           throw new ConflictError(
             `The project has ${issues} issue${issues === 1 ? '' : 's'}. Delete them first, or delete with force to remove them with the project.`,
@@ -137,8 +142,8 @@ export const deleteProject = defineOperation({
         }
         // The issues go with it (ON DELETE CASCADE), in this transaction.
         await tx.project.delete({ where, select: { id: true } });
+        return projectId;
       }),
     );
-    return id;
   },
 });
