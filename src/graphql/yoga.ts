@@ -10,6 +10,7 @@ import { clientError } from '../schema/client-errors.js';
 import { schema } from '../schema/index.js';
 import { yogaLogger } from './logging.js';
 import { useQueryBounds } from './query-bounds.js';
+import { useNotAcceptableProblem } from './not-acceptable.js';
 import { useUnsupportedMediaTypeProblem } from './unsupported-media-type.js';
 
 export type Yoga = YogaServerInstance<Context, Record<string, never>>;
@@ -51,6 +52,7 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
       useQueryBounds({ maxCost: QUERY_LIMITS.maxCost, timeoutMs: config.graphqlTimeoutMs, maxResponseBytes: config.graphqlMaxResponseBytes, logger }),
       ...(config.graphqlIntrospection ? [] : [useDisableIntrospection()]),
       useUnsupportedMediaTypeProblem(),
+      useNotAcceptableProblem(),
     ],
     logging: yogaLogger(logger),
     maskedErrors: {

@@ -155,6 +155,7 @@ export const PROBLEM_CODES = {
   403: ['forbidden', 'insufficient_scope', 'org_mismatch', 'org_forbidden', 'csrf_rejected'],
   404: ['not_found'],
   405: ['method_not_allowed'],
+  406: ['not_acceptable'],
   409: ['conflict', 'key_limit_reached', 'idempotency_key_in_use', 'idempotency_outcome_unknown'],
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
@@ -172,6 +173,7 @@ export const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
   403: 'ForbiddenProblem',
   404: 'NotFoundProblem',
   405: 'MethodNotAllowedProblem',
+  406: 'NotAcceptableProblem',
   409: 'ConflictProblem',
   413: 'PayloadTooLargeProblem',
   415: 'UnsupportedMediaTypeProblem',
@@ -511,6 +513,11 @@ export function graphqlPathItem() {
           },
         },
         '401': responseRef('Unauthorized'),
+        '406': problemResponse(406, '`Accept` names no format this endpoint answers in; nothing ran.', {
+          not_acceptable: {
+            value: problem(406, 'This endpoint answers in JSON: accept application/graphql-response+json or application/json.', 'not_acceptable'),
+          },
+        }),
         '403': {
           description: 'As for REST (a problem); or, for a mutation with a read-only OAuth token, a GraphQL result with `extensions.code = "INSUFFICIENT_SCOPE"`.',
           headers: withRateLimitHeaders(),
