@@ -16,11 +16,11 @@ import { startTestApp, type TestApp } from '../support/app.js';
  * answer is never a 5xx, REST errors are problem+json, GraphQL errors are typed (never masked
  * internal errors), and no request hangs.
  *
- * FUZZ_RUNS (cases per operation, default 40) and FUZZ_SEED (replay a failure: fast-check prints
+ * FUZZ_RUNS (cases per operation, default 60) and FUZZ_SEED (replay a failure: fast-check prints
  * the seed and path of the shortest failing case) steer it.
  */
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const HANG_MS = 15_000;
 
