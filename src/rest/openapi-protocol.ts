@@ -138,7 +138,7 @@ export const parameters: Record<string, Parameter> = {
       'IETF httpapi Idempotency-Key: a unique value per request (a UUID), sent again unchanged when retrying it. Within 24 h, a retry with the same key, ' +
       'path and body gets the first answer again (status, headers, body; with `Idempotent-Replayed: true`) and writes nothing; the same key with another ' +
       'path or body is 422 `idempotency_key_reused`; a retry while the first still runs waits for it, else 409 `idempotency_key_in_use` (with `Retry-After`). ' +
-      'Keys belong to the credential\'s user in its organization. Answers 429 and 5xx are not kept: a retry runs again.',
+      'Keys belong to the credential\'s user in its organization. Answers 406, 415, 429 and 5xx are not kept: a retry runs again.',
     schema: { type: 'string', minLength: 1, maxLength: 255 },
     example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
   },
