@@ -240,3 +240,21 @@ describe('node(id:) and nodes(ids:)', () => {
     expect(tooMany.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
   });
 });
+
+describe('an Accept header that allows no JSON', () => {
+  test('406 not_acceptable as problem+json, before anything runs: the mutation writes nothing', async () => {
+    const title = `not acceptable ${Date.now()}`;
+    const body = { query: 'mutation($input: CreateIssueInput!) { createIssue(input: $input) { __typename } }', variables: { input: { projectId: t.org('acme').projects[0]!.id, title } } };
+    for (const accept of ['text/html', 'image/png', 'text/plain;q=1']) {
+      const response = await t.call('POST', '/api/graphql', { token: t.user('mark').token, body, headers: { accept } });
+      expect(response.status).toBe(406);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(await response.json()).toMatchObject({ status: 406, code: 'not_acceptable' });
+    }
+    expect(await t.app.db.prisma.issue.count({ where: { title } })).toBe(0);
+    // What GraphQL clients send is still answered.
+    for (const accept of ['application/graphql-response+json, application/json;q=0.9', 'application/json', '*/*', 'text/html, */*;q=0.8']) {
+      expect((await t.call('POST', '/api/graphql', { token: t.user('mark').token, body: { query: '{ me { id } }' }, headers: { accept } })).status).toBe(200);
+    }
+  });
+});

@@ -107,6 +107,18 @@ describe('Idempotency-Key on REST POSTs', () => {
     expect(requestId).not.toBe(retry.headers.get('x-request-id'));
   });
 
+  test('a refusal of the headers (415) is not kept: the retry with the headers fixed runs', async () => {
+    const title = `media type ${randomUUID()}`;
+    const key = quoted(randomUUID());
+    const body = JSON.stringify({ project_id: projectId, title });
+    const wrong = await t.call('POST', '/api/issues', { token, body, headers: { 'idempotency-key': key, 'content-type': 'text/plain' } });
+    expect(wrong.status).toBe(415);
+    const fixed = await t.call('POST', '/api/issues', { token, body, headers: { 'idempotency-key': key, 'content-type': 'application/json' } });
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers.get('idempotent-replayed')).toBeNull();
+    expect(await issuesTitled(title)).toBe(1);
+  });
+
   test('a malformed key is a 400 and runs nothing', async () => {
     const title = `malformed ${randomUUID()}`;
     for (const key of ['""', '"a", "b"', 'a, b', 'a b', '"unterminated', 'x'.repeat(256), '"é"', `"${'x'.repeat(256)}"`]) {

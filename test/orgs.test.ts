@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
+import { expectProblem } from './support/problem.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -72,6 +73,17 @@ describe('with a session', () => {
     expect((await t.call('POST', '/api/orgs/join', { headers: await session('victor@example.com'), body: { invite_code: code } })).status).toBe(404);
     const orgs = await (await t.call('GET', '/api/me/orgs', { headers: bella })).json();
     expect(orgs.orgs.map((o: { org_slug: string }) => o.org_slug).sort()).toEqual(['acme', 'globex']);
+  });
+
+  test('an owner invitation needs a signed-in person: an owner\'s API key gets 403, their session 201', async () => {
+    const byKey = await expectProblem(await t.call('POST', '/api/invitations', { token: t.user('olivia').token, body: { role: 'owner' } }), 403, 'forbidden');
+    expect(byKey.detail).toMatch(/signed in/);
+    // Every role below owner stays open to the key.
+    expect((await t.call('POST', '/api/invitations', { token: t.user('olivia').token, body: { role: 'admin' } })).status).toBe(201);
+    const olivia = await session('olivia@example.com');
+    const bySession = await t.call('POST', '/api/invitations', { headers: olivia, body: { role: 'owner' } });
+    expect(bySession.status).toBe(201);
+    expect(await bySession.json()).toMatchObject({ role: 'owner' });
   });
 
   test('joining an organization you are already in is 409 and does not use up the code', async () => {

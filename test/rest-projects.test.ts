@@ -273,3 +273,25 @@ describe('GraphQL', () => {
     expect(member.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 });
+
+describe('a project by its key', () => {
+  test('GET, PUT and DELETE take the key (any case) as issues do; another organization\'s key is a 404', async () => {
+    const project = await (await create({ name: 'By key', key: 'BYKEY' })).json();
+    const byId = await (await t.call('GET', `/api/projects/${project.id}`, { token: manager })).json();
+    for (const key of ['BYKEY', 'bykey', 'ByKey']) {
+      const response = await t.call('GET', `/api/projects/${key}`, { token: manager });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual(byId);
+    }
+    expect(await (await update('bykey', { name: 'Renamed by key' })).json()).toMatchObject({ id: project.id, name: 'Renamed by key' });
+    // A key of globex only is not found from acme, exactly as a missing one.
+    const globex = await t.call('POST', '/api/projects', { token: t.user('bella', 'globex').token, body: { name: 'Globex only', key: 'GLOBONLY' } });
+    expect(globex.status).toBe(201);
+    await expectProblem(await t.call('GET', '/api/projects/globonly', { token: manager }), 404, 'not_found');
+    expect((await t.call('GET', '/api/projects/globonly', { token: t.user('bella', 'globex').token })).status).toBe(200);
+    await expectProblem(await t.call('GET', '/api/projects/NOPE', { token: manager }), 404, 'not_found');
+    await expectProblem(await t.call('GET', '/api/projects/not-a-key', { token: manager }), 404, 'not_found');
+    expect((await remove('BYKEY')).status).toBe(204);
+    await expectProblem(await t.call('GET', `/api/projects/${project.id}`, { token: manager }), 404, 'not_found');
+  });
+});

@@ -121,6 +121,32 @@ describe('GET /api/palette/search', () => {
     expect((await (await palette('RES-1')).json()).filter((h: { key?: string }) => h.key === 'RES-1')).toEqual([]);
   });
 
+  test('an issue key typed in part (WEB-, web-1) or a project key alone finds the issues of that project, lowest numbers first', async () => {
+    const acme = t.org('acme');
+    const web = acme.projects.find((p) => p.key === 'WEB')!;
+    // WEB gets issues up to at least 12, so that web-1 has WEB-1 and WEB-10.. to find.
+    let count = (await t.app.db.prisma.project.findUniqueOrThrow({ where: { id: web.id } })).issueCount;
+    for (; count < 12; count++) {
+      expect((await t.call('POST', '/api/issues', { token: t.user('mark').token, body: { project_id: web.id, title: `Filler ${count + 1}` } })).status).toBe(201);
+    }
+    const keys = async (q: string) =>
+      ((await (await palette(q)).json()) as { type: string; key: string }[]).filter((h) => h.type === 'issue').map((h) => h.key);
+    const dash = await keys('WEB-');
+    expect(dash.slice(0, 12)).toEqual(Array.from({ length: 12 }, (_, i) => `WEB-${i + 1}`));
+    expect(dash.every((key) => key.startsWith('WEB-'))).toBe(true);
+    const one = await keys('web-1');
+    expect(one[0]).toBe('WEB-1');
+    expect(one.slice(1, 4)).toEqual(['WEB-10', 'WEB-11', 'WEB-12']);
+    expect(one.every((key) => /^WEB-1\d*$/.test(key))).toBe(true);
+    // The project key alone: the project first (exact key), then its issues.
+    const hits = (await (await palette('web')).json()) as { type: string; key: string }[];
+    expect(hits[0]).toMatchObject({ type: 'project', key: 'WEB' });
+    expect(hits.filter((h) => h.type === 'issue').slice(0, 3).map((h) => h.key)).toEqual(['WEB-1', 'WEB-2', 'WEB-3']);
+    // A number that no issue key starts with, and another organization's key, find nothing by key.
+    expect(await keys('WEB-0')).toEqual([]);
+    expect((await keys('web-')).length).toBeGreaterThan(0);
+  });
+
   test('an exact key ranks above an exact name', async () => {
     await createProject(t.app.db.prisma, { orgId: t.org('acme').id, name: 'Ops', key: 'AOPS' });
     await createProject(t.app.db.prisma, { orgId: t.org('acme').id, name: 'Platform', key: 'OPS' });

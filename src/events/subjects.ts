@@ -51,20 +51,24 @@ export async function lockProjectIssues(tx: Tx, orgId: string, projectId: string
   return rows.map(toIssue);
 }
 
+/** A project of an organization, by id or by key (the unique where of src/schema/project-operations.ts). */
+export type ProjectRef = { orgId_id: { orgId: string; id: string } } | { orgId_key: { orgId: string; key: string } };
+
 /** The project before a write, locked as lockIssue locks an issue; with its issue count for the representation. */
-export async function lockProject(tx: Tx, orgId: string, id: string): Promise<ProjectSnapshot | null> {
+export async function lockProject(tx: Tx, ref: ProjectRef): Promise<ProjectSnapshot | null> {
+  const [orgId, match, value] = 'orgId_id' in ref ? [ref.orgId_id.orgId, 'p.id = $1::uuid', ref.orgId_id.id] : [ref.orgId_key.orgId, 'p.key = $1', ref.orgId_key.key];
   const rows = await tx.$queryRawUnsafe<Project[]>(
     `SELECT p.id::text AS "id", p.org_id::text AS "orgId", p.name, p.key, p.issue_count AS "issueCount",
             p.created_at AS "createdAt", p.updated_at AS "updatedAt"
-       FROM projects p WHERE p.id = $1::uuid AND p.org_id = $2::uuid FOR UPDATE`,
-    id,
+       FROM projects p WHERE ${match} AND p.org_id = $2::uuid FOR UPDATE`,
+    value,
     orgId,
   );
   const project = rows[0];
   if (!project) return null;
   // Counted by a statement of its own, after the lock: a create that held the lock has committed
   // by now, and only a new statement's snapshot sees its issue (READ COMMITTED).
-  const issues = await tx.issue.count({ where: { orgId, projectId: id } });
+  const issues = await tx.issue.count({ where: { orgId, projectId: project.id } });
   return { ...project, _count: { issues } };
 }
 

@@ -11,6 +11,7 @@ import { schema } from '../schema/index.js';
 import { renderGraphiQL, useGraphiQLHeaders } from '../web/graphiql.js';
 import { yogaLogger } from './logging.js';
 import { useQueryBounds } from './query-bounds.js';
+import { useNotAcceptableProblem } from './not-acceptable.js';
 import { useUnsupportedMediaTypeProblem } from './unsupported-media-type.js';
 
 export type Yoga = YogaServerInstance<Context, Record<string, never>>;
@@ -58,6 +59,7 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
       ...(config.graphqlIntrospection ? [] : [useDisableIntrospection()]),
       useUnsupportedMediaTypeProblem(),
       useGraphiQLHeaders(),
+      useNotAcceptableProblem(),
     ],
     logging: yogaLogger(logger),
     maskedErrors: {

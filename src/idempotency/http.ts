@@ -28,9 +28,16 @@ export const idempotencyProblems = {
     ),
 };
 
-/** Whether an answer is final, so that retries get it again: not a rate limit or a server error. */
+/**
+ * Statuses that are not final, so a retry runs again: a rate limit, a server error, and a
+ * refusal of the request's headers (Accept, Content-Type), which are not part of the key's
+ * fingerprint and which the retry may have fixed. Nothing ran for any of them.
+ */
+const RETRYABLE = new Set([406, 415, 429]);
+
+/** Whether an answer is final, so that retries get it again. */
 function isFinal(path: string, response: StoredResponse): boolean {
-  if (response.status >= 500 || response.status === 429) return false;
+  if (response.status >= 500 || RETRYABLE.has(response.status)) return false;
   // GraphQL answers 200 with top-level errors for requests that did not run (rate limited, timed
   // out, refused before execution); a retry may succeed. Typed results (in `data`) are final.
   if (path === '/api/graphql') {

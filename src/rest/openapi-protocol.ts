@@ -149,7 +149,7 @@ export const parameters: Record<string, Parameter> = {
       'IETF httpapi Idempotency-Key: a unique value per request (a UUID), sent again unchanged when retrying it. Within 24 h, a retry with the same key, ' +
       'path and body gets the first answer again (status, headers, body; with `Idempotent-Replayed: true`) and writes nothing; the same key with another ' +
       'path or body is 422 `idempotency_key_reused`; a retry while the first still runs waits for it, else 409 `idempotency_key_in_use` (with `Retry-After`). ' +
-      'Keys belong to the credential\'s user in its organization. Answers 429 and 5xx are not kept: a retry runs again.',
+      'Keys belong to the credential\'s user in its organization. Answers 406, 415, 429 and 5xx are not kept: a retry runs again.',
     schema: { type: 'string', minLength: 1, maxLength: 255 },
     example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
   },
@@ -166,6 +166,7 @@ export const PROBLEM_CODES = {
   403: ['forbidden', 'insufficient_scope', 'org_mismatch', 'org_forbidden', 'csrf_rejected'],
   404: ['not_found'],
   405: ['method_not_allowed'],
+  406: ['not_acceptable'],
   409: ['conflict', 'key_limit_reached', 'idempotency_key_in_use', 'idempotency_outcome_unknown'],
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
@@ -183,6 +184,7 @@ export const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
   403: 'ForbiddenProblem',
   404: 'NotFoundProblem',
   405: 'MethodNotAllowedProblem',
+  406: 'NotAcceptableProblem',
   409: 'ConflictProblem',
   413: 'PayloadTooLargeProblem',
   415: 'UnsupportedMediaTypeProblem',
@@ -531,6 +533,11 @@ export function graphqlPathItem() {
           },
         },
         '401': responseRef('Unauthorized'),
+        '406': problemResponse(406, '`Accept` names no format this endpoint answers in; nothing ran.', {
+          not_acceptable: {
+            value: problem(406, 'This endpoint answers in JSON: accept application/graphql-response+json or application/json.', 'not_acceptable'),
+          },
+        }),
         '403': {
           description: 'As for REST (a problem); or, for a mutation with a read-only OAuth token, a GraphQL result with `extensions.code = "INSUFFICIENT_SCOPE"`.',
           headers: withRateLimitHeaders(),

@@ -37,7 +37,9 @@ const DAYS_MESSAGE = `must be between 1 and ${INVITATION_DAYS_MAX}`;
 
 export const createInvitation = defineOperation({
   name: 'createInvitation',
-  description: 'A single-use invite code to join this organization with a role no higher than your own. Owners and admins.',
+  description:
+    'A single-use invite code to join this organization with a role no higher than your own. Owners and admins. ' +
+    'An owner invitation needs a signed-in person (the browser session): not with an API key or OAuth token.',
   kind: 'write',
   access: { role: 'admin' },
   input: z.strictObject({
@@ -53,6 +55,11 @@ export const createInvitation = defineOperation({
     const me = viewer(ctx);
     const orgId = activeOrgId(ctx);
     if (!roleAtLeast(me.org!.role, input.role)) throw new ForbiddenError('You cannot invite someone with a higher role than your own.');
+    // Ownership outlives the credential that granted it: a leaked key or token must not be able to
+    // make someone an owner who stays after the key is revoked. Only a person, signed in, can.
+    if (input.role === 'owner' && me.credential.kind !== 'session') {
+      throw new ForbiddenError('Owners are invited by a person signed in to the web app, not with an API key or OAuth token.');
+    }
     const code = `inv_${randomBytes(18).toString('base64url')}`; // INVITE_CODE_LENGTH characters
     const invitation = await ctx.prisma.invitation.create({
       data: {

@@ -53,18 +53,56 @@ async function findProjects(ctx: Context, orgId: string, q: string) {
   }));
 }
 
+/** The largest issue number PostgreSQL's integer column holds. */
+const MAX_NUMBER = 2 ** 31 - 1;
+
+/**
+ * Issue numbers whose decimal form starts with `digits` (`1`: 1, 10-19, 100-199, ...), as
+ * ranges a where clause can use; none for an empty prefix (every number) or one starting with 0.
+ */
+function numberPrefixRanges(digits: string): { gte: number; lte: number }[] | null {
+  if (digits === '') return null;
+  if (digits.startsWith('0')) return [];
+  const ranges: { gte: number; lte: number }[] = [];
+  for (let scale = 1, start = Number(digits); start * scale <= MAX_NUMBER; scale *= 10) {
+    ranges.push({ gte: start * scale, lte: Math.min(MAX_NUMBER, (start + 1) * scale - 1) });
+  }
+  return ranges;
+}
+
+/** A project key, alone or followed by `-` and the start of a number: `WEB`, `web-`, `WEB-1`. */
+const PARTIAL_ISSUE_KEY = /^([A-Za-z][A-Za-z0-9]{1,9})(?:-(\d{0,10}))?$/;
+
+/**
+ * Issues by their key as typed so far: the project's issues for `WEB` or `WEB-`, those whose
+ * number starts with 1 for `web-1` (WEB-1 itself an exact match, first). Lowest numbers first.
+ */
+async function findIssuesByKey(ctx: Context, orgId: string, q: string, select: typeof ISSUE_SELECT) {
+  const match = PARTIAL_ISSUE_KEY.exec(q);
+  if (!match) return [];
+  const ranges = numberPrefixRanges(match[2] ?? '');
+  if (ranges?.length === 0) return [];
+  const rows = await ctx.prisma.issue.findMany({
+    where: { orgId, project: { key: match[1]!.toUpperCase() }, ...(ranges ? { OR: ranges.map((number) => ({ number })) } : {}) },
+    select,
+    orderBy: [{ number: 'asc' }],
+    take: SEARCH_LIMIT,
+  });
+  const exact = parseIssueKey(q);
+  // An exact key is tier 0; a key typed in part is a prefix (tier 2, as a title prefix).
+  return rows.map((row) => ({ row, tier: exact && exact.number === row.number ? 0 : 2 }));
+}
+
+const ISSUE_SELECT = { id: true, title: true, number: true, projectId: true, project: { select: { key: true } } } as const;
+
 async function findIssues(ctx: Context, orgId: string, q: string) {
-  const select = { id: true, title: true, number: true, projectId: true, project: { select: { key: true } } } as const;
-  const key = parseIssueKey(q);
   const [byKey, byTitle] = await Promise.all([
-    key
-      ? ctx.prisma.issue.findMany({ where: { orgId, number: key.number, project: { key: key.projectKey } }, select })
-      : Promise.resolve([]),
+    findIssuesByKey(ctx, orgId, q, ISSUE_SELECT),
     findRanked(
       (match: TextMatch) =>
         ctx.prisma.issue.findMany({
           where: { orgId, title: insensitive(match, q) },
-          select,
+          select: ISSUE_SELECT,
           orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
           take: SEARCH_LIMIT,
         }),
@@ -72,25 +110,30 @@ async function findIssues(ctx: Context, orgId: string, q: string) {
       (issue) => issue.id,
     ),
   ]);
-  return [...byKey.map((row) => ({ row, tier: 0 })), ...byTitle.filter(({ row }) => !byKey.some((k) => k.id === row.id))].map(
-    ({ row, tier }) => ({
-      tier,
-      hit: {
-        type: 'ISSUE' as const,
-        id: row.id,
-        title: row.title,
-        key: `${row.project.key}-${row.number}`,
-        projectId: row.projectId,
-        username: null,
-      },
-    }),
-  );
+  // An issue found both ways keeps its better tier.
+  const best = new Map<string, { row: (typeof byKey)[number]['row']; tier: number }>();
+  for (const found of [...byKey, ...byTitle]) {
+    const seen = best.get(found.row.id);
+    if (!seen || found.tier < seen.tier) best.set(found.row.id, found);
+  }
+  return [...best.values()].map(({ row, tier }) => ({
+    tier,
+    hit: {
+      type: 'ISSUE' as const,
+      id: row.id,
+      title: row.title,
+      key: `${row.project.key}-${row.number}`,
+      projectId: row.projectId,
+      username: null,
+    },
+  }));
 }
 
 export const paletteSearch = defineOperation({
   name: 'paletteSearch',
   description:
-    "Command-palette search of the caller's organization: projects by key or name, issues by key (WEB-12) or title, " +
+    "Command-palette search of the caller's organization: projects by key or name, issues by key (WEB-12, or typed in part: " +
+    'WEB, WEB-, web-1) or title, ' +
     'people by name or username. Exact key matches first, then other exact matches, then prefixes, then substrings ' +
     '(projects before issues before people within each); at most 20.',
   kind: 'read',

@@ -32,10 +32,15 @@ const key = z
 
 const projectId = z.string().min(1, 'is required');
 
-/** The unique where of a project of the caller's organization; an id that is not a UUID names none. */
-function projectWhere(orgId: string, id: string) {
-  if (!isUuid(id)) throw new NotFoundError('project');
-  return { orgId_id: { orgId, id } };
+/**
+ * The unique where of a project of the caller's organization, named by its id or its key (WEB,
+ * any case), as issues are by id or key. Text that is neither names no project.
+ */
+function projectWhere(orgId: string, idOrKey: string) {
+  if (isUuid(idOrKey)) return { orgId_id: { orgId, id: idOrKey } };
+  const key = idOrKey.toUpperCase();
+  if (PROJECT_KEY_PATTERN.test(key)) return { orgId_key: { orgId, key } };
+  throw new NotFoundError('project');
 }
 
 function isPrismaError(error: unknown, code: string): boolean {
@@ -124,7 +129,7 @@ export const updateProject = defineOperation({
     const { result } = await projectWrite(
       () =>
         writeWithEvents(ctx, orgId, async (tx) => {
-          const before = await lockProject(tx, orgId, id);
+          const before = await lockProject(tx, where);
           if (!before) throw new NotFoundError('project');
           const data = { ...definedFields(input), updatedAt: new Date() };
           const project = await tx.project.update({ ...nonEmpty(query), where, data });
@@ -148,11 +153,11 @@ export const deleteProject = defineOperation({
   async run(ctx, { id, force }) {
     const orgId = activeOrgId(ctx);
     const where = projectWhere(orgId, id);
-    await projectWrite(() =>
+    const { result } = await projectWrite(() =>
       writeWithEvents(ctx, orgId, async (tx) => {
         // The project's row lock also holds off createIssue (which updates that row first), so
         // no issue can be added between this count and the delete.
-        const before = await lockProject(tx, orgId, id);
+        const before = await lockProject(tx, where);
         if (!before) throw new NotFoundError('project');
         const count = before._count.issues;
         if (count > 0 && !force) {
@@ -160,15 +165,15 @@ export const deleteProject = defineOperation({
             `The project has ${count} issue${count === 1 ? '' : 's'}. Delete them first, or delete with force to remove them with the project.`,
           );
         }
-        const issues = count > 0 ? await lockProjectIssues(tx, orgId, id) : [];
+        const issues = count > 0 ? await lockProjectIssues(tx, orgId, before.id) : [];
         // The issues go with it (ON DELETE CASCADE), in this transaction; each records its delete.
         await tx.project.delete({ where, select: { id: true } });
         return {
-          result: id,
+          result: before.id,
           changes: [...issues.map((issue) => issueChange('issue.deleted', issue, null)), projectChange('project.deleted', before, null)],
         };
       }),
     );
-    return id;
+    return result;
   },
 });

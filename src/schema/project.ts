@@ -41,7 +41,7 @@ builder.queryField('project', (t) =>
   t.prismaField({
     type: 'Project',
     description: ops.getProject.description,
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The id or the key (WEB, any case).' }) },
     resolve: (query, _root, args, ctx) => ops.getProject.call(ctx, args, query),
   }),
 );
@@ -76,7 +76,7 @@ builder.mutationField('updateProject', (t) =>
     type: 'Project',
     description: ops.updateProject.description,
     errors: { types: [ValidationError, NotFoundError, ConflictError, RateLimitedError] },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateProjectInput, required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The id or the key (WEB, any case).' }), input: t.arg({ type: UpdateProjectInput, required: true }) },
     resolve: (query, _root, args, ctx) => ops.updateProject.call(ctx, { ...args.input, id: args.id }, query),
   }),
 );
@@ -87,7 +87,7 @@ builder.mutationField('deleteProject', (t) =>
     description: ops.deleteProject.description,
     errors: { types: [NotFoundError, ConflictError, RateLimitedError] },
     args: {
-      id: t.arg.id({ required: true }),
+      id: t.arg.id({ required: true, description: 'The id or the key (WEB, any case).' }),
       force: t.arg.boolean({ required: false, description: 'Also delete the issues of the project.' }),
     },
     resolve: (_root, args, ctx) => ops.deleteProject.call(ctx, args, undefined),

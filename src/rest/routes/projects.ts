@@ -6,7 +6,9 @@ import { ProjectJson } from '../resources.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 
-const ProjectId = z.object({ id: z.string().min(1).meta({ maxLength: ID_MAX, description: "The project id. Another organization's project is a 404, exactly like a missing one." }) });
+const ProjectId = z.object({
+  id: z.string().min(1).meta({ maxLength: ID_MAX, description: "The project id or its key (`WEB`, any case). Another organization's project is a 404, exactly like a missing one.", example: 'WEB' }),
+});
 const present = (row: unknown) => ProjectJson.present(row as never);
 const select = { select: ProjectJson.select };
 
