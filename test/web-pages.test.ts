@@ -128,6 +128,25 @@ describe('the web app pages', () => {
     expect((await get('/account', first)).status).toBe(303);
   });
 
+  test('the dashboard: counts, charts as tables, the data as JSON, Chart.js from the service', async () => {
+    const maya = await t.signIn('maya@example.com');
+    const response = await get('/orgs/acme', maya);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    const open = await t.app.db.prisma.issue.count({ where: { orgId: t.org('acme').id, status: { notIn: ['Done', 'Canceled'] } } });
+    expect(html).toContain(`<strong>${open}</strong> open`);
+    for (const id of ['by-status', 'by-priority', 'workload', 'created-per-week']) expect(html).toContain(`id="chart-${id}"`);
+    const data = JSON.parse(/<script type="application\/json" id="dashboard-data">([\s\S]*?)<\/script>/.exec(html)![1]!);
+    expect(data.find((c: { id: string }) => c.id === 'created-per-week').rows).toHaveLength(12);
+    const chartJs = /<script src="(\/assets\/charts\/[^"]+\/chart\.umd\.min\.js)"/.exec(html)![1]!;
+    const asset = await get(chartJs);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toMatch(/javascript/);
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    // Projects list their open issues (the same aggregates).
+    expect(await (await get('/orgs/acme/projects', maya)).text()).toMatch(/data-label="Open issues"><a [^>]+>\d+<\/a>/);
+  });
+
   test('unknown addresses: an HTML 404 page for browsers, problem+json for API clients', async () => {
     const html = await get('/no/such/page');
     expect(html.status).toBe(404);

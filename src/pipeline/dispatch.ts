@@ -9,6 +9,7 @@ import { reportAuthFailure, reportRoute } from '../ops/request-scope.js';
 import { HttpProblem, problems } from '../rest/problem.js';
 import { isPublicPath } from '../rest/router.js';
 import { serveApiDocs } from '../web/api-docs.js';
+import { serveChartAssets } from '../web/dashboard.js';
 import { serveGraphiQLAsset } from '../web/graphiql.js';
 import { notFoundPage } from '../web/org-page.js';
 import type { Exchange } from './exchange.js';
@@ -62,7 +63,7 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
     const { request, url, ctx, credentials, auth } = exchange;
     const path = url.pathname;
     // The API reference and its assets are public: answered before any credential is looked at.
-    const docs = serveApiDocs(request, path, config) ?? serveGraphiQLAsset(request, path);
+    const docs = serveApiDocs(request, path, config) ?? serveGraphiQLAsset(request, path) ?? serveChartAssets(request, path);
     if (docs) return docs;
     const page = surfaces.pages.find((surface) => surface.serves(path));
     if (page) {
