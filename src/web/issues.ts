@@ -24,7 +24,10 @@ const perm = (p: OrgPage) => ({ canEdit: roleAtLeast(p.org.role, 'member'), canD
 const newIssueForm = (projectId = '') => ({ project_id: projectId, title: '', status: 'Backlog', priority: 'none', assignee_id: '', description: '' });
 
 /** The list page's data: one page of issues for the URL's query, or the query's mistakes. */
-export async function issueListData(p: OrgPage, url: URL) {
+export async function issueListData(p: OrgPage, pageUrl: URL) {
+  // The filter form sends every field; an empty one means "any", which the API says by leaving it out.
+  const url = new URL(pageUrl);
+  for (const [name, value] of [...url.searchParams]) if (value === '') url.searchParams.delete(name, value);
   try {
     const { body, headers } = await runGetRoute('listIssues', p.ctx, url);
     const cursor = nextCursor(headers.link);
