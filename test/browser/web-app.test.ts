@@ -11,6 +11,8 @@ import { chromiumAvailable, PASSWORD, SHOTS, startHarness, type Harness } from '
  * serious or critical violation), for horizontal scrolling at 390 px, and for its skip link;
  * no request may leave the service's origin.
  */
+const TOUR = ['05-issues-filtered', '06-board', '12-dashboard'];
+
 describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
   let h: Harness;
   const offOrigin: string[] = [];
@@ -40,6 +42,13 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
   async function check(page: Page, name: string) {
     await page.waitForLoadState('load');
     await page.screenshot({ path: `${SHOTS}/web-${name}.png`, fullPage: true });
+    // The README's tour (docs/*.png) is copied from these: a small window, the top of the page.
+    if (TOUR.includes(name)) {
+      const size = page.viewportSize()!;
+      await page.setViewportSize({ width: 960, height: 600 });
+      await page.screenshot({ path: `${SHOTS}/tour-${name}.png` });
+      await page.setViewportSize(size);
+    }
     const { violations } = await new AxeBuilder({ page }).analyze();
     axeFindings[name] = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.html.slice(0, 80)).join(' | ')}`);
     // The skip link is the first stop of the keyboard, visibly focused, and leads to the content.
