@@ -11,10 +11,19 @@ import { reportAuthFailure, reportRoute } from '../ops/request-scope.js';
 import { HttpProblem, problems } from '../rest/problem.js';
 import { isPublicPath } from '../rest/router.js';
 import { serveApiDocs } from '../web/api-docs.js';
+import { serveChartAssets } from '../web/dashboard.js';
 import { serveGraphiQLAsset } from '../web/graphiql.js';
+import { notFoundPage } from '../web/org-page.js';
 import type { Exchange } from './exchange.js';
 
 export const MCP_PATH = '/api/mcp';
+/** A browser asking for a page (Accept names HTML before JSON): it gets the HTML 404 page, an API client problem+json. */
+function wantsHtml(request: Request): boolean {
+  const accept = request.headers.get('accept') ?? '';
+  const html = accept.indexOf('text/html');
+  const json = accept.search(/application\/(problem\+)?json/);
+  return html >= 0 && (json < 0 || html < json);
+}
 
 /** A surface the dispatcher hands requests to. */
 export interface Surface {
@@ -71,7 +80,7 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
     const { request, url, ctx, credentials, auth } = exchange;
     const path = url.pathname;
     // The API reference and its assets are public: answered before any credential is looked at.
-    const docs = serveApiDocs(request, path, config) ?? serveGraphiQLAsset(request, path);
+    const docs = serveApiDocs(request, path, config) ?? serveGraphiQLAsset(request, path) ?? serveChartAssets(request, path);
     if (docs) return docs;
     const page = surfaces.pages.find((surface) => surface.serves(path));
     if (page) {
@@ -87,7 +96,7 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       if (typeof route === 'string') reportRoute(route);
       return response;
     }
-    if (path !== '/api' && !path.startsWith('/api/')) return problems.notFound().toResponse();
+    if (path !== '/api' && !path.startsWith('/api/')) return wantsHtml(request) ? notFoundPage() : problems.notFound().toResponse();
     reportRoute(path === '/api/graphql' || path === MCP_PATH ? path : (surfaces.rest.template(request.method, path) ?? UNMATCHED_ROUTE));
     // The API description is public: answered before any credential check (a credential sent with it is ignored).
     if (isPublicPath(path)) return surfaces.rest.fetch(request, ctx);

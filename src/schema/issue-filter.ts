@@ -39,7 +39,7 @@ const IntComparatorInput = builder.inputType('IntComparator', {
   }),
 });
 
-interface IssueFilterShape {
+export interface IssueFilterShape {
   status?: string[] | null;
   priority?: string[] | null;
   assigneeId?: string | null;
@@ -160,7 +160,8 @@ export function issueFilterWhere(filter: IssueFilterShape): Prisma.IssueWhereInp
     if (lt != null) number.lt = lt;
     if (lte != null) number.lte = lte;
     if (filter.number.in) number.in = filter.number.in;
-    where.push({ number });
+    // An empty comparator is no condition, and must not count as one (see below).
+    if (Object.keys(number).length) where.push({ number });
   }
   if (filter.createdAfter || filter.createdBefore) {
     where.push({ createdAt: { gt: filter.createdAfter ?? undefined, lt: filter.createdBefore ?? undefined } });
@@ -168,8 +169,21 @@ export function issueFilterWhere(filter: IssueFilterShape): Prisma.IssueWhereInp
   if (filter.updatedAfter || filter.updatedBefore) {
     where.push({ updatedAt: { gt: filter.updatedAfter ?? undefined, lt: filter.updatedBefore ?? undefined } });
   }
+  // A filter without conditions holds for every issue. Prisma drops such an empty filter instead
+  // of reading it as true (within OR it then counts as false: `or: [{}]` matched nothing, and
+  // `not: {}` everything), so empty branches are decided here.
   if (filter.and?.length) where.push({ AND: filter.and.map((f) => ({ AND: issueFilterWhere(f) })) });
-  if (filter.or?.length) where.push({ OR: filter.or.map((f) => ({ AND: issueFilterWhere(f) })) });
-  if (filter.not) where.push({ NOT: { AND: issueFilterWhere(filter.not) } });
+  if (filter.or?.length) {
+    const branches = filter.or.map(issueFilterWhere);
+    // One branch that holds for every issue makes the OR hold for every issue: no condition.
+    if (branches.every((branch) => branch.length > 0)) where.push({ OR: branches.map((branch) => ({ AND: branch })) });
+  }
+  if (filter.not) {
+    const negated = issueFilterWhere(filter.not);
+    where.push(negated.length ? { NOT: { AND: negated } } : NO_ISSUE);
+  }
   return where;
 }
+
+/** A condition no issue meets (Prisma reads `in: []` as false). */
+const NO_ISSUE: Prisma.IssueWhereInput = { id: { in: [] } };

@@ -20,7 +20,12 @@ export type TextMatch = 'equals' | 'startsWith' | 'contains';
  * themselves.
  */
 export function insensitive(match: TextMatch, text: string) {
-  return { [match]: text.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' as const };
+  return { [match]: escapeLike(text), mode: 'insensitive' as const };
+}
+
+/** `text` with LIKE's wildcards (`%`, `_`) and its escape character (a backslash) escaped to match themselves. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&');
 }
 
 /** How well `text` matches `q`: 0 exactly, 1 as a prefix, 2 inside, 3 not at all (case-insensitive). */

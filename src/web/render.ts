@@ -4,9 +4,13 @@ import { Eta } from 'eta';
 // Every `<%= %>` is HTML-escaped by Eta; raw output (`<%~ %>`) is used only for the layout's body.
 const eta = new Eta({ views: fileURLToPath(new URL('./templates', import.meta.url)), autoEscape: true, cache: true });
 
-/** The pages' Content-Security-Policy; `formTargets` are extra origins a form may lead to (OAuth redirects). */
+/**
+ * The pages' Content-Security-Policy; `formTargets` are extra origins a form may lead to (OAuth
+ * redirects). connect-src 'self': the palette's search and the board's drag and drop call this
+ * origin, and nothing else.
+ */
 export function contentSecurityPolicy(formTargets: string[] = []): string {
-  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}; frame-ancestors 'none'; base-uri 'none'`;
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
 const SECURITY_HEADERS = {

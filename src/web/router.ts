@@ -7,7 +7,13 @@ import { HttpProblem } from '../rest/problem.js';
 import { revokeApplication, showApplications } from './applications.js';
 import { asset } from './assets.js';
 import { clearedFlashCookie, readFlash } from './flash.js';
+import { savePassword, saveProfile, showAccount, signOutAll } from './account.js';
+import { showDashboard } from './dashboard.js';
 import { confirmRevoke, createKey, revokeKey, showIntegrations } from './integrations.js';
+import { confirmDeleteIssue, createIssuePage, deleteIssuePage, editIssue, moveIssue, showBoard, showIssue, showIssues } from './issues.js';
+import { confirmDeleteProject, createProjectPage, deleteProjectPage, editProject, showProject, showProjects } from './projects.js';
+import { showSearch } from './search.js';
+import { changeRolePage, createInvitationPage, join, removeMemberPage, revokeInvitationPage, showJoin, showTeam } from './team.js';
 import { notFoundPage, type PageRequest } from './org-page.js';
 import { page, redirect } from './render.js';
 import { setPassword, showSetPassword } from './set-password.js';
@@ -70,6 +76,33 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
     .post('/set-password', route(setPassword))
     .get('/setup', route(setup.showSetup))
     .post('/setup', route(setup.submitSetup))
+    .get('/join', route((request, ctx) => showJoin(request, ctx)))
+    .post('/join', route(join))
+    .get('/account', route(showAccount))
+    .post('/account/profile', route(saveProfile))
+    .post('/account/password', route(savePassword))
+    .post('/account/sign-out-everywhere', route(signOutAll))
+    .get('/orgs/:slug', route(showDashboard))
+    .get('/orgs/:slug/search', route(showSearch))
+    .get('/orgs/:slug/projects', route(showProjects))
+    .post('/orgs/:slug/projects', route(createProjectPage))
+    .get('/orgs/:slug/projects/:key', route(showProject))
+    .post('/orgs/:slug/projects/:key', route(editProject))
+    .get('/orgs/:slug/projects/:key/delete', route(confirmDeleteProject))
+    .post('/orgs/:slug/projects/:key/delete', route(deleteProjectPage))
+    .get('/orgs/:slug/issues', route(showIssues))
+    .post('/orgs/:slug/issues', route(createIssuePage))
+    .get('/orgs/:slug/board', route(showBoard))
+    .get('/orgs/:slug/issues/:key', route(showIssue))
+    .post('/orgs/:slug/issues/:key', route(editIssue))
+    .post('/orgs/:slug/issues/:key/status', route(moveIssue))
+    .get('/orgs/:slug/issues/:key/delete', route(confirmDeleteIssue))
+    .post('/orgs/:slug/issues/:key/delete', route(deleteIssuePage))
+    .get('/orgs/:slug/team', route(showTeam))
+    .post('/orgs/:slug/team/members/:id/role', route(changeRolePage))
+    .post('/orgs/:slug/team/members/:id/remove', route(removeMemberPage))
+    .post('/orgs/:slug/team/invitations', route(createInvitationPage))
+    .post('/orgs/:slug/team/invitations/:id/revoke', route(revokeInvitationPage))
     .get('/orgs/:slug/settings/integrations', route(showIntegrations))
     .post('/orgs/:slug/settings/integrations/keys', route(createKey))
     .get('/orgs/:slug/settings/integrations/keys/:id/revoke', route(confirmRevoke))

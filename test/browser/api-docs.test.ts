@@ -80,7 +80,7 @@ describe.skipIf(!chromiumAvailable)('the API reference at /api/docs in a real br
     // Signed in to the pages too: the session cookie must not ride along with the calls.
     await page.goto(`${base}/login`);
     await signInOnPage(page, 'maya@example.com');
-    await page.waitForURL(`${base}/orgs/acme/settings/integrations`);
+    await page.waitForURL(`${base}/orgs/acme`);
     expect((await page.context().cookies()).map((c) => c.name)).toContain('wm_session');
     await page.getByRole('link', { name: 'API reference' }).click();
     await page.waitForURL(`${base}/api/docs`);

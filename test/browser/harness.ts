@@ -22,14 +22,15 @@ export interface Harness {
   app: App;
   seed: DemoSeed;
   page: Page;
+  browser: Browser;
   close(): Promise<void>;
 }
 
-/** The service on a real socket over a seeded database, and a headless Chromium page. */
-export async function startHarness(): Promise<Harness> {
+/** The service on a real socket over a seeded database (or an empty one: `seed: false`), and a headless Chromium page. */
+export async function startHarness(options: { seed?: boolean } = {}): Promise<Harness> {
   mkdirSync(SHOTS, { recursive: true });
   const db: Database = await openTestDatabase();
-  const seed = await seedDemo(db.prisma, { password: PASSWORD });
+  const seed = options.seed === false ? { password: PASSWORD, orgs: [], users: [] } : await seedDemo(db.prisma, { password: PASSWORD });
   let handler: (request: Request, ctx: { req: IncomingMessage }) => Promise<Response> = async () => new Response(null, { status: 503 });
   const server: Server = createServer(createServerAdapter<{ req: IncomingMessage }>((request, ctx) => handler(request, ctx)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -46,6 +47,7 @@ export async function startHarness(): Promise<Harness> {
     app,
     seed,
     page,
+    browser,
     async close() {
       await browser.close();
       await new Promise((resolve) => server.close(resolve));

@@ -18,4 +18,120 @@ document.addEventListener('DOMContentLoaded', () => {
   for (const input of document.querySelectorAll('[data-select-on-focus]')) {
     input.addEventListener('focus', () => input.select());
   }
+  setUpPalette();
+  setUpBoard();
 });
+
+/**
+ * Ctrl+K / Cmd+K: the command palette over GET /api/palette/search (the session cookie and the
+ * organization in X-Org-Id). Without JavaScript, the header's search box opens the search page.
+ */
+function setUpPalette() {
+  const form = document.querySelector('[data-palette]');
+  const dialog = document.getElementById('palette');
+  if (!form || !dialog) return;
+  const base = form.getAttribute('data-palette');
+  const orgId = form.getAttribute('data-org-id');
+  const input = document.getElementById('palette-input');
+  const list = document.getElementById('palette-results');
+  let opener = null;
+  let selected = -1;
+  let timer = null;
+  const hrefOf = (hit) =>
+    hit.type === 'issue' ? `${base}/issues/${encodeURIComponent(hit.key)}` : hit.type === 'project' ? `${base}/projects/${encodeURIComponent(hit.key)}` : `${base}/issues?assignee_id=${encodeURIComponent(hit.id)}`;
+  const open = () => {
+    opener = document.activeElement;
+    dialog.hidden = false;
+    input.value = '';
+    list.replaceChildren();
+    input.focus();
+  };
+  const close = () => {
+    dialog.hidden = true;
+    if (opener && opener.focus) opener.focus();
+  };
+  const select = (index) => {
+    const items = [...list.children];
+    selected = Math.max(-1, Math.min(index, items.length - 1));
+    items.forEach((li, i) => li.setAttribute('aria-selected', String(i === selected)));
+    if (selected >= 0) input.setAttribute('aria-activedescendant', items[selected].id);
+  };
+  const search = async () => {
+    const q = input.value.trim();
+    if (!q) return list.replaceChildren();
+    const response = await fetch(`/api/palette/search?q=${encodeURIComponent(q)}`, { headers: { 'x-org-id': orgId, accept: 'application/json' } });
+    if (!response.ok || input.value.trim() !== q) return;
+    const hits = await response.json();
+    list.replaceChildren(
+      ...hits.map((hit, i) => {
+        const li = document.createElement('li');
+        li.id = `palette-hit-${i}`;
+        li.setAttribute('role', 'option');
+        const a = document.createElement('a');
+        a.href = hrefOf(hit);
+        a.tabIndex = -1;
+        a.textContent = `${hit.type}: ${hit.key ? `${hit.key} ` : ''}${hit.title}`;
+        li.append(a);
+        return li;
+      }),
+    );
+    select(hits.length ? 0 : -1);
+  };
+  document.addEventListener('keydown', (event) => {
+    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
+      event.preventDefault();
+      if (dialog.hidden) open();
+      else close();
+    } else if (!dialog.hidden && event.key === 'Escape') close();
+  });
+  dialog.addEventListener('click', (event) => {
+    if (event.target === dialog) close();
+  });
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(search, 150);
+  });
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'ArrowDown') select(selected + 1);
+    else if (event.key === 'ArrowUp') select(selected - 1);
+    else if (event.key === 'Enter' && selected >= 0) location.href = list.children[selected].querySelector('a').href;
+    else return;
+    event.preventDefault();
+  });
+}
+
+/**
+ * The board's drag and drop: dropping a card on a column posts the card's own move form (the
+ * same request its buttons send without JavaScript), then reloads the board.
+ */
+function setUpBoard() {
+  const board = document.querySelector('[data-board]');
+  if (!board) return;
+  let dragged = null;
+  for (const card of board.querySelectorAll('.issue-card[draggable=true]')) {
+    card.addEventListener('dragstart', (event) => {
+      dragged = card;
+      event.dataTransfer.setData('text/plain', card.getAttribute('data-key'));
+    });
+  }
+  for (const column of board.querySelectorAll('.column')) {
+    column.addEventListener('dragover', (event) => {
+      if (!dragged) return;
+      event.preventDefault();
+      column.classList.add('drop');
+    });
+    column.addEventListener('dragleave', () => column.classList.remove('drop'));
+    column.addEventListener('drop', async (event) => {
+      event.preventDefault();
+      column.classList.remove('drop');
+      const card = dragged;
+      dragged = null;
+      if (!card || card.closest('.column') === column) return;
+      const form = card.querySelector('form.move');
+      const body = new URLSearchParams(new FormData(form));
+      body.set('status', column.getAttribute('data-status'));
+      const response = await fetch(form.action, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      if (response.ok) location.reload();
+    });
+  }
+}

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { Prisma } from '../generated/prisma/client.js';
+import type { Context } from '../context.js';
+import { NotFoundError } from './errors.js';
+import { IssueFilter } from './issue-filter.js';
+import { all, issueFilterSql } from './issue-filter-sql.js';
+import { defineOperation } from './operation.js';
+import { uuid } from './uuid.js';
+import { activeOrgId } from './viewer.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
+
+/**
+ * Counts of issues for dashboards, grouped in the database (GROUP BY GROUPING SETS: one
+ * statement, one pass over the filtered issues, whatever the number of groupings).
+ *
+ * The web dashboard and the GraphQL field `issueAggregates` call the same operation:
+ *
+ * ```ts
+ * const stats = await aggregateIssues.call(ctx, {
+ *   filter: { status: ['Todo', 'In Progress'] },  // the issue list's filter (and/or/not), optional
+ *   projectId,                                     // optional: one project's issues
+ *   groupBy: ['status', 'priority', 'createdWeek'], // what to count by; the total always comes
+ *   weeks: 12,                                     // the weekly series' length, default 12
+ * }, undefined);
+ * stats.total;          // 42
+ * stats.byStatus;       // [{ status: 'Backlog', count: 3 }, ...] every status, workflow order
+ * stats.createdPerWeek; // [{ weekStart: Date (Monday 00:00 UTC), count: 5 }, ...] oldest first
+ * ```
+ *
+ * `ctx` is the request's context (a session's principal on the pages); the rules are those of
+ * the list: any role of the organization, its issues only, the same filter.
+ */
+export const ISSUE_GROUPINGS = ['status', 'priority', 'assignee', 'project', 'createdWeek'] as const;
+export type IssueGrouping = (typeof ISSUE_GROUPINGS)[number];
+
+export const WEEKS_DEFAULT = 12;
+/** Two years of weeks: a series a chart can still show. */
+export const WEEKS_MAX = 104;
+
+export type IssueStatus = (typeof ISSUE_STATUSES)[number];
+export type IssuePriority = (typeof ISSUE_PRIORITIES)[number];
+
+export interface WeekCount {
+  /** Monday 00:00 UTC of the week (ISO weeks). */
+  weekStart: Date;
+  count: number;
+}
+
+export interface IssueAggregates {
+  /** Issues matching the filter. */
+  total: number;
+  /** Every status in workflow order, zeros included (when grouped by status). */
+  byStatus?: { status: IssueStatus; count: number }[];
+  /** Every priority, most urgent first, zeros included. */
+  byPriority?: { priority: IssuePriority; count: number }[];
+  /** Assignees with at least one issue, most issues first; `null` counts the unassigned. */
+  byAssignee?: { assigneeId: string | null; count: number }[];
+  /** Projects with at least one issue, most issues first. */
+  byProject?: { projectId: string; count: number }[];
+  /** Issues created in each of the last `weeks` weeks (the current one last), zeros included. */
+  createdPerWeek?: WeekCount[];
+}
+
+const weeksMessage = `must be between 1 and ${WEEKS_MAX}`;
+
+export const AggregateIssuesInput = z.strictObject({
+  projectId: uuid.nullish(),
+  filter: IssueFilter.nullish(),
+  groupBy: z
+    .array(z.enum(ISSUE_GROUPINGS, { error: `must each be one of: ${ISSUE_GROUPINGS.join(', ')}` }))
+    .max(ISSUE_GROUPINGS.length, `must have at most ${ISSUE_GROUPINGS.length} values`)
+    .nullish(),
+  weeks: z.number({ error: weeksMessage }).int(weeksMessage).min(1, weeksMessage).max(WEEKS_MAX, weeksMessage).nullish(),
+});
+
+/** The column each grouping groups by, in the statement's inner select. */
+const GROUP_COLUMN: Record<IssueGrouping, string> = {
+  status: 'status',
+  priority: 'priority',
+  assignee: 'assignee_id',
+  project: 'project_id',
+  createdWeek: 'created_week',
+};
+
+const WEEK_MS = 7 * 24 * 3600 * 1000;
+
+/** Monday 00:00 UTC of the week holding `instant`: what date_trunc('week', ..., 'UTC') gives. */
+export function weekStartOf(instant: Date): Date {
+  const day = new Date(Date.UTC(instant.getUTCFullYear(), instant.getUTCMonth(), instant.getUTCDate()));
+  const sinceMonday = (day.getUTCDay() + 6) % 7;
+  return new Date(day.getTime() - sinceMonday * 24 * 3600 * 1000);
+}
+
+/** The starts of the last `weeks` weeks up to the one holding `now`, oldest first. */
+export function weekStarts(now: Date, weeks: number): Date[] {
+  const current = weekStartOf(now).getTime();
+  return Array.from({ length: weeks }, (_, i) => new Date(current - (weeks - 1 - i) * WEEK_MS));
+}
+
+type Row = { count: number; value: string | Date | null } & Record<`g_${IssueGrouping}`, number | undefined>;
+
+export const aggregateIssues = defineOperation({
+  name: 'aggregateIssues',
+  description:
+    'Counts of the issues matching `filter` (the issue list\'s filter; one project\'s issues when projectId is given): ' +
+    'the total, and per status, priority, assignee, project or week of creation, computed in the database.',
+  kind: 'read',
+  access: { role: 'viewer' },
+  input: AggregateIssuesInput,
+  async run(ctx, input): Promise<IssueAggregates> {
+    const orgId = activeOrgId(ctx);
+    const groupings = [...new Set(input.groupBy ?? [])];
+    const weeks = weekStarts(new Date(), input.weeks ?? WEEKS_DEFAULT);
+    const rows = await groupedCounts(ctx, orgId, input, groupings, weeks[0]!);
+    const result = collect(rows, groupings, weeks);
+    // As for the list: only an empty result needs to tell "no issues" from "no such project here".
+    if (input.projectId && result.total === 0) {
+      const project = await ctx.prisma.project.findFirst({ where: { id: input.projectId, orgId }, select: { id: true } });
+      if (!project) throw new NotFoundError('project');
+    }
+    return result;
+  },
+});
+
+async function groupedCounts(
+  ctx: Context,
+  orgId: string,
+  input: z.output<typeof AggregateIssuesInput>,
+  groupings: IssueGrouping[],
+  firstWeek: Date,
+): Promise<Row[]> {
+  const where = [Prisma.sql`org_id = ${orgId}::uuid`, ...(input.filter ? issueFilterSql(input.filter) : [])];
+  if (input.projectId) where.push(Prisma.sql`project_id = ${input.projectId}::uuid`);
+  // One output column per grouping would make every row wide; each grouping set fills `value`
+  // instead, and GROUPING() tells which set a row belongs to (1: not grouped by that column).
+  const value = groupings.length
+    ? Prisma.raw(`COALESCE(${groupings.map((g) => `CASE WHEN GROUPING(${GROUP_COLUMN[g]}) = 0 THEN ${valueText(g)} END`).join(', ')})`)
+    : Prisma.raw('NULL');
+  const flags = Prisma.raw(groupings.map((g) => `, GROUPING(${GROUP_COLUMN[g]}) AS "g_${g}"`).join(''));
+  const sets = Prisma.raw(['()', ...groupings.map((g) => `(${GROUP_COLUMN[g]})`)].join(', '));
+  return ctx.prisma.$queryRaw<Row[]>`
+    SELECT count(*)::int AS count, ${value} AS value ${flags}
+      FROM (SELECT status, priority, assignee_id, project_id,
+                   CASE WHEN created_at >= ${firstWeek}::timestamptz THEN date_trunc('week', created_at, 'UTC') END AS created_week
+              FROM issues
+             WHERE ${all(where)}) AS filtered
+     GROUP BY GROUPING SETS (${sets})`;
+}
+
+/** Every group's value as text, so that one column holds them all (weeks as ISO 8601 instants). */
+function valueText(grouping: IssueGrouping): string {
+  if (grouping === 'createdWeek') return `to_char(created_week AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+  return `${GROUP_COLUMN[grouping]}::text`;
+}
+
+function collect(rows: Row[], groupings: IssueGrouping[], weeks: Date[]): IssueAggregates {
+  const counts = new Map<IssueGrouping, Map<string | null, number>>(groupings.map((g) => [g, new Map()]));
+  let total = 0;
+  for (const row of rows) {
+    const grouping = groupings.find((g) => row[`g_${g}`] === 0);
+    if (!grouping) total = row.count;
+    else counts.get(grouping)!.set(row.value === null ? null : String(row.value), row.count);
+  }
+  const countOf = (g: IssueGrouping, value: string | null) => counts.get(g)?.get(value) ?? 0;
+  // Most issues first; equal counts in the order of their ids, so that the answer is stable.
+  const byCount = <T extends { count: number }>(list: T[], id: (item: T) => string | null) =>
+    list.sort((a, b) => b.count - a.count || (id(a) ?? '').localeCompare(id(b) ?? ''));
+  const result: IssueAggregates = { total };
+  for (const grouping of groupings) {
+    const found = [...counts.get(grouping)!.entries()];
+    if (grouping === 'status') result.byStatus = ISSUE_STATUSES.map((status) => ({ status, count: countOf('status', status) }));
+    if (grouping === 'priority') result.byPriority = ISSUE_PRIORITIES.map((priority) => ({ priority, count: countOf('priority', priority) }));
+    if (grouping === 'assignee') result.byAssignee = byCount(found.map(([assigneeId, count]) => ({ assigneeId, count })), (a) => a.assigneeId);
+    if (grouping === 'project') result.byProject = byCount(found.map(([projectId, count]) => ({ projectId: projectId!, count })), (p) => p.projectId);
+    // Issues created before the window fall in the NULL week, which no series shows.
+    if (grouping === 'createdWeek') result.createdPerWeek = weeks.map((weekStart) => ({ weekStart, count: countOf('createdWeek', weekStart.toISOString().replace('.000Z', 'Z')) }));
+  }
+  return result;
+}

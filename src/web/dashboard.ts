@@ -1,0 +1,102 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Context } from '../context.js';
+import { aggregateIssues, weekStartOf } from '../schema/issue-aggregates.js';
+import { ISSUE_STATUSES } from '../schema/workflow.js';
+import { membersOf, namesOf, WORKFLOW } from './org-data.js';
+import { issueListData } from './issues.js';
+import { orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
+import { assetSet, JS } from './static-assets.js';
+
+/**
+ * GET /orgs/:slug: the organization's dashboard, the default page after sign-in. Every figure
+ * is a GROUP BY in the database (the aggregateIssues operation the GraphQL API also serves),
+ * never rows loaded and counted here; the two short lists are the issue list's operation.
+ * Charts are drawn by Chart.js, served by the service (no CDN), from data embedded in the page
+ * as JSON (not script); each chart is also a table, readable without JavaScript.
+ */
+
+const OPEN = ISSUE_STATUSES.filter((s) => s !== 'Done' && s !== 'Canceled');
+
+// The package's exports list neither its UMD build nor package.json: found next to its CommonJS entry (dist/).
+const chartJsDist = dirname(createRequire(import.meta.url).resolve('chart.js'));
+
+const charts = assetSet('/assets/charts/', [
+  { name: 'chart.umd.min.js', file: join(chartJsDist, 'chart.umd.min.js'), type: JS },
+  { name: 'dashboard.js', file: fileURLToPath(new URL('./assets/dashboard.js', import.meta.url)), type: JS },
+] as const);
+
+/** Chart.js and our drawing script, or null for a path outside /assets/charts/. */
+export const serveChartAssets = (request: Request, path: string) => charts.serve(request, path);
+
+/** The dashboard's figures; each call is one GROUP BY statement. */
+export async function dashboardData(p: OrgPage, now = new Date()) {
+  const ctx = p.ctx;
+  const weekStart = weekStartOf(now);
+  const [open, all, doneThisWeek, members] = await Promise.all([
+    aggregateIssues.call(ctx, { filter: { status: [...OPEN] }, groupBy: ['priority', 'assignee'] }, undefined),
+    aggregateIssues.call(ctx, { groupBy: ['status', 'createdWeek'], weeks: 12 }, undefined),
+    // "Done this week": issues now Done whose last change falls in this week (see the README).
+    aggregateIssues.call(ctx, { filter: { status: ['Done'], updatedAfter: weekStart.toISOString() } }, undefined),
+    membersOf(p),
+  ]);
+  const names = namesOf(members);
+  const unassigned = open.byAssignee?.find((a) => a.assigneeId === null)?.count ?? 0;
+  return {
+    counts: {
+      open: open.total,
+      inProgress: all.byStatus?.find((s) => s.status === 'In Progress')?.count ?? 0,
+      doneThisWeek: doneThisWeek.total,
+      unassigned,
+    },
+    charts: [
+      { id: 'by-status', title: 'Issues by status', kind: 'bar', column: 'Status', rows: (all.byStatus ?? []).map((s) => [s.status, s.count]) },
+      { id: 'by-priority', title: 'Open issues by priority', kind: 'bar', column: 'Priority', rows: (open.byPriority ?? []).map((s) => [s.priority, s.count]) },
+      {
+        id: 'workload',
+        title: 'Open issues by assignee (workload)',
+        kind: 'bar',
+        column: 'Assignee',
+        rows: (open.byAssignee ?? []).map((a) => [a.assigneeId ? (names[a.assigneeId] ?? 'former member') : 'Unassigned', a.count]),
+      },
+      {
+        id: 'created-per-week',
+        title: 'Issues created per week (last 12 weeks)',
+        kind: 'line',
+        column: 'Week of',
+        rows: (all.createdPerWeek ?? []).map((w) => [w.weekStart.toISOString().slice(0, 10), w.count]),
+      },
+    ] as { id: string; title: string; kind: 'bar' | 'line'; column: string; rows: [string, number][] }[],
+  };
+}
+
+async function shortList(p: OrgPage, query: string) {
+  return (await issueListData(p, new URL(`${p.base}/issues?${query}`, p.ctx.config.baseUrl))).issues;
+}
+
+export async function showDashboard(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const openStatuses = encodeURIComponent(OPEN.join(','));
+  const [data, oldest, recent, members] = await Promise.all([
+    dashboardData(p),
+    shortList(p, `status=${openStatuses}&sort=created_at&direction=asc&limit=5`),
+    shortList(p, 'sort=updated_at&direction=desc&limit=5'),
+    membersOf(p),
+  ]);
+  // In a <script type="application/json">, only "</" could end the element early.
+  const json = JSON.stringify(data.charts).replace(/</g, '\\u003c');
+  return orgView(p, 'dashboard', {
+    title: `Dashboard · ${p.org.name}`,
+    section: 'Dashboard',
+    ...data,
+    json,
+    oldest,
+    recent,
+    openStatuses,
+    names: namesOf(members),
+    workflow: WORKFLOW,
+    scripts: [charts.urls['chart.umd.min.js'], charts.urls['dashboard.js']],
+  });
+}

@@ -1,0 +1,235 @@
+import { roleAtLeast } from '../auth/principal.js';
+import type { Context } from '../context.js';
+import { IssueJson } from '../rest/resources.js';
+import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issue-operations.js';
+import { flashCookie } from './flash.js';
+import { formFailure, readForm, type FormFailure } from './forms.js';
+import { safeNextPath } from './next-path.js';
+import { membersOf, namesOf, projectsOf, WORKFLOW } from './org-data.js';
+import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
+import { redirect } from './render.js';
+import { nextCursor, runGetRoute } from './rest-route.js';
+
+/**
+ * Issues: the list (the REST list's filters, sorts and cursors, in the URL), the board by status,
+ * one issue's page, and the forms that create, change, move and delete issues. Every read and
+ * write is the API's operation, run with the session's principal; every write redirects.
+ */
+
+export type IssueView = { id: string; key: string; project_id: string; title: string; status: string; priority: string; description: string | null; assignee_id: string | null; created_at: string; updated_at: string };
+
+const perm = (p: OrgPage) => ({ canEdit: roleAtLeast(p.org.role, 'member'), canDelete: roleAtLeast(p.org.role, 'manager') });
+
+/** The empty issue form (create), with a project chosen when the page is about one. */
+const newIssueForm = (projectId = '') => ({ project_id: projectId, title: '', status: 'Backlog', priority: 'none', assignee_id: '', description: '' });
+
+/** The list page's data: one page of issues for the URL's query, or the query's mistakes. */
+export async function issueListData(p: OrgPage, pageUrl: URL) {
+  // The filter form sends every field; an empty one means "any", which the API says by leaving it out.
+  const url = new URL(pageUrl);
+  for (const [name, value] of [...url.searchParams]) if (value === '') url.searchParams.delete(name, value);
+  try {
+    const { body, headers } = await runGetRoute('listIssues', p.ctx, url);
+    const cursor = nextCursor(headers.link);
+    const next = new URL(url);
+    if (cursor) next.searchParams.set('cursor', cursor);
+    return { issues: body as IssueView[], next: cursor ? `${next.pathname}${next.search}` : null, queryErrors: {} as Record<string, string> };
+  } catch (error) {
+    const failure = formFailure(error);
+    return { issues: [] as IssueView[], next: null, queryErrors: { ...failure.errors, ...(failure.formError ? { query: failure.formError } : {}) }, status: failure.status };
+  }
+}
+
+async function listPage(p: OrgPage, url: URL, form = newIssueForm(url.searchParams.get('project_id') ?? ''), failure?: FormFailure): Promise<Response> {
+  const [data, projects, members] = await Promise.all([issueListData(p, url), projectsOf(p), membersOf(p)]);
+  const q = url.searchParams;
+  const first = new URL(url);
+  first.searchParams.delete('cursor');
+  return orgView(
+    p,
+    'issues',
+    {
+      title: `Issues · ${p.org.name}`,
+      section: 'Issues',
+      ...data,
+      firstPage: q.has('cursor') ? `${first.pathname}${first.search}` : null,
+      query: { q: q.get('q') ?? '', status: q.getAll('status').flatMap((s) => s.split(',')), priority: q.getAll('priority').flatMap((s) => s.split(',')), assignee_id: q.get('assignee_id') ?? '', project_id: q.get('project_id') ?? '', sort: q.get('sort') ?? 'created_at', direction: q.get('direction') ?? '', limit: q.get('limit') ?? '' },
+      projects,
+      members,
+      names: namesOf(members),
+      workflow: WORKFLOW,
+      form,
+      errors: failure?.errors ?? {},
+      formError: failure?.formError ?? null,
+      here: `${url.pathname}${url.search}`,
+      ...perm(p),
+    },
+    { status: failure?.status ?? data.status ?? 200, headers: failure?.headers },
+  );
+}
+
+export async function showIssues(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  return p instanceof Response ? p : listPage(p, new URL(request.url));
+}
+
+/** The issue form's fields as the operation's input (empty selects are "not given" or "nobody"). */
+function issueInput(form: Record<string, string>) {
+  return {
+    title: form.title ?? '',
+    status: form.status || undefined,
+    priority: form.priority || undefined,
+    description: form.description ? form.description : null,
+    assigneeId: form.assignee_id ? form.assignee_id : null,
+  };
+}
+
+/** POST /orgs/:slug/issues: from the list, the board or a project; back to where it was made. */
+export async function createIssuePage(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const form = await readForm(request);
+  const back = safeNextPath(form.back || `${p.base}/issues`, ctx.config.baseUrl);
+  try {
+    const issue = await createIssue.call(p.ctx, { projectId: form.project_id ?? '', ...issueInput(form) }, { select: IssueJson.select });
+    const key = IssueJson.present(issue as never).key as string;
+    return redirect(back, { 'set-cookie': flashCookie(ctx.config, { notice: `Created ${key}: ${issue.title}` }) });
+  } catch (error) {
+    const failure = formFailure(error);
+    const url = new URL(request.url);
+    return listPage(p, url, { ...newIssueForm(), ...form } as ReturnType<typeof newIssueForm>, failure);
+  }
+}
+
+/** GET /orgs/:slug/board: a column per status; each card moves with a form button (drag and drop on top, with JS). */
+export async function showBoard(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const url = new URL(request.url);
+  const projectId = url.searchParams.get('project_id') ?? '';
+  const [projects, members] = await Promise.all([projectsOf(p), membersOf(p)]);
+  const columns = await Promise.all(
+    WORKFLOW.statuses.map(async (status) => {
+      const query = new URL(`${p.base}/board`, url);
+      query.searchParams.set('status', status);
+      query.searchParams.set('sort', 'priority');
+      if (projectId) query.searchParams.set('project_id', projectId);
+      const data = await issueListData(p, query);
+      return { status, issues: data.issues, more: data.next !== null, errors: data.queryErrors };
+    }),
+  );
+  return orgView(p, 'board', {
+    title: `Board · ${p.org.name}`,
+    section: 'Board',
+    columns,
+    projects,
+    projectId,
+    names: namesOf(members),
+    members,
+    workflow: WORKFLOW,
+    form: newIssueForm(projectId),
+    errors: {},
+    formError: null,
+    here: `${url.pathname}${url.search}`,
+    ...perm(p),
+  });
+}
+
+async function issueOf(p: OrgPage, key: string | undefined): Promise<IssueView | null> {
+  try {
+    return IssueJson.present((await getIssue.call(p.ctx, { id: key ?? '' }, { select: IssueJson.select })) as never) as IssueView;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'NOT_FOUND') return null;
+    throw error;
+  }
+}
+
+const issueNotFound = (p: OrgPage) => notFoundPage(p.shell, 'Issue not found', 'It does not exist in this organization, or it was deleted.');
+
+async function issuePage(p: OrgPage, issue: IssueView, form?: Record<string, string>, failure?: FormFailure): Promise<Response> {
+  const [projects, members] = await Promise.all([projectsOf(p), membersOf(p)]);
+  return orgView(
+    p,
+    'issue',
+    {
+      title: `${issue.key} ${issue.title}`,
+      section: 'Issues',
+      issue,
+      project: projects.find((project) => project.id === issue.project_id),
+      members,
+      names: namesOf(members),
+      workflow: WORKFLOW,
+      form: form ?? { title: issue.title, status: issue.status, priority: issue.priority, assignee_id: issue.assignee_id ?? '', description: issue.description ?? '' },
+      errors: failure?.errors ?? {},
+      formError: failure?.formError ?? null,
+      ...perm(p),
+    },
+    { status: failure?.status ?? 200, headers: failure?.headers },
+  );
+}
+
+export async function showIssue(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const issue = await issueOf(p, request.params?.key);
+  return issue ? issuePage(p, issue) : issueNotFound(p);
+}
+
+/** POST /orgs/:slug/issues/:key: the edit form (title, status, priority, assignee, description). */
+export async function editIssue(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const issue = await issueOf(p, request.params?.key);
+  if (!issue) return issueNotFound(p);
+  const form = await readForm(request);
+  try {
+    await updateIssue.call(p.ctx, { id: issue.id, ...issueInput(form) }, { select: { id: true } });
+    return redirect(`${p.base}/issues/${issue.key}`, { 'set-cookie': flashCookie(ctx.config, { notice: `Saved ${issue.key}.` }) });
+  } catch (error) {
+    return issuePage(p, issue, form, formFailure(error));
+  }
+}
+
+/** POST /orgs/:slug/issues/:key/status: the board's move (and the issue page's quick status change). */
+export async function moveIssue(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const issue = await issueOf(p, request.params?.key);
+  if (!issue) return issueNotFound(p);
+  const form = await readForm(request);
+  const back = safeNextPath(form.back || `${p.base}/board`, ctx.config.baseUrl);
+  try {
+    await updateIssue.call(p.ctx, { id: issue.id, status: form.status ?? '' }, { select: { id: true } });
+    return redirect(back, { 'set-cookie': flashCookie(ctx.config, { notice: `Moved ${issue.key} to ${form.status}.` }) });
+  } catch (error) {
+    return issuePage(p, issue, undefined, formFailure(error));
+  }
+}
+
+export async function confirmDeleteIssue(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const issue = await issueOf(p, request.params?.key);
+  if (!issue) return issueNotFound(p);
+  return orgView(p, 'confirm', {
+    title: `Delete ${issue.key}`,
+    heading: `Delete ${issue.key} “${issue.title}”?`,
+    message: 'This cannot be undone. Members usually cancel an issue instead (status Canceled).',
+    action: `${p.base}/issues/${issue.key}/delete`,
+    button: 'Delete issue',
+    cancel: `${p.base}/issues/${issue.key}`,
+  });
+}
+
+export async function deleteIssuePage(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const issue = await issueOf(p, request.params?.key);
+  if (!issue) return issueNotFound(p);
+  try {
+    await deleteIssue.call(p.ctx, { id: issue.id }, undefined);
+    return redirect(`${p.base}/issues`, { 'set-cookie': flashCookie(ctx.config, { notice: `Deleted ${issue.key}.` }) });
+  } catch (error) {
+    return issuePage(p, issue, undefined, formFailure(error));
+  }
+}

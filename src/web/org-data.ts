@@ -1,0 +1,21 @@
+import { ProjectJson } from '../rest/resources.js';
+import { listProjects } from '../schema/project-operations.js';
+import { listMembers, type Member } from '../schema/team.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../schema/workflow.js';
+import type { OrgPage } from './org-page.js';
+
+/** What several pages of an organization show: its projects, its people, the workflow's values. */
+
+export type ProjectView = { id: string; name: string; key: string; issue_count: number; created_at: string; updated_at: string };
+
+export async function projectsOf(p: OrgPage): Promise<ProjectView[]> {
+  const rows = await listProjects.call(p.ctx, {}, { select: ProjectJson.select });
+  return rows.map((row) => ProjectJson.present(row as never) as ProjectView);
+}
+
+export const membersOf = (p: OrgPage): Promise<Member[]> => listMembers.call(p.ctx, {}, undefined);
+
+export const WORKFLOW = { statuses: ISSUE_STATUSES, priorities: ISSUE_PRIORITIES };
+
+/** Names by user id, for showing assignees. */
+export const namesOf = (members: Member[]) => Object.fromEntries(members.map((m) => [m.userId, m.name]));

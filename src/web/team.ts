@@ -1,0 +1,106 @@
+import { roleAtLeast, ROLES } from '../auth/principal.js';
+import type { Context } from '../context.js';
+import { createInvitation, joinOrganization } from '../schema/invitation.js';
+import { changeRole, listInvitations, removeMember, revokeInvitation } from '../schema/team.js';
+import { flashCookie } from './flash.js';
+import { formFailure, readForm, type FormFailure } from './forms.js';
+import { membersOf } from './org-data.js';
+import { orgPage, orgView, signInFirst, type OrgPage, type PageRequest } from './org-page.js';
+import { page, redirect } from './render.js';
+import { loadShell } from './shell.js';
+
+/**
+ * The team: members and roles (owners and admins change and remove), invitations (create a
+ * code shown once, see and revoke pending ones), and joining another organization by code.
+ */
+
+const canManage = (p: OrgPage) => roleAtLeast(p.org.role, 'admin');
+
+async function teamPage(p: OrgPage, failure?: FormFailure): Promise<Response> {
+  const manage = canManage(p);
+  const [members, invitations] = await Promise.all([membersOf(p), manage ? listInvitations.call(p.ctx, {}, undefined) : Promise.resolve([])]);
+  const me = p.ctx.principal.kind === 'user' ? p.ctx.principal.userId : '';
+  return orgView(
+    p,
+    'team',
+    {
+      title: `Team · ${p.org.name}`,
+      section: 'Team',
+      members,
+      invitations,
+      me,
+      canManage: manage,
+      // Nobody gives a role above their own.
+      roles: ROLES.filter((r) => roleAtLeast(p.org.role, r)).reverse(),
+      errors: failure?.errors ?? {},
+      formError: failure?.formError ?? null,
+    },
+    { status: failure?.status ?? 200, headers: failure?.headers },
+  );
+}
+
+export async function showTeam(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  return p instanceof Response ? p : teamPage(p);
+}
+
+/** Runs a team write, then back to the team page with a notice, or the page with the refusal. */
+async function teamWrite(request: PageRequest, ctx: Context, write: (p: OrgPage, form: Record<string, string>) => Promise<{ notice?: string; code?: string }>): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const form = await readForm(request);
+  try {
+    const { notice, code } = await write(p, form);
+    const secret = code
+      ? { title: 'A new invite code', label: 'Invite code', value: code, warning: 'Copy this code now and give it to the person you invite. It is shown only once and works once.' }
+      : undefined;
+    return redirect(`${p.base}/team`, { 'set-cookie': flashCookie(ctx.config, { notice, secret }) });
+  } catch (error) {
+    return teamPage(p, formFailure(error));
+  }
+}
+
+export const changeRolePage = (request: PageRequest, ctx: Context) =>
+  teamWrite(request, ctx, async (p, form) => {
+    await changeRole.call(p.ctx, { userId: request.params?.id ?? '', role: form.role ?? '' }, undefined);
+    return { notice: `Role changed to ${form.role}.` };
+  });
+
+export const removeMemberPage = (request: PageRequest, ctx: Context) =>
+  teamWrite(request, ctx, async (p) => {
+    await removeMember.call(p.ctx, { userId: request.params?.id ?? '' }, undefined);
+    return { notice: 'Member removed.' };
+  });
+
+export const createInvitationPage = (request: PageRequest, ctx: Context) =>
+  teamWrite(request, ctx, async (p, form) => {
+    const days = form.expires_in_days ? Number(form.expires_in_days) : undefined;
+    const { code } = await createInvitation.call(p.ctx, { role: form.role ?? '', expiresInDays: days }, undefined);
+    return { code };
+  });
+
+export const revokeInvitationPage = (request: PageRequest, ctx: Context) =>
+  teamWrite(request, ctx, async (p) => {
+    await revokeInvitation.call(p.ctx, { id: request.params?.id ?? '' }, undefined);
+    return { notice: 'Invitation revoked: its code no longer works.' };
+  });
+
+/** GET /join: the form to join an organization with an invite code. */
+export async function showJoin(request: PageRequest, ctx: Context, error: string | null = null, status = 200): Promise<Response> {
+  if (ctx.principal.kind !== 'user') return signInFirst(request);
+  return page('join', { ...(await loadShell(ctx)), title: 'Join an organization', error, flash: request.flash }, { status });
+}
+
+/** POST /join: joins, then to the organization's dashboard. */
+export async function join(request: PageRequest, ctx: Context): Promise<Response> {
+  if (ctx.principal.kind !== 'user') return signInFirst(request);
+  const form = await readForm(request);
+  try {
+    const membership = await joinOrganization.call(ctx, { code: form.code ?? '' }, { select: { role: true, org: { select: { slug: true, name: true } } } });
+    const joined = membership as unknown as { role: string; org: { slug: string; name: string } };
+    return redirect(`/orgs/${joined.org.slug}`, { 'set-cookie': flashCookie(ctx.config, { notice: `Welcome to ${joined.org.name}: you joined as ${joined.role}.` }) });
+  } catch (error) {
+    const failure = formFailure(error);
+    return showJoin(request, ctx, failure.formError ?? Object.values(failure.errors).join(' '), failure.status);
+  }
+}

@@ -1,0 +1,273 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Principal } from '../src/auth/principal.js';
+import type { Context } from '../src/context.js';
+import type { Database } from '../src/db/client.js';
+import { aggregateIssues, ISSUE_GROUPINGS, weekStartOf, type IssueAggregates } from '../src/schema/issue-aggregates.js';
+import { MAX_FILTER_DEPTH, type IssueFilterShape } from '../src/schema/issue-filter.js';
+import { listIssues } from '../src/schema/issue-operations.js';
+import { operatorContext } from '../src/schema/operator.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/workflow.js';
+import { openTestDatabase } from './support/database.js';
+
+let db: Database;
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(() => db.close());
+
+const DAY = 24 * 3600 * 1000;
+const NOW = Date.now();
+const WEEKS = 20;
+// Titles and descriptions share words in different cases, and LIKE's wildcards as plain text.
+const WORDS = ['Login', 'login', 'LOGIN page', 'export 100%', 'snake_case', 'back\\slash', 'Dashboard'];
+
+interface IssueSpec {
+  project: number;
+  status: (typeof ISSUE_STATUSES)[number];
+  priority: (typeof ISSUE_PRIORITIES)[number];
+  assignee: number | null;
+  title: string;
+  description: string | null;
+  /** Days before now: some before the weekly window, some in it. */
+  ageDays: number;
+  updatedAgeDays: number;
+}
+
+const issueSpec: fc.Arbitrary<IssueSpec> = fc.record({
+  project: fc.integer({ min: 0, max: 1 }),
+  status: fc.constantFrom(...ISSUE_STATUSES),
+  priority: fc.constantFrom(...ISSUE_PRIORITIES),
+  assignee: fc.option(fc.integer({ min: 0, max: 2 })),
+  title: fc.constantFrom(...WORDS),
+  description: fc.option(fc.constantFrom(...WORDS)),
+  ageDays: fc.integer({ min: 0, max: 7 * (WEEKS + 4) }),
+  updatedAgeDays: fc.integer({ min: 0, max: 30 }),
+});
+
+/** A world: an organization with two projects, three members, and random issues. */
+interface World {
+  orgId: string;
+  projectIds: string[];
+  userIds: string[];
+}
+
+async function createWorld(specs: IssueSpec[]): Promise<World> {
+  const suffix = randomUUID().slice(0, 8);
+  const org = await db.prisma.organization.create({ data: { name: `Org ${suffix}`, slug: `org-${suffix}` } });
+  const projectIds: string[] = [];
+  for (const key of ['AA', 'BB']) {
+    projectIds.push((await db.prisma.project.create({ data: { orgId: org.id, name: key, key, issueCount: specs.length } })).id);
+  }
+  const userIds: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const user = await db.prisma.user.create({ data: { email: `u${i}-${suffix}@example.com`, name: `U${i}`, username: `u${i}-${suffix}` } });
+    await db.prisma.membership.create({ data: { orgId: org.id, userId: user.id, role: 'member' } });
+    userIds.push(user.id);
+  }
+  await db.prisma.issue.createMany({
+    data: specs.map((s, i) => ({
+      orgId: org.id,
+      projectId: projectIds[s.project]!,
+      number: i + 1,
+      title: s.title,
+      status: s.status,
+      priority: s.priority,
+      description: s.description,
+      assigneeId: s.assignee === null ? null : userIds[s.assignee]!,
+      createdAt: new Date(NOW - s.ageDays * DAY - i * 1000),
+      updatedAt: new Date(NOW - s.updatedAgeDays * DAY),
+    })),
+  });
+  return { orgId: org.id, projectIds, userIds };
+}
+
+// Assignees are named by index (`@0`) until the world's users exist; a stranger's id matches nothing.
+const STRANGER = randomUUID();
+
+/** An object with at most two of these fields (none at times). */
+function someOf<T extends Record<string, fc.Arbitrary<unknown>>>(fields: T): fc.Arbitrary<{ [K in keyof T]?: T[K] extends fc.Arbitrary<infer V> ? V : never }> {
+  const one = fc.oneof(...Object.entries(fields).map(([key, value]) => value.map((v) => ({ [key]: v }))));
+  return fc.array(one, { maxLength: 2 }).map((parts) => Object.assign({}, ...parts));
+}
+
+/** A random filter over every field of IssueFilter, and/or/not nested up to three levels. */
+function filterArbitrary(): fc.Arbitrary<IssueFilterShape> {
+  const instant = fc.integer({ min: 0, max: 7 * (WEEKS + 5) }).map((days) => new Date(NOW - days * DAY));
+  const word = fc.constantFrom(...WORDS, 'LOG', 'in', '%', '_', 'slash');
+  const number = fc.integer({ min: 0, max: 42 });
+  // One field per condition (two at most in a leaf): with every field at once, nearly every
+  // filter would select nothing, and a wrong comparison would go unseen.
+  const condition = fc.oneof(
+    fc.record({ status: fc.subarray([...ISSUE_STATUSES]) }),
+    fc.record({ priority: fc.subarray([...ISSUE_PRIORITIES]) }),
+    fc.record({ assigneeId: fc.constantFrom('none', '@0', '@1', '@2', STRANGER) }),
+    fc.record({ q: word }),
+    fc.record({ title: someOf({ equals: word, contains: word, startsWith: word }) }),
+    fc.record({ number: someOf({ eq: number, gt: number, gte: number, lt: number, lte: number, in: fc.array(number, { maxLength: 5 }) }) }),
+    fc.record({ createdAfter: instant }),
+    fc.record({ createdBefore: instant }),
+    fc.record({ updatedAfter: instant }),
+    fc.record({ updatedBefore: instant }),
+  );
+  const leaf: fc.Arbitrary<IssueFilterShape> = fc.array(condition, { maxLength: 2 }).map((parts) => Object.assign({}, ...parts));
+  // As deep as the filter may nest (MAX_FILTER_DEPTH), at most 3 branches a level (40 filters in all).
+  const nested = (levels: number): fc.Arbitrary<IssueFilterShape> => {
+    if (levels === 1) return leaf;
+    const inner = nested(levels - 1);
+    return fc.oneof(
+      { withCrossShrink: true },
+      { arbitrary: leaf, weight: 4 },
+      fc.record({ and: fc.array(inner, { maxLength: 3 }), status: fc.subarray([...ISSUE_STATUSES]) }, { requiredKeys: ['and'] }),
+      fc.record({ or: fc.array(inner, { maxLength: 3 }) }),
+      fc.record({ not: inner, priority: fc.subarray([...ISSUE_PRIORITIES]) }, { requiredKeys: ['not'] }),
+    );
+  };
+  return nested(MAX_FILTER_DEPTH);
+}
+
+/** The filter with its `@n` assignees replaced by the world's user ids. */
+function resolveAssignees(filter: IssueFilterShape, userIds: string[]): IssueFilterShape {
+  const resolve = (f: IssueFilterShape): IssueFilterShape => ({
+    ...f,
+    ...(f.assigneeId?.startsWith('@') ? { assigneeId: userIds[Number(f.assigneeId.slice(1))]! } : {}),
+    ...(f.and ? { and: f.and.map(resolve) } : {}),
+    ...(f.or ? { or: f.or.map(resolve) } : {}),
+    ...(f.not ? { not: resolve(f.not) } : {}),
+  });
+  return resolve(filter);
+}
+
+/** Every issue the list returns for `filter`, page after page of the smallest size that makes paging matter. */
+async function pageThrough(ctx: Context, filter: IssueFilterShape, projectId: string | null) {
+  const rows = [];
+  let after: string | null = null;
+  for (;;) {
+    const page = await listIssues.call(ctx, { filter, projectId, first: 7, after }, {});
+    rows.push(...page.edges.map((edge) => edge!.node));
+    if (!page.pageInfo.hasNextPage) return rows;
+    after = page.pageInfo.endCursor ?? null;
+  }
+}
+
+/** The aggregates computed from the paged rows, in the operation's shape. */
+function countRows(rows: Awaited<ReturnType<typeof pageThrough>>, weekStarts: Date[]): IssueAggregates {
+  const tally = <K>(key: (row: (typeof rows)[number]) => K) => {
+    const counts = new Map<K, number>();
+    for (const row of rows) counts.set(key(row), (counts.get(key(row)) ?? 0) + 1);
+    return counts;
+  };
+  const sorted = <T extends { count: number }>(list: T[], id: (item: T) => string | null) =>
+    list.sort((a, b) => b.count - a.count || (id(a) ?? '').localeCompare(id(b) ?? ''));
+  const statuses = tally((r) => r.status);
+  const priorities = tally((r) => r.priority);
+  const weeks = tally((r) => weekStartOf(r.createdAt).getTime());
+  return {
+    total: rows.length,
+    byStatus: ISSUE_STATUSES.map((status) => ({ status, count: statuses.get(status) ?? 0 })),
+    byPriority: ISSUE_PRIORITIES.map((priority) => ({ priority, count: priorities.get(priority) ?? 0 })),
+    byAssignee: sorted([...tally((r) => r.assigneeId)].map(([assigneeId, count]) => ({ assigneeId, count })), (a) => a.assigneeId),
+    byProject: sorted([...tally((r) => r.projectId)].map(([projectId, count]) => ({ projectId, count })), (p) => p.projectId),
+    createdPerWeek: weekStarts.map((weekStart) => ({ weekStart, count: weeks.get(weekStart.getTime()) ?? 0 })),
+  };
+}
+
+function userContext(orgId: string | null, role: 'viewer' | 'member' = 'viewer'): Context {
+  const principal: Principal = {
+    kind: 'user',
+    userId: randomUUID(),
+    credential: { kind: 'session', id: randomUUID() },
+    org: orgId ? { id: orgId, role } : null,
+    orgBound: false,
+  };
+  return { ...operatorContext(db.prisma), principal };
+}
+
+describe('issue aggregates', () => {
+  test('equal the counts obtained by paging through the list, over random issues and filters', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(issueSpec, { minLength: 10, maxLength: 40 }),
+        // Several filters over each world: worlds cost inserts, filters only reads.
+        fc.array(fc.tuple(filterArbitrary(), fc.option(fc.integer({ min: 0, max: 1 }))), { minLength: 1, maxLength: 8 }),
+        async (specs, queries) => {
+          const world = await createWorld(specs);
+          for (const [anyFilter, projectIndex] of queries) {
+            const filter = resolveAssignees(anyFilter, world.userIds);
+            const projectId = projectIndex === null ? null : world.projectIds[projectIndex]!;
+            const ctx = userContext(world.orgId);
+            const aggregates = await aggregateIssues.call(ctx, { filter, projectId, groupBy: [...ISSUE_GROUPINGS], weeks: WEEKS }, undefined);
+            const rows = await pageThrough(ctx, filter, projectId);
+            const expected = countRows(rows, aggregates.createdPerWeek!.map((w) => w.weekStart));
+            expect({ filter, aggregates }).toEqual({ filter, aggregates: expected });
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  test('equal the paged counts for each filter field alone, on one fixed world (what the random filters may miss)', async () => {
+    const specs = fc.sample(fc.array(issueSpec, { minLength: 40, maxLength: 40 }), { seed: 18, numRuns: 1 })[0]!;
+    const world = await createWorld(specs);
+    const at = (days: number) => new Date(NOW - days * DAY);
+    const filters: IssueFilterShape[] = [
+      { status: ['Todo', 'Done'] }, { status: [] }, { priority: ['urgent'] }, { assigneeId: 'none' }, { assigneeId: '@1' },
+      { q: 'login' }, { q: '%' }, { q: '_' }, { q: 'slash' }, { title: { equals: 'login' } }, { title: { contains: 'OG' } },
+      { title: { startsWith: 'log' } }, { number: { eq: 5 } }, { number: { gt: 5 } }, { number: { gte: 5 } }, { number: { lt: 5 } },
+      { number: { lte: 5 } }, { number: { in: [1, 2, 40] } }, { number: { in: [] } }, { number: {} }, { createdAfter: at(30) },
+      { createdBefore: at(30) }, { updatedAfter: at(10) }, { updatedBefore: at(10) }, { and: [] }, { or: [] }, { or: [{}] },
+      { not: {} }, { not: { assigneeId: '@1' } }, { not: { q: 'login' } }, { or: [{ status: ['Todo'] }, { priority: ['low'] }] },
+    ];
+    const ctx = userContext(world.orgId);
+    for (const anyFilter of filters) {
+      const filter = resolveAssignees(anyFilter, world.userIds);
+      const aggregates = await aggregateIssues.call(ctx, { filter, groupBy: [...ISSUE_GROUPINGS], weeks: WEEKS }, undefined);
+      const expected = countRows(await pageThrough(ctx, filter, null), aggregates.createdPerWeek!.map((w) => w.weekStart));
+      expect({ filter, aggregates }).toEqual({ filter, aggregates: expected });
+    }
+  });
+
+  test('the weekly series ends with the current week and counts only its weeks', async () => {
+    const world = await createWorld([
+      { project: 0, status: 'Todo', priority: 'high', assignee: null, title: 'a', description: null, ageDays: 0, updatedAgeDays: 0 },
+      { project: 0, status: 'Todo', priority: 'high', assignee: null, title: 'b', description: null, ageDays: 400, updatedAgeDays: 0 },
+    ]);
+    const result = await aggregateIssues.call(userContext(world.orgId), { groupBy: ['createdWeek'], weeks: 3 }, undefined);
+    expect(result.total).toBe(2);
+    expect(result.createdPerWeek!.map((w) => w.count)).toEqual([0, 0, 1]);
+    expect(result.createdPerWeek![2]!.weekStart).toEqual(weekStartOf(new Date()));
+    expect(result.createdPerWeek![2]!.weekStart.getUTCDay()).toBe(1);
+  });
+
+  test("see nothing of another organization, and take the list's rules", async () => {
+    const mine = await createWorld([{ project: 0, status: 'Todo', priority: 'high', assignee: 0, title: 'a', description: null, ageDays: 1, updatedAgeDays: 0 }]);
+    const theirs = await createWorld([{ project: 1, status: 'Done', priority: 'low', assignee: 1, title: 'b', description: null, ageDays: 1, updatedAgeDays: 0 }]);
+    const ctx = userContext(mine.orgId);
+    const result = await aggregateIssues.call(ctx, { groupBy: ['status', 'assignee', 'project'] }, undefined);
+    expect(result.total).toBe(1);
+    expect(result.byAssignee).toEqual([{ assigneeId: mine.userIds[0], count: 1 }]);
+    expect(result.byProject).toEqual([{ projectId: mine.projectIds[0], count: 1 }]);
+    // Their project, named by id, is as unknown as a missing one.
+    await expect(aggregateIssues.call(ctx, { projectId: theirs.projectIds[1] }, undefined)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // Their assignee's id filters to nothing.
+    expect((await aggregateIssues.call(ctx, { filter: { assigneeId: theirs.userIds[1] } }, undefined)).total).toBe(0);
+    await expect(aggregateIssues.call(userContext(null), {}, undefined)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  test('refuse bad input with every mistake at once', async () => {
+    const ctx = userContext(randomUUID());
+    await expect(
+      aggregateIssues.call(ctx, { groupBy: ['colour'], weeks: 0, filter: { status: ['Open'] }, projectId: 'x' }, undefined),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      fieldErrors: expect.arrayContaining([
+        expect.objectContaining({ field: 'groupBy.0' }),
+        expect.objectContaining({ field: 'weeks', message: 'must be between 1 and 104' }),
+        expect.objectContaining({ field: 'filter.status' }),
+        expect.objectContaining({ field: 'projectId' }),
+      ]),
+    });
+  });
+});
