@@ -216,3 +216,30 @@ describe('scopes and challenges', () => {
     expect(init.headers.get('x-ratelimit-limit')).toBe('600');
   });
 });
+
+describe('retries of a create (idempotency_key)', () => {
+  test('the same key and arguments return the first result without a second issue; other arguments are refused', async () => {
+    const client = await connect(t.user('mark').token);
+    const project = ((await client.callTool({ name: 'list_projects', arguments: {} })).structuredContent as { items: { id: string }[] }).items[0]!;
+    const key = crypto.randomUUID();
+    const args = { project_id: project.id, title: 'Created once, however often it is retried', idempotency_key: key };
+    const first = (await client.callTool({ name: 'create_issue', arguments: args })).structuredContent as { id: string };
+    // The same arguments in another order are the same request.
+    const retry = (await client.callTool({ name: 'create_issue', arguments: { idempotency_key: key, title: args.title, project_id: project.id } })).structuredContent as { id: string };
+    expect(retry.id).toBe(first.id);
+    expect(await t.app.db.prisma.issue.count({ where: { title: args.title } })).toBe(1);
+
+    const reused = problemOf(await client.callTool({ name: 'create_issue', arguments: { ...args, title: 'Another issue' } }));
+    expect(reused.code).toBe('idempotency_key_reused');
+    expect(await t.app.db.prisma.issue.count({ where: { title: 'Another issue' } })).toBe(0);
+
+    // Keys are per user: another member's same key is a new request.
+    const other = await connect(t.user('olivia').token);
+    const theirs = (await other.callTool({ name: 'create_issue', arguments: args })).structuredContent as { id: string };
+    expect(theirs.id).not.toBe(first.id);
+
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'create_issue')!.inputSchema.properties).toHaveProperty('idempotency_key');
+    expect(tools.find((tool) => tool.name === 'update_issue')!.inputSchema.properties).not.toHaveProperty('idempotency_key');
+  });
+});

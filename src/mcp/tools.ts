@@ -1,5 +1,8 @@
 import type { Config } from '../config.js';
 import type { Context } from '../context.js';
+import { idempotencyProblems } from '../idempotency/http.js';
+import { KEY_MAX_LENGTH } from '../idempotency/key.js';
+import { fingerprint, idempotent, keyScope } from '../idempotency/run.js';
 import { openApiDocument } from '../rest/openapi.js';
 import { HttpProblem } from '../rest/problem.js';
 import type { Method, Route, ToolHints } from '../rest/route.js';
@@ -73,6 +76,20 @@ function inputSchemaOf(operation: OpenApiOperation, document: Record<string, unk
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
 
+/**
+ * The argument that makes a create safe to retry (what `Idempotency-Key` is over HTTP): tools
+ * made from POST routes take it.
+ */
+const IDEMPOTENCY_ARGUMENT = 'idempotency_key';
+const idempotencyProperty = {
+  type: 'string',
+  minLength: 1,
+  maxLength: KEY_MAX_LENGTH,
+  description:
+    'Optional. A unique value (a UUID) for this create: a retry with the same key and arguments within 24 hours ' +
+    'returns the first result without creating again; the same key with other arguments is an error.',
+};
+
 /** MCP structured content is an object: a list comes as `{ items }`, and a paged one adds `next_cursor`. */
 function outputSchemaOf(route: Route, operation: OpenApiOperation, document: Record<string, unknown>): McpTool['outputSchema'] {
   const schema = inline(operation.responses?.[String(route.success.status)]?.content?.['application/json']?.schema, document) as JsonSchema | undefined;
@@ -87,6 +104,11 @@ function outputSchemaOf(route: Route, operation: OpenApiOperation, document: Rec
     },
     required: paged ? ['items', 'next_cursor'] : ['items'],
   };
+}
+
+function withIdempotency(route: Route, schema: McpTool['inputSchema']): McpTool['inputSchema'] {
+  if (route.method !== 'post') return schema;
+  return { ...schema, properties: { ...(schema.properties as object), [IDEMPOTENCY_ARGUMENT]: idempotencyProperty } };
 }
 
 /** Every tool, made from the route declarations and the OpenAPI document generated from them. */
@@ -104,7 +126,7 @@ export function buildTools(config: Config): McpTool[] {
       name: tool.name,
       title,
       description: `${route.summary}.${details ? ` ${details}` : ''}${scope}`,
-      inputSchema: inputSchemaOf(operation, document),
+      inputSchema: withIdempotency(route, inputSchemaOf(operation, document)),
       outputSchema: outputSchemaOf(route, operation, document),
       annotations: { title, ...hintsOf(route.method), ...tool.annotations },
       route,
@@ -142,7 +164,51 @@ function nextCursor(link: string | undefined): string | null {
  * route runs exactly as over REST (admission, every invalid field at once, the operation).
  * Expected failures are error results naming what went wrong; anything else propagates.
  */
-export async function callTool(tool: McpTool, ctx: Context, args: Record<string, unknown>, request: Request): Promise<ToolResult> {
+export async function callTool(tool: McpTool, ctx: Context, input: Record<string, unknown>, request: Request): Promise<ToolResult> {
+  const { [IDEMPOTENCY_ARGUMENT]: key, ...args } = input;
+  if (tool.route.method !== 'post' || key === undefined) return runTool(tool, ctx, input, request);
+  if (typeof key !== 'string' || key.length < 1 || key.length > KEY_MAX_LENGTH) {
+    const message = `must be a string of 1 to ${KEY_MAX_LENGTH} characters`;
+    return errorResult(new HttpProblem(400, 'VALIDATION_FAILED', `${IDEMPOTENCY_ARGUMENT}: ${message}`, [{ field: IDEMPOTENCY_ARGUMENT, message }]));
+  }
+  const scope = keyScope(ctx.principal, key);
+  if (!scope) return runTool(tool, ctx, args, request);
+  // Sorted keys: the same arguments in another order are the same request.
+  const print = fingerprint('mcp', tool.name, JSON.stringify(args, Object.keys(args).sort()));
+  const outcome = await idempotent(
+    ctx.prisma,
+    scope,
+    print,
+    async () => {
+      const result = await runTool(tool, ctx, args, request);
+      return { status: result.isError ? problemStatus(result) : 200, headers: {}, body: JSON.stringify(result) };
+    },
+    // As over HTTP: a rate limit or a server error is worth retrying, so it is not kept.
+    (response) => response.status < 500 && response.status !== 429,
+  );
+  switch (outcome.kind) {
+    case 'fresh':
+    case 'replay':
+      return JSON.parse(outcome.response.body) as ToolResult;
+    case 'mismatch':
+      return errorResult(idempotencyProblems.mismatch());
+    case 'in_progress':
+      return errorResult(idempotencyProblems.inProgress());
+    case 'unknown':
+      return errorResult(idempotencyProblems.unknown());
+  }
+}
+
+/** The status of the problem an error result carries (errorResult writes its body as the text). */
+function problemStatus(result: ToolResult): number {
+  try {
+    return (JSON.parse(result.content[0]?.text ?? '{}') as { status?: number }).status ?? 400;
+  } catch {
+    return 400;
+  }
+}
+
+async function runTool(tool: McpTool, ctx: Context, args: Record<string, unknown>, request: Request): Promise<ToolResult> {
   const { route } = tool;
   const params: Record<string, string> = {};
   const query: Record<string, string | string[]> = {};
