@@ -6,6 +6,7 @@ import './organization.js';
 import './membership.js';
 import './project.js';
 import './issue.js';
+import './issue-aggregates-type.js';
 import './node-query.js';
 import './api-key.js';
 import './invitation.js';

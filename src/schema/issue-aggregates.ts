@@ -7,7 +7,7 @@ import { all, issueFilterSql } from './issue-filter-sql.js';
 import { defineOperation } from './operation.js';
 import { uuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
-import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES, type IssuePriority, type IssueStatus } from './workflow.js';
 
 /**
  * Counts of issues for dashboards, grouped in the database (GROUP BY GROUPING SETS: one
@@ -33,12 +33,12 @@ import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 export const ISSUE_GROUPINGS = ['status', 'priority', 'assignee', 'project', 'createdWeek'] as const;
 export type IssueGrouping = (typeof ISSUE_GROUPINGS)[number];
 
+/** byAssignee and byProject list the groups with the most issues, at most this many. */
+export const GROUPS_MAX = 100;
+
 export const WEEKS_DEFAULT = 12;
 /** Two years of weeks: a series a chart can still show. */
 export const WEEKS_MAX = 104;
-
-export type IssueStatus = (typeof ISSUE_STATUSES)[number];
-export type IssuePriority = (typeof ISSUE_PRIORITIES)[number];
 
 export interface WeekCount {
   /** Monday 00:00 UTC of the week (ISO weeks). */
@@ -53,9 +53,9 @@ export interface IssueAggregates {
   byStatus?: { status: IssueStatus; count: number }[];
   /** Every priority, most urgent first, zeros included. */
   byPriority?: { priority: IssuePriority; count: number }[];
-  /** Assignees with at least one issue, most issues first; `null` counts the unassigned. */
+  /** Assignees with at least one issue, most issues first (at most GROUPS_MAX); `null` counts the unassigned. */
   byAssignee?: { assigneeId: string | null; count: number }[];
-  /** Projects with at least one issue, most issues first. */
+  /** Projects with at least one issue, most issues first (at most GROUPS_MAX). */
   byProject?: { projectId: string; count: number }[];
   /** Issues created in each of the last `weeks` weeks (the current one last), zeros included. */
   createdPerWeek?: WeekCount[];
@@ -164,7 +164,7 @@ function collect(rows: Row[], groupings: IssueGrouping[], weeks: Date[]): IssueA
   const countOf = (g: IssueGrouping, value: string | null) => counts.get(g)?.get(value) ?? 0;
   // Most issues first; equal counts in the order of their ids, so that the answer is stable.
   const byCount = <T extends { count: number }>(list: T[], id: (item: T) => string | null) =>
-    list.sort((a, b) => b.count - a.count || (id(a) ?? '').localeCompare(id(b) ?? ''));
+    list.sort((a, b) => b.count - a.count || (id(a) ?? '').localeCompare(id(b) ?? '')).slice(0, GROUPS_MAX);
   const result: IssueAggregates = { total };
   for (const grouping of groupings) {
     const found = [...counts.get(grouping)!.entries()];

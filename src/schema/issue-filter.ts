@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
+import { IssuePriorityEnum, IssueStatusEnum } from './issue-enums.js';
 import { instant } from './dates.js';
 import { insensitive, searchText } from './search-text.js';
 import { isUuid } from './uuid.js';
@@ -60,8 +61,8 @@ export const IssueFilterInput = builder.inputRef<IssueFilterShape>('IssueFilter'
     `Every given condition must hold. and, or and not combine filters (nested at most ${MAX_FILTER_DEPTH} deep, ` +
     `${MAX_FILTER_BRANCHES} per list, ${MAX_FILTERS} in all); lists of values have at most ${MAX_FILTER_VALUES}.`,
   fields: (t) => ({
-    status: t.stringList({ required: false, description: 'Any of these statuses.' }),
-    priority: t.stringList({ required: false, description: 'Any of these priorities.' }),
+    status: t.field({ type: [IssueStatusEnum], required: false, description: 'Any of these statuses.' }),
+    priority: t.field({ type: [IssuePriorityEnum], required: false, description: 'Any of these priorities.' }),
     assigneeId: t.string({ required: false, description: 'Assigned to this user id, or "none" for unassigned issues.' }),
     q: t.string({ required: false, description: 'Case-insensitive substring of the title or the description (1 to 100 characters).' }),
     title: t.field({ type: TextComparatorInput, required: false }),

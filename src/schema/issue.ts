@@ -7,7 +7,8 @@ import { NotFoundError, ValidationError } from './errors.js';
 import { IssueFilterInput } from './issue-filter.js';
 import * as ops from './issue-operations.js';
 import { IssueOrderInput } from './issue-order.js';
-import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
+import { enumValueName, IssuePriorityEnum, IssueStatusEnum } from './issue-enums.js';
+import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES, type IssuePriority, type IssueStatus } from './workflow.js';
 
 export const IssueRef = builder.prismaObject('Issue', {
   interfaces: [NodeRef],
@@ -27,8 +28,8 @@ export const IssueRef = builder.prismaObject('Issue', {
     projectId: t.id({ resolve: (issue) => issue.projectId }),
     number: t.int({ description: 'Sequence number within the project (the 123 of KEY-123).', resolve: (issue) => issue.number }),
     title: t.string({ resolve: (issue) => issue.title }),
-    status: t.string({ description: `One of: ${ISSUE_STATUSES.join(', ')}.`, resolve: (issue) => issue.status }),
-    priority: t.string({ description: `One of: ${ISSUE_PRIORITIES.join(', ')}.`, resolve: (issue) => issue.priority }),
+    status: t.field({ type: IssueStatusEnum, description: 'Where the issue stands in the workflow.', resolve: (issue) => issue.status as IssueStatus }),
+    priority: t.field({ type: IssuePriorityEnum, description: 'How urgent the issue is.', resolve: (issue) => issue.priority as IssuePriority }),
     description: t.string({ nullable: true, complexity: LONG_TEXT_COST, select: { description: true }, resolve: (issue) => issue.description }),
     assigneeId: t.id({ nullable: true, resolve: (issue) => issue.assigneeId }),
     createdAt: t.field({ type: 'DateTime', resolve: (issue) => issue.createdAt }),
@@ -54,26 +55,48 @@ builder.queryField('issue', (t) =>
   }),
 );
 
+/**
+ * One page of issues, wherever issues are listed (Query.issues, Project.issues). `totalCount`
+ * is a function on the page object, called only when a query selects the field.
+ */
+export const IssueConnection = builder.connectionObject(
+  {
+    type: IssueRef,
+    name: 'IssueConnection',
+    description: 'One page of issues, with the links to the next and previous pages.',
+    fields: (t) => ({
+      totalCount: t.int({
+        description: 'How many issues the whole filtered list holds (all pages); counted only when asked for.',
+        resolve: (page) => {
+          const count = (page as { totalCount?: number | (() => Promise<number>) }).totalCount;
+          return typeof count === 'function' ? count() : (count ?? 0);
+        },
+      }),
+    }),
+  },
+  { name: 'IssueEdge', description: 'An issue in a page, with the cursor that points at it.' },
+);
+
 builder.queryField('issues', (t) =>
   t.connection({
     type: IssueRef,
     description: ops.listIssues.description,
     complexity: connectionPage(ops.PAGE_SIZE_DEFAULT, ops.PAGE_SIZE_MAX),
     args: {
-      projectId: t.arg.id({ required: false }),
-      filter: t.arg({ type: IssueFilterInput, required: false }),
-      orderBy: t.arg({ type: IssueOrderInput, required: false }),
+      projectId: t.arg.id({ required: false, description: 'Only the issues of this project.' }),
+      filter: t.arg({ type: IssueFilterInput, required: false, description: 'Which issues: every given condition must hold.' }),
+      orderBy: t.arg({ type: IssueOrderInput, required: false, description: 'The order of the list; newest first by default.' }),
     },
     resolve: (_root, args, ctx, info) => ops.listIssues.call(ctx, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
-  }),
+  }, IssueConnection),
 );
 
 const CreateIssueInput = builder.inputType('CreateIssueInput', {
   fields: (t) => ({
     projectId: t.id(),
     title: t.string(),
-    status: t.string({ required: false, description: `Default ${DEFAULT_STATUS}.` }),
-    priority: t.string({ required: false, description: `Default ${DEFAULT_PRIORITY}.` }),
+    status: t.field({ type: IssueStatusEnum, required: false, description: `Default ${enumValueName(DEFAULT_STATUS)}.` }),
+    priority: t.field({ type: IssuePriorityEnum, required: false, description: `Default ${enumValueName(DEFAULT_PRIORITY)}.` }),
     description: t.string({ required: false }),
     assigneeId: t.id({ required: false, description: 'A member of the organization.' }),
   }),
@@ -93,8 +116,8 @@ const UpdateIssueInput = builder.inputType('UpdateIssueInput', {
   description: 'Fields left out stay as they are; null clears description and assigneeId (and is refused for the others).',
   fields: (t) => ({
     title: t.string({ required: false }),
-    status: t.string({ required: false }),
-    priority: t.string({ required: false }),
+    status: t.field({ type: IssueStatusEnum, required: false }),
+    priority: t.field({ type: IssuePriorityEnum, required: false }),
     description: t.string({ required: false }),
     assigneeId: t.id({ required: false, description: 'A member of the organization.' }),
   }),
