@@ -28,6 +28,7 @@ import { responseHeaders } from './pipeline/response-headers.js';
 import { problems } from './rest/problem.js';
 import { createRestRouter } from './rest/router.js';
 import { createWebRouter } from './web/router.js';
+import { DeliveryWorker } from './webhooks/worker.js';
 
 export interface RequestInfo {
   /** The socket's peer address (the Node adapter passes it; tests may). */
@@ -47,6 +48,8 @@ export interface App {
   patCache: PatCache | null;
   /** Health, readiness and metrics (src/ops). */
   ops: Ops;
+  /** Sends webhook deliveries; null when WEBHOOKS_WORKER=false. */
+  deliveryWorker: DeliveryWorker | null;
   close(): Promise<void>;
 }
 
@@ -148,6 +151,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return responseHeaders(config, exchange, response);
   }
 
+  const deliveryWorker = config.webhooks.worker ? new DeliveryWorker(db.prisma, config.webhooks, logger) : null;
+  deliveryWorker?.start();
+  if (config.production && !config.webhooks.secretKey) {
+    logger.warn('WEBHOOKS_SECRET_KEY is not set: webhook signing secrets are sealed with a development key');
+  }
+
   return {
     // Request ids, the access log, metrics, /healthz and /readyz: around everything else.
     fetch: ops.wrap(fetch),
@@ -158,7 +167,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     credentialEpoch,
     patCache,
     ops,
+    deliveryWorker,
     async close() {
+      await deliveryWorker?.stop();
       ops.close();
       await limiter.close();
       if (!options.db) await db.close();

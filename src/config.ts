@@ -44,6 +44,11 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
+  // Webhooks (src/webhooks); the README explains each, and the risk of the first.
+  WEBHOOKS_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  WEBHOOKS_SECRET_KEY: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
+  WEBHOOKS_WORKER: bool.default(true),
+  WEBHOOKS_LEASE_SECONDS: z.coerce.number().int().min(11).max(3600).default(60),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   // Node refuses a headers timeout longer than the request timeout it is part of.
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
@@ -100,6 +105,19 @@ export interface Config {
   /** The largest GraphQL response, in bytes of JSON (RESPONSE_TOO_LARGE above). */
   graphqlMaxResponseBytes: number;
   connections: ConnectionLimits;
+  webhooks: WebhookSettings;
+}
+
+/** Webhook delivery (src/webhooks). */
+export interface WebhookSettings {
+  /** Receivers on private, loopback and link-local addresses, and plain http, are allowed. */
+  allowPrivateNetworks: boolean;
+  /** Seals signing secrets at rest; unset: a fixed development key (the README says why that is not for production). */
+  secretKey: string | undefined;
+  /** Run the delivery worker in this process. */
+  worker: boolean;
+  /** How long a worker holds a delivery it is sending (longer than the 10 s send timeout). */
+  leaseSeconds: number;
 }
 
 /** What the Node server allows a connection (src/http/node-server.ts). */
@@ -161,10 +179,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     graphqlMaxResponseBytes: e.GRAPHQL_MAX_RESPONSE_BYTES,
+    webhooks: {
+      allowPrivateNetworks: e.WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
+      secretKey: e.WEBHOOKS_SECRET_KEY,
+      worker: e.WEBHOOKS_WORKER,
+      leaseSeconds: e.WEBHOOKS_LEASE_SECONDS,
+    },
   };
 }
 
 /** A complete configuration for tests and tools, with overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ LOG_LEVEL: 'silent' }), databaseUrl: 'memory://', ...overrides };
+  const base = loadConfig({ LOG_LEVEL: 'silent' });
+  // No delivery worker unless a test asks for one: its polls would count in tests that count statements.
+  return { ...base, databaseUrl: 'memory://', webhooks: { ...base.webhooks, worker: false }, ...overrides };
 }

@@ -101,7 +101,7 @@ describe('POST /api/issues', () => {
     }
   });
 
-  test('a refused create takes no number, and a create is one statement', async () => {
+  test('a refused create takes no number, and a create is two statements (the issue, then its history row, in one transaction)', async () => {
     const project = await t.app.db.prisma.project.create({ data: { orgId: t.org('acme').id, name: 'Numbers', key: 'NUM' } });
     const outsider = t.user('bella', 'globex').id; // a member of the other organization only
     const refused = await create({ project_id: project.id, title: 'x', assignee_id: outsider });
@@ -115,7 +115,7 @@ describe('POST /api/issues', () => {
     expect(ok.status).toBe(201);
     expect((await ok.json()).number).toBe(1);
     expect(await t.app.db.prisma.project.findUniqueOrThrow({ where: { id: project.id }, select: { issueCount: true } })).toEqual({ issueCount: 1 });
-    expect(statements).toBe(1);
+    expect(statements).toBe(2);
   });
 
   test('concurrent creates in one project are numbered without gaps or duplicates', async () => {

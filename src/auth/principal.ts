@@ -15,7 +15,8 @@ export type CredentialKind = 'pat' | 'oauth' | 'session';
 export interface UserPrincipal {
   kind: 'user';
   userId: string;
-  credential: { kind: CredentialKind; id: string };
+  /** `clientId`: the OAuth client, for OAuth tokens (whose `id` is the grant). */
+  credential: { kind: CredentialKind; id: string; clientId?: string };
   /** The organization this request acts in, with the user's current role there. */
   org: { id: string; role: Role } | null;
   /** PATs and OAuth tokens are bound to one organization and never see another. */

@@ -7,6 +7,8 @@ import './membership.js';
 import './project.js';
 import './issue.js';
 import './issue-aggregates-type.js';
+import './issue-history.js';
+import './webhook.js';
 import './node-query.js';
 import './api-key.js';
 import './invitation.js';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { Db } from '../db/client.js';
-import type { Issue } from '../generated/prisma/client.js';
+import type { Issue, Prisma } from '../generated/prisma/client.js';
 import { NotFoundError } from './errors.js';
 import { checkAssignee, type CreateIssue } from './issue-input.js';
 
@@ -39,7 +38,7 @@ SELECT issue.id::text AS "id", issue.org_id::text AS "orgId", issue.project_id::
  * and no duplicates, and a refused create never takes a number. (Prisma's interactive
  * transaction did the same in five round trips and about ten times the CPU; see bench/SUMMARY.md.)
  */
-export async function insertIssue(db: Db, orgId: string, input: z.output<typeof CreateIssue>): Promise<CreatedIssue> {
+export async function insertIssue(db: Prisma.TransactionClient, orgId: string, input: z.output<typeof CreateIssue>): Promise<CreatedIssue> {
   // Ids and times come from this process, as for every other row Prisma writes.
   const id = randomUUID();
   const now = new Date();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
 import { ValidationError } from './errors.js';
 import { notNull } from './messages.js';
 import { uuid } from './uuid.js';
@@ -43,7 +43,7 @@ export const UpdateIssue = z.strictObject({
 });
 
 /** Only a member of the organization can be assigned an issue of it. */
-export async function checkAssignee(db: Db, orgId: string, assigneeId: string | null | undefined): Promise<void> {
+export async function checkAssignee(db: Prisma.TransactionClient, orgId: string, assigneeId: string | null | undefined): Promise<void> {
   if (!assigneeId) return;
   const member = await db.membership.findUnique({
     where: { orgId_userId: { orgId, userId: assigneeId } },

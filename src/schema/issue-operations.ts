@@ -1,6 +1,8 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { z } from 'zod';
-import { Prisma } from '../generated/prisma/client.js';
+import { writeWithEvents } from '../events/record.js';
+import { definedFields, issueChange, lockIssue } from '../events/subjects.js';
+import type { Prisma } from '../generated/prisma/client.js';
 import { NotFoundError } from './errors.js';
 import { ISSUE_COLUMNS, type IssueRow } from './issue-columns.js';
 import { insertIssue } from './issue-create.js';
@@ -93,7 +95,11 @@ export const createIssue = defineOperation({
   access: { role: 'member' },
   input: CreateIssue,
   async run(ctx, input, query: IssueQuery) {
-    const issue = await insertIssue(ctx.prisma, activeOrgId(ctx), input);
+    const orgId = activeOrgId(ctx);
+    const { result: issue } = await writeWithEvents(ctx, orgId, async (tx) => {
+      const issue = await insertIssue(tx, orgId, input);
+      return { result: issue, changes: [issueChange('issue.created', null, issue)] };
+    });
     // The written row answers the usual selections (every column and the key); relations are read.
     if (selectionCovered(query.select, issue)) return issue;
     return ctx.prisma.issue.findUniqueOrThrow({ ...query, where: { id: issue.id } });
@@ -106,16 +112,19 @@ export const updateIssue = defineOperation({
   kind: 'write',
   access: { role: 'member' },
   input: UpdateIssue.extend({ id: idOrKey }),
-  async run(ctx, { id: idOrKeyValue, ...changes }, query: IssueQuery) {
+  async run(ctx, { id: idOrKeyValue, ...input }, query: IssueQuery) {
     const orgId = activeOrgId(ctx);
     const id = await issueIdOf(ctx.prisma, orgId, idOrKeyValue);
-    await checkAssignee(ctx.prisma, orgId, changes.assigneeId);
-    try {
-      return await ctx.prisma.issue.update({ ...nonEmpty(query), where: { id, orgId }, data: changes });
-    } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') throw new NotFoundError('issue');
-      throw error;
-    }
+    await checkAssignee(ctx.prisma, orgId, input.assigneeId);
+    const { result } = await writeWithEvents(ctx, orgId, async (tx) => {
+      const before = await lockIssue(tx, orgId, id);
+      if (!before) throw new NotFoundError('issue');
+      // The time is set here, not by Prisma, so the webhook payload shows the one written.
+      const data = { ...definedFields(input), updatedAt: new Date() };
+      const issue = await tx.issue.update({ ...nonEmpty(query), where: { id, orgId }, data });
+      return { result: issue, changes: [issueChange('issue.updated', before, { ...before, ...data })] };
+    });
+    return result;
   },
 });
 
@@ -128,8 +137,12 @@ export const deleteIssue = defineOperation({
   async run(ctx, { id: idOrKeyValue }) {
     const orgId = activeOrgId(ctx);
     const id = await issueIdOf(ctx.prisma, orgId, idOrKeyValue);
-    const { count } = await ctx.prisma.issue.deleteMany({ where: { id, orgId } });
-    if (count === 0) throw new NotFoundError('issue');
+    await writeWithEvents(ctx, orgId, async (tx) => {
+      const before = await lockIssue(tx, orgId, id);
+      if (!before) throw new NotFoundError('issue');
+      await tx.issue.delete({ where: { id }, select: { id: true } });
+      return { result: id, changes: [issueChange('issue.deleted', before, null)] };
+    });
     return id;
   },
 });

@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { writeWithEvents } from '../events/record.js';
+import { definedFields, lockProject, lockProjectIssues, issueChange, projectChange } from '../events/subjects.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { notNull } from './messages.js';
 import { defineOperation } from './operation.js';
-import { nonEmpty } from './selection.js';
+import { nonEmpty, selectionCovered } from './selection.js';
 import { isUuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
 import { firstInput, LIST_BOUNDS } from './list-bounds.js';
@@ -94,8 +96,19 @@ export const createProject = defineOperation({
   access: { role: 'manager' },
   rateLimit: projectWrites,
   input: z.strictObject({ name, key }),
-  run: (ctx, input, query: ProjectQuery) =>
-    projectWrite(() => ctx.prisma.project.create({ ...nonEmpty(query), data: { orgId: activeOrgId(ctx), ...input } }), input.key),
+  async run(ctx, input, query: ProjectQuery) {
+    const orgId = activeOrgId(ctx);
+    const { result: project } = await projectWrite(
+      () =>
+        writeWithEvents(ctx, orgId, async (tx) => {
+          const project = { ...(await tx.project.create({ data: { orgId, ...input } })), _count: { issues: 0 } };
+          return { result: project, changes: [projectChange('project.created', null, project)] };
+        }),
+      input.key,
+    );
+    if (selectionCovered(query.select, project)) return project;
+    return ctx.prisma.project.findUniqueOrThrow({ ...nonEmpty(query), where: { id: project.id } });
+  },
 });
 
 export const updateProject = defineOperation({
@@ -105,11 +118,22 @@ export const updateProject = defineOperation({
   access: { role: 'manager' },
   rateLimit: projectWrites,
   input: z.strictObject({ id: projectId, name: name.optional(), key: key.optional() }),
-  run: (ctx, { id, ...changes }, query: ProjectQuery) =>
-    projectWrite(
-      () => ctx.prisma.project.update({ ...nonEmpty(query), where: projectWhere(activeOrgId(ctx), id), data: changes }),
-      changes.key,
-    ),
+  async run(ctx, { id, ...input }, query: ProjectQuery) {
+    const orgId = activeOrgId(ctx);
+    const where = projectWhere(orgId, id);
+    const { result } = await projectWrite(
+      () =>
+        writeWithEvents(ctx, orgId, async (tx) => {
+          const before = await lockProject(tx, orgId, id);
+          if (!before) throw new NotFoundError('project');
+          const data = { ...definedFields(input), updatedAt: new Date() };
+          const project = await tx.project.update({ ...nonEmpty(query), where, data });
+          return { result: project, changes: [projectChange('project.updated', before, { ...before, ...data })] };
+        }),
+      input.key,
+    );
+    return result;
+  },
 });
 
 export const deleteProject = defineOperation({
@@ -125,18 +149,24 @@ export const deleteProject = defineOperation({
     const orgId = activeOrgId(ctx);
     const where = projectWhere(orgId, id);
     await projectWrite(() =>
-      ctx.prisma.$transaction(async (tx) => {
-        // createIssue updates the project row before inserting, so holding that row's lock
-        // means no issue can be added between this count and the delete.
-        await tx.project.update({ where, data: { updatedAt: new Date() }, select: { id: true } });
-        const issues = await tx.issue.count({ where: { orgId, projectId: id } });
-        if (issues > 0 && !force) {
+      writeWithEvents(ctx, orgId, async (tx) => {
+        // The project's row lock also holds off createIssue (which updates that row first), so
+        // no issue can be added between this count and the delete.
+        const before = await lockProject(tx, orgId, id);
+        if (!before) throw new NotFoundError('project');
+        const count = before._count.issues;
+        if (count > 0 && !force) {
           throw new ConflictError(
-            `The project has ${issues} issue${issues === 1 ? '' : 's'}. Delete them first, or delete with force to remove them with the project.`,
+            `The project has ${count} issue${count === 1 ? '' : 's'}. Delete them first, or delete with force to remove them with the project.`,
           );
         }
-        // The issues go with it (ON DELETE CASCADE), in this transaction.
+        const issues = count > 0 ? await lockProjectIssues(tx, orgId, id) : [];
+        // The issues go with it (ON DELETE CASCADE), in this transaction; each records its delete.
         await tx.project.delete({ where, select: { id: true } });
+        return {
+          result: id,
+          changes: [...issues.map((issue) => issueChange('issue.deleted', issue, null)), projectChange('project.deleted', before, null)],
+        };
       }),
     );
     return id;

@@ -31,7 +31,7 @@ export async function authenticateOAuth(
   return {
     kind: 'user',
     userId: grant.userId,
-    credential: { kind: 'oauth', id: claims.grant_id },
+    credential: { kind: 'oauth', id: claims.grant_id, clientId: claims.client_id },
     org: { id: grant.orgId, role: grant.membership.role },
     orgBound: true,
     scopes: claims.scope.split(' '),

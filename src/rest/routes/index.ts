@@ -6,6 +6,7 @@ import { openApiRoute } from './openapi.js';
 import { orgRoutes } from './orgs.js';
 import { projectRoutes } from './projects.js';
 import { searchRoutes } from './search.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every REST route under /api, in the order the OpenAPI document lists them. */
-export const ROUTES: readonly Route[] = [...meRoutes, ...projectRoutes, ...issueRoutes, ...apiKeyRoutes, ...orgRoutes, ...searchRoutes, openApiRoute];
+export const ROUTES: readonly Route[] = [...meRoutes, ...projectRoutes, ...issueRoutes, ...apiKeyRoutes, ...orgRoutes, ...searchRoutes, ...webhookRoutes, openApiRoute];

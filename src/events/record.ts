@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal.js';
+import type { Context } from '../context.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { eventsCommitted } from './committed.js';
+import { RECORD_EVENTS_SQL, webhookPayload } from './outbox.js';
+
+/** What an event is about and what happened to it. */
+export const EVENT_TYPES = [
+  'issue.created',
+  'issue.updated',
+  'issue.deleted',
+  'project.created',
+  'project.updated',
+  'project.deleted',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Through what a change was made: an API key, an OAuth client, a browser session, the operator's CLI. */
+export type Via = 'pat' | 'oauth' | 'session' | 'cli';
+
+export type FieldValue = string | number | boolean | null;
+
+/** One field of one change: its value before (null when created) and after (null when deleted). */
+export interface FieldChange {
+  field: string;
+  old: FieldValue;
+  new: FieldValue;
+}
+
+/** A change a write makes, as the operation describes it. */
+export interface Change {
+  type: EventType;
+  subjectId: string;
+  /** The issue's project; for a project, itself. */
+  projectId: string;
+  changes: FieldChange[];
+  /** The subject as the REST API shows it (after the change; before it, for a delete): the webhook payload's `data`. */
+  data: Record<string, unknown>;
+}
+
+/** A recorded event: the change, who made it, through what and when. */
+export interface RecordedEvent extends Change {
+  id: string;
+  seq: bigint;
+  orgId: string;
+  actorId: string | null;
+  via: Via;
+  viaId: string | null;
+  toStatus: string | null;
+  createdAt: Date;
+}
+
+export type Tx = Prisma.TransactionClient;
+
+/** Who acts and through what. Session ids stay out: a row id of a cookie says nothing useful and need not be kept. */
+export function actorOf(principal: Principal): { actorId: string | null; via: Via; viaId: string | null } {
+  if (principal.kind !== 'user') return { actorId: null, via: 'cli', viaId: null };
+  const { credential } = principal;
+  if (credential.kind === 'pat') return { actorId: principal.userId, via: 'pat', viaId: credential.id };
+  if (credential.kind === 'oauth') return { actorId: principal.userId, via: 'oauth', viaId: credential.clientId ?? null };
+  return { actorId: principal.userId, via: 'session', viaId: null };
+}
+
+const plain = (value: unknown): FieldValue => (value instanceof Date ? value.toISOString() : ((value as FieldValue | undefined) ?? null));
+
+/** The fields (of `names`) whose values differ between `before` and `after`; a missing side reads as null. */
+export function fieldChanges(names: readonly string[], before: object | null, after: object | null): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const field of names) {
+    const old = plain((before as Record<string, unknown> | null)?.[field]);
+    const now = plain((after as Record<string, unknown> | null)?.[field]);
+    if (old !== now) changes.push({ field, old, new: now });
+  }
+  return changes;
+}
+
+/** The status an issue change moved it to, if it set one (a delete moves it nowhere). */
+function toStatusOf(change: Change): string | null {
+  if (!change.type.startsWith('issue.')) return null;
+  const status = change.changes.find((c) => c.field === 'status')?.new;
+  return typeof status === 'string' ? status : null;
+}
+
+/**
+ * Records the changes of a write, inside its transaction: one history row per change (an update
+ * that changed nothing records none) and one outbox row per webhook that wants it, so the change,
+ * its history and its deliveries commit or roll back together. The one place events are written.
+ */
+export async function recordEvents(tx: Tx, ctx: Context, orgId: string, changes: Change[]): Promise<RecordedEvent[]> {
+  const wanted = changes.filter((change) => change.changes.length > 0 || !change.type.endsWith('.updated'));
+  if (wanted.length === 0) return [];
+  const actor = actorOf(ctx.principal);
+  const createdAt = new Date();
+  const events = wanted.map((change) => ({ ...change, ...actor, id: randomUUID(), orgId, toStatus: toStatusOf(change), createdAt }));
+  const rows = events.map((event, n) => ({
+    n,
+    id: event.id,
+    type: event.type,
+    subject_id: event.subjectId,
+    project_id: event.projectId,
+    changes: event.changes,
+    to_status: event.toStatus,
+    payload: webhookPayload(event),
+  }));
+  const inserted = await tx.$queryRawUnsafe<{ seq: string; id: string }[]>(
+    RECORD_EVENTS_SQL, orgId, actor.actorId, actor.via, actor.viaId, createdAt, JSON.stringify(rows),
+  );
+  const seqs = new Map(inserted.map((row) => [row.id, BigInt(row.seq)]));
+  return events.map((event): RecordedEvent => ({ ...event, seq: seqs.get(event.id)! }));
+}
+
+/**
+ * Runs a write and the recording of its changes in one transaction; after the commit, announces
+ * the events (the delivery worker wakes up; live updates publish from here too). `write` returns
+ * its result and the changes it made.
+ */
+export async function writeWithEvents<T>(
+  ctx: Context,
+  orgId: string,
+  write: (tx: Tx) => Promise<{ result: T; changes: Change[] }>,
+): Promise<{ result: T; events: RecordedEvent[] }> {
+  const done = await ctx.prisma.$transaction(async (tx) => {
+    const { result, changes } = await write(tx);
+    return { result, events: await recordEvents(tx, ctx, orgId, changes) };
+  });
+  if (done.events.length) eventsCommitted(done.events);
+  return done;
+}

@@ -1,0 +1,87 @@
+import type { Issue, Project } from '../generated/prisma/client.js';
+import { IssueJson, ProjectJson } from '../rest/resources.js';
+import { fieldChanges, type Change, type Tx } from './record.js';
+
+/** The fields whose changes an issue's history records (as the GraphQL API names them). */
+export const ISSUE_FIELDS = ['title', 'status', 'priority', 'description', 'assigneeId'] as const;
+/** Likewise for a project. */
+export const PROJECT_FIELDS = ['name', 'key'] as const;
+
+export type IssueSnapshot = Issue & { project: { key: string } };
+export type ProjectSnapshot = Project & { _count: { issues: number } };
+
+/** The issue as webhooks show it: exactly its REST representation. */
+export const issueData = (issue: IssueSnapshot) => IssueJson.present(issue);
+export const projectData = (project: ProjectSnapshot) => ProjectJson.present(project);
+
+type IssueLockRow = Omit<IssueSnapshot, 'project'> & { projectKey: string };
+
+const ISSUE_SELECT = `
+  i.id::text AS "id", i.org_id::text AS "orgId", i.project_id::text AS "projectId", i.number, i.title, i.status,
+  i.priority, i.description, i.assignee_id::text AS "assigneeId", i.created_at AS "createdAt",
+  i.updated_at AS "updatedAt", p.key AS "projectKey"`;
+
+function toIssue({ projectKey, ...row }: IssueLockRow): IssueSnapshot {
+  return { ...row, project: { key: projectKey } };
+}
+
+/**
+ * The issue as it is before a write, locked until the transaction ends (FOR UPDATE): concurrent
+ * writes to one issue take turns, so the old values are the ones the write replaces and the
+ * history's order is the commit order. Null when the organization has no such issue.
+ */
+export async function lockIssue(tx: Tx, orgId: string, id: string): Promise<IssueSnapshot | null> {
+  const rows = await tx.$queryRawUnsafe<IssueLockRow[]>(
+    `SELECT ${ISSUE_SELECT} FROM issues i JOIN projects p ON p.id = i.project_id
+      WHERE i.id = $1::uuid AND i.org_id = $2::uuid FOR UPDATE OF i`,
+    id,
+    orgId,
+  );
+  return rows[0] ? toIssue(rows[0]) : null;
+}
+
+/** Every issue of a project, locked, for a delete that takes them with it. */
+export async function lockProjectIssues(tx: Tx, orgId: string, projectId: string): Promise<IssueSnapshot[]> {
+  const rows = await tx.$queryRawUnsafe<IssueLockRow[]>(
+    `SELECT ${ISSUE_SELECT} FROM issues i JOIN projects p ON p.id = i.project_id
+      WHERE i.project_id = $1::uuid AND i.org_id = $2::uuid ORDER BY i.number FOR UPDATE OF i`,
+    projectId,
+    orgId,
+  );
+  return rows.map(toIssue);
+}
+
+type ProjectLockRow = Project & { issues: number };
+
+/** The project before a write, locked as lockIssue locks an issue; with its issue count for the representation. */
+export async function lockProject(tx: Tx, orgId: string, id: string): Promise<ProjectSnapshot | null> {
+  const rows = await tx.$queryRawUnsafe<ProjectLockRow[]>(
+    `SELECT p.id::text AS "id", p.org_id::text AS "orgId", p.name, p.key, p.issue_count AS "issueCount",
+            p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+            (SELECT count(*)::int FROM issues i WHERE i.project_id = p.id) AS "issues"
+       FROM projects p WHERE p.id = $1::uuid AND p.org_id = $2::uuid FOR UPDATE`,
+    id,
+    orgId,
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const { issues, ...project } = row;
+  return { ...project, _count: { issues } };
+}
+
+/** The change of an issue between two states (null: before it existed, after it was deleted). */
+export function issueChange(type: 'issue.created' | 'issue.updated' | 'issue.deleted', before: IssueSnapshot | null, after: IssueSnapshot | null): Change {
+  const issue = (after ?? before)!;
+  return { type, subjectId: issue.id, projectId: issue.projectId, changes: fieldChanges(ISSUE_FIELDS, before, after), data: issueData(issue) };
+}
+
+/** Likewise for a project. */
+export function projectChange(type: 'project.created' | 'project.updated' | 'project.deleted', before: ProjectSnapshot | null, after: ProjectSnapshot | null): Change {
+  const project = (after ?? before)!;
+  return { type, subjectId: project.id, projectId: project.id, changes: fieldChanges(PROJECT_FIELDS, before, after), data: projectData(project) };
+}
+
+/** The values a write sets: its input without the fields left out. */
+export function definedFields<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,222 @@
+import { z } from 'zod';
+import { snakeField } from '../../events/outbox.js';
+import { listIssueHistory, type HistoryEntry } from '../../schema/history-operations.js';
+import { PAGE_SIZE_DEFAULT } from '../../schema/issue-operations.js';
+import * as ops from '../../schema/webhook-operations.js';
+import { camelKeys, integer, once, snakeBody } from '../inputs.js';
+import { column, representation, timeColumn } from '../representation.js';
+import { route } from '../route.js';
+
+// ---- Representations (history, webhooks, deliveries): declared here, where their routes are. ----
+
+const Value = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+export const HistoryEventJson = representation<HistoryEntry>('IssueEvent', 'One change of an issue: what, who, through what, when.', {
+  id: column('id', z.uuid().meta({ description: 'The event id (the `id` of its webhook payload).' })),
+  type: column('type', z.enum(['issue.created', 'issue.updated', 'issue.deleted'])),
+  actor_id: column('actorId', z.uuid().nullable().meta({ description: 'The user who made the change; null: the operator CLI.' })),
+  via: column('via', z.enum(['pat', 'oauth', 'session', 'cli']).meta({ description: 'Through what: an API key, an OAuth client, a browser session, the CLI.' })),
+  via_id: column('viaId', z.string().nullable().meta({ description: 'The API key id (pat) or the OAuth client id (oauth); else null.' })),
+  changes: {
+    schema: z.array(z.object({ field: z.string(), old: Value, new: Value })).meta({ description: 'Each field that changed (REST names), before and after; null: none.' }),
+    value: (row) => row.changes.map((c) => ({ field: snakeField(c.field), old: c.old, new: c.new })),
+  },
+  created_at: timeColumn('createdAt', 'When.'),
+});
+
+const webhookFields = {
+  id: column<ops.WebhookView, 'id'>('id', z.uuid()),
+  url: column<ops.WebhookView, 'url'>('url', z.url()),
+  events: column<ops.WebhookView, 'events'>('events', z.array(z.enum(ops.WEBHOOK_EVENTS))),
+  description: column<ops.WebhookView, 'description'>('description', z.string()),
+  enabled: column<ops.WebhookView, 'enabled'>('enabled', z.boolean().meta({ description: 'false: paused by its owners, or disabled after failing for days (see disabled_reason).' })),
+  disabled_reason: column<ops.WebhookView, 'disabledReason'>('disabledReason', z.string().nullable().meta({ description: 'Why the service disabled it.' })),
+  failing_since: timeColumn<ops.WebhookView, 'failingSince'>('failingSince', 'First failure since the last success; null: healthy.', true),
+  rotating: column<ops.WebhookView, 'rotating'>('rotating', z.boolean().meta({ description: 'The previous secret still signs too (24 h after a rotation).' })),
+  created_at: timeColumn<ops.WebhookView, 'createdAt'>('createdAt', 'Creation time.'),
+};
+export const WebhookJson = representation<ops.WebhookView>('Webhook', 'An endpoint receiving the organization\'s events. Never shows the secret.', webhookFields);
+
+type WithSecret = { webhook: ops.WebhookView; secret: string | null };
+export const WebhookWithSecretJson = representation<WithSecret>('WebhookWithSecret', 'The webhook and, this once, its signing secret.', {
+  ...Object.fromEntries(Object.entries(webhookFields).map(([name, field]) => [name, { ...field, value: (row: WithSecret) => field.value(row.webhook) }])),
+  secret: {
+    schema: z.string().nullable().meta({ description: 'The signing secret (`whsec_...`), when just created or rotated; null otherwise. Store it now.' }),
+    value: (row) => row.secret,
+  },
+});
+
+export const DeliveryJson = representation<ops.DeliveryView>('WebhookDelivery', 'One message to one webhook and how sending it went.', {
+  id: column('id', z.uuid()),
+  message_id: column('messageId', z.string().meta({ description: 'The `webhook-id` header: the event id, the same on every attempt and redelivery.' })),
+  event_type: column('eventType', z.string()),
+  status: column('state', z.enum(['pending', 'delivered', 'failed']).meta({ description: 'pending: queued or waiting for a retry; failed: given up.' })),
+  attempt: column('attempts', z.int().min(0).meta({ description: 'Attempts made so far.' })),
+  response_code: column('responseStatus', z.int().nullable().meta({ description: 'HTTP status of the last attempt; null: no response.' })),
+  response_body: column('responseBody', z.string().nullable().meta({ description: 'First 4 KB of the last response.' })),
+  duration_ms: column('durationMs', z.int().nullable()),
+  error: column('error', z.string().nullable().meta({ description: 'Why the last attempt got no response (timeout, network, refused address).' })),
+  next_attempt_at: {
+    schema: z.iso.datetime().nullable().meta({ description: 'When it is tried next; null unless pending.' }),
+    value: (row) => (row.state === 'pending' ? row.nextAttemptAt.toISOString() : null),
+  },
+  created_at: timeColumn('createdAt', 'When it was queued.'),
+  delivered_at: timeColumn('deliveredAt', 'When a 2xx came back.', true),
+});
+
+const WebhookId = z.object({ id: z.string().min(1).meta({ description: 'The webhook id.' }) });
+const TAG = 'Webhooks';
+
+/** The next-page link: the same URL with the cursor replaced. */
+function nextLink(url: URL, baseUrl: string, cursor: string | null | undefined): Record<string, string> {
+  if (!cursor) return {};
+  const next = new URL(`${baseUrl}${url.pathname}`);
+  for (const [key, value] of url.searchParams) if (key !== 'cursor') next.searchParams.append(key, value);
+  next.searchParams.set('cursor', cursor);
+  return { link: `<${next.href}>; rel="next"` };
+}
+
+export const webhookRoutes = [
+  route({
+    method: 'get',
+    path: '/issues/{id}/history',
+    operationId: 'listIssueHistory',
+    summary: "An issue's history",
+    tag: 'Issues',
+    operation: listIssueHistory,
+    params: z.object({ id: z.string().min(1).meta({ description: 'The issue id or key (a deleted issue: its id).' }) }),
+    query: z.object({
+      limit: integer(listIssueHistory.input.shape.first.unwrap().unwrap()).optional().meta({ description: `Page size, default ${PAGE_SIZE_DEFAULT}.` }),
+      cursor: once(z.string()).optional().meta({ description: 'Where to continue: take it from the `Link` header.' }),
+    }),
+    names: { first: 'limit', after: 'cursor' },
+    success: { status: 200, description: 'One page of events, newest first.', schema: z.array(HistoryEventJson.schema), headers: ['Link'] },
+    errors: { 404: 'No such issue here (a deleted one: only owners and admins see its history).' },
+    async handle(ctx, { params, query, url }) {
+      const page = await listIssueHistory.run(ctx, listIssueHistory.parse({ id: params.id, first: query.limit, after: query.cursor }), undefined);
+      const cursor = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+      return { body: page.edges.map((edge) => HistoryEventJson.present(edge!.node)), headers: nextLink(url, ctx.config.baseUrl, cursor) };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/webhooks',
+    operationId: 'listWebhooks',
+    summary: 'Webhooks',
+    tag: TAG,
+    operation: ops.listWebhooks,
+    success: { status: 200, description: 'The webhooks.', schema: z.array(WebhookJson.schema) },
+    async handle(ctx) {
+      return { body: (await ops.listWebhooks.run(ctx, {}, undefined)).map((w) => WebhookJson.present(w)) };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/webhooks',
+    operationId: 'createWebhook',
+    summary: 'Create a webhook',
+    tag: TAG,
+    operation: ops.createWebhook,
+    body: snakeBody(ops.createWebhook.input),
+    success: { status: 201, description: 'The webhook and its signing secret (shown this once).', schema: WebhookWithSecretJson.schema, headers: ['Location'] },
+    async handle(ctx, { body }) {
+      const created = await ops.createWebhook.run(ctx, ops.createWebhook.parse(camelKeys(body)), undefined);
+      return { body: WebhookWithSecretJson.present(created), headers: { location: `${ctx.config.baseUrl}/api/webhooks/${created.webhook.id}` } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/webhooks/{id}',
+    operationId: 'getWebhook',
+    summary: 'A webhook',
+    tag: TAG,
+    operation: ops.getWebhook,
+    params: WebhookId,
+    success: { status: 200, description: 'The webhook.', schema: WebhookJson.schema },
+    errors: { 404: 'No such webhook here.' },
+    async handle(ctx, { params }) {
+      return { body: WebhookJson.present(await ops.getWebhook.run(ctx, ops.getWebhook.parse(params), undefined)) };
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/webhooks/{id}',
+    operationId: 'updateWebhook',
+    summary: 'Change a webhook (or rotate its secret)',
+    tag: TAG,
+    operation: ops.updateWebhook,
+    params: WebhookId,
+    body: snakeBody(ops.updateWebhook.input, ['id']),
+    success: { status: 200, description: 'The webhook; `secret` is set only when rotated.', schema: WebhookWithSecretJson.schema },
+    errors: { 404: 'No such webhook here.' },
+    async handle(ctx, { params, body }) {
+      const updated = await ops.updateWebhook.run(ctx, ops.updateWebhook.parse({ ...camelKeys(body), id: params.id }), undefined);
+      return { body: WebhookWithSecretJson.present(updated) };
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/webhooks/{id}',
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook',
+    tag: TAG,
+    operation: ops.deleteWebhook,
+    params: WebhookId,
+    success: { status: 204, description: 'Deleted, with its deliveries.' },
+    errors: { 404: 'No such webhook here.' },
+    async handle(ctx, { params }) {
+      await ops.deleteWebhook.run(ctx, ops.deleteWebhook.parse(params), undefined);
+      return {};
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/webhooks/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: "A webhook's deliveries",
+    tag: TAG,
+    operation: ops.listDeliveries,
+    params: WebhookId,
+    query: z.object({
+      limit: integer(z.int().min(1).max(ops.DELIVERIES_PAGE_MAX)).optional().meta({ description: 'Page size, default 50.' }),
+      cursor: once(z.string()).optional().meta({ description: 'Where to continue: take it from the `Link` header.' }),
+    }),
+    names: { first: 'limit', after: 'cursor', webhookId: 'id' },
+    success: { status: 200, description: 'One page of deliveries, newest first.', schema: z.array(DeliveryJson.schema), headers: ['Link'] },
+    errors: { 404: 'No such webhook here.' },
+    async handle(ctx, { params, query, url }) {
+      const page = await ops.listDeliveries.run(ctx, ops.listDeliveries.parse({ webhookId: params.id, first: query.limit, after: query.cursor }), undefined);
+      return { body: page.deliveries.map((d) => DeliveryJson.present(d)), headers: nextLink(url, ctx.config.baseUrl, page.nextCursor) };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/webhooks/{id}/deliveries/{delivery_id}/redeliver',
+    operationId: 'redeliverWebhookDelivery',
+    summary: 'Send a delivery again',
+    tag: TAG,
+    operation: ops.redeliver,
+    params: z.object({ id: z.string().min(1), delivery_id: z.string().min(1) }),
+    names: { webhookId: 'id', deliveryId: 'delivery_id' },
+    success: { status: 201, description: 'The new delivery, queued.', schema: DeliveryJson.schema },
+    errors: { 404: 'No such webhook or delivery here.' },
+    async handle(ctx, { params }) {
+      const delivery = await ops.redeliver.run(ctx, ops.redeliver.parse({ webhookId: params.id, deliveryId: params.delivery_id }), undefined);
+      return { body: DeliveryJson.present(delivery) };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/webhooks/{id}/ping',
+    operationId: 'pingWebhook',
+    summary: 'Send a test message',
+    tag: TAG,
+    operation: ops.pingWebhook,
+    params: WebhookId,
+    success: { status: 201, description: 'The ping delivery, queued.', schema: DeliveryJson.schema },
+    errors: { 404: 'No such webhook here.' },
+    async handle(ctx, { params }) {
+      return { body: DeliveryJson.present(await ops.pingWebhook.run(ctx, ops.pingWebhook.parse(params), undefined)) };
+    },
+  }),
+];

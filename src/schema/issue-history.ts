@@ -1,0 +1,37 @@
+import type { FieldChange } from '../events/record.js';
+import { builder } from './builder.js';
+import { type HistoryEntry, listIssueHistory } from './history-operations.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './issue-operations.js';
+import { connectionPage, fixedList } from './list-bounds.js';
+import { ISSUE_FIELDS } from '../events/subjects.js';
+
+const FieldChangeRef = builder.objectRef<FieldChange>('IssueFieldChange').implement({
+  description: 'One field an event changed. Values are JSON text of the field (null: none, or not there before / after).',
+  fields: (t) => ({
+    field: t.exposeString('field', { description: 'As the Issue type names it (title, status, priority, description, assigneeId).' }),
+    old: t.string({ nullable: true, resolve: (c) => (c.old === null ? null : String(c.old)) }),
+    new: t.string({ nullable: true, resolve: (c) => (c.new === null ? null : String(c.new)) }),
+  }),
+});
+
+const IssueEventRef = builder.objectRef<HistoryEntry>('IssueEvent').implement({
+  description: 'A change of an issue: what, who, through what, when.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.exposeString('type', { description: 'issue.created, issue.updated or issue.deleted.' }),
+    actorId: t.id({ nullable: true, description: 'The user; null for the operator CLI.', resolve: (e) => e.actorId }),
+    via: t.exposeString('via', { description: 'pat, oauth, session or cli.' }),
+    viaId: t.id({ nullable: true, description: 'The API key id (pat) or OAuth client id (oauth).', resolve: (e) => e.viaId }),
+    changes: t.field({ type: [FieldChangeRef], complexity: fixedList(ISSUE_FIELDS.length), resolve: (e) => e.changes }),
+    createdAt: t.field({ type: 'DateTime', resolve: (e) => e.createdAt }),
+  }),
+});
+
+builder.prismaObjectField('Issue', 'history', (t) =>
+  t.connection({
+    type: IssueEventRef,
+    description: listIssueHistory.description,
+    complexity: connectionPage(PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX),
+    resolve: (issue, args, ctx) => listIssueHistory.call(ctx, { ...args, id: issue.id }, undefined),
+  }),
+);

@@ -1,0 +1,133 @@
+import { builder } from './builder.js';
+import { NotFoundError, ValidationError } from './errors.js';
+import { boundedList, firstArg, fixedList } from './list-bounds.js';
+import * as ops from './webhook-operations.js';
+
+const WebhookDeliveryRef = builder.objectRef<ops.DeliveryView>('WebhookDelivery').implement({
+  description: 'One message to one webhook, and how its sending went.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    messageId: t.exposeString('messageId', { description: 'The webhook-id header: the event id, the same on every attempt and redelivery.' }),
+    eventType: t.exposeString('eventType'),
+    state: t.exposeString('state', { description: 'pending (queued or retrying), delivered or failed (gave up).' }),
+    attempts: t.exposeInt('attempts'),
+    responseStatus: t.int({ nullable: true, resolve: (d) => d.responseStatus }),
+    responseBody: t.string({ nullable: true, description: 'The first 4 KB of the last response.', resolve: (d) => d.responseBody }),
+    durationMs: t.int({ nullable: true, resolve: (d) => d.durationMs }),
+    error: t.string({ nullable: true, description: 'Why the last attempt got no response.', resolve: (d) => d.error }),
+    nextAttemptAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => (d.state === 'pending' ? d.nextAttemptAt : null) }),
+    createdAt: t.field({ type: 'DateTime', resolve: (d) => d.createdAt }),
+    deliveredAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.deliveredAt }),
+  }),
+});
+
+const WebhookRef = builder.objectRef<ops.WebhookView>('Webhook').implement({
+  description: 'An endpoint that receives the organization\'s events, signed with the Standard Webhooks scheme.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    url: t.exposeString('url'),
+    events: t.exposeStringList('events', { complexity: fixedList(ops.WEBHOOK_EVENTS.length) }),
+    description: t.exposeString('description'),
+    enabled: t.exposeBoolean('enabled'),
+    disabledReason: t.string({ nullable: true, description: 'Why the service disabled it, if it did.', resolve: (w) => w.disabledReason }),
+    failingSince: t.field({ type: 'DateTime', nullable: true, resolve: (w) => w.failingSince }),
+    rotating: t.exposeBoolean('rotating', { description: 'A rotated-out secret still signs too (until its grace period ends).' }),
+    createdAt: t.field({ type: 'DateTime', resolve: (w) => w.createdAt }),
+    deliveries: t.field({
+      type: [WebhookDeliveryRef],
+      description: 'Newest first.',
+      args: { first: t.arg.int(firstArg(ops.DELIVERIES_PAGE_MAX)) },
+      complexity: boundedList(ops.DELIVERIES_PAGE_MAX),
+      resolve: async (w, args, ctx) => (await ops.listDeliveries.call(ctx, { webhookId: w.id, first: args.first }, undefined)).deliveries,
+    }),
+  }),
+});
+
+const WebhookWithSecret = builder.objectRef<{ webhook: ops.WebhookView; secret: string | null }>('WebhookWithSecret').implement({
+  fields: (t) => ({
+    webhook: t.field({ type: WebhookRef, resolve: (r) => r.webhook }),
+    secret: t.string({ nullable: true, description: 'The signing secret (whsec_...), only when just created or rotated. Store it now.', resolve: (r) => r.secret }),
+  }),
+});
+
+builder.queryField('webhooks', (t) =>
+  t.field({ type: [WebhookRef], description: ops.listWebhooks.description, complexity: fixedList(ops.WEBHOOKS_PER_ORG_MAX), resolve: (_r, _a, ctx) => ops.listWebhooks.call(ctx, {}, undefined) }),
+);
+
+builder.queryField('webhook', (t) =>
+  t.field({
+    type: WebhookRef,
+    description: ops.getWebhook.description,
+    errors: { types: [NotFoundError] },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, args, ctx) => ops.getWebhook.call(ctx, args, undefined),
+  }),
+);
+
+const CreateWebhookInput = builder.inputType('CreateWebhookInput', {
+  fields: (t) => ({
+    url: t.string({ description: 'https; must resolve to public addresses.' }),
+    events: t.stringList({ description: `Any of: ${ops.WEBHOOK_EVENTS.join(', ')}.` }),
+    description: t.string({ required: false }),
+  }),
+});
+
+const UpdateWebhookInput = builder.inputType('UpdateWebhookInput', {
+  fields: (t) => ({
+    url: t.string({ required: false }),
+    events: t.stringList({ required: false }),
+    description: t.string({ required: false }),
+    enabled: t.boolean({ required: false, description: 'true turns a paused or disabled webhook back on.' }),
+    rotateSecret: t.boolean({ required: false, description: 'A new secret; the previous one signs too for 24 hours.' }),
+  }),
+});
+
+builder.mutationField('createWebhook', (t) =>
+  t.field({
+    type: WebhookWithSecret,
+    description: ops.createWebhook.description,
+    errors: { types: [ValidationError] },
+    args: { input: t.arg({ type: CreateWebhookInput, required: true }) },
+    resolve: (_r, args, ctx) => ops.createWebhook.call(ctx, args.input, undefined),
+  }),
+);
+
+builder.mutationField('updateWebhook', (t) =>
+  t.field({
+    type: WebhookWithSecret,
+    description: ops.updateWebhook.description,
+    errors: { types: [ValidationError, NotFoundError] },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookInput, required: true }) },
+    resolve: (_r, args, ctx) => ops.updateWebhook.call(ctx, { ...args.input, id: args.id }, undefined),
+  }),
+);
+
+builder.mutationField('deleteWebhook', (t) =>
+  t.field({
+    type: 'ID',
+    description: ops.deleteWebhook.description,
+    errors: { types: [NotFoundError] },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, args, ctx) => ops.deleteWebhook.call(ctx, args, undefined),
+  }),
+);
+
+builder.mutationField('pingWebhook', (t) =>
+  t.field({
+    type: WebhookDeliveryRef,
+    description: ops.pingWebhook.description,
+    errors: { types: [NotFoundError] },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, args, ctx) => ops.pingWebhook.call(ctx, args, undefined),
+  }),
+);
+
+builder.mutationField('redeliverWebhookDelivery', (t) =>
+  t.field({
+    type: WebhookDeliveryRef,
+    description: ops.redeliver.description,
+    errors: { types: [NotFoundError] },
+    args: { webhookId: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }) },
+    resolve: (_r, args, ctx) => ops.redeliver.call(ctx, args, undefined),
+  }),
+);
