@@ -50,6 +50,26 @@ describe('a dashboard in one request', () => {
     expect(globex.data!.issueAggregates.byProject.map((p: { project: { key: string } }) => p.project.key)).toEqual(['RES']);
   });
 
+  test('completedPerWeek counts the issues moved to Done this week, from the history, under the filter', async () => {
+    const member = t.user('mark').token;
+    const projectId = t.org('acme').projects[1]!.id;
+    const created = await t.call('POST', '/api/issues', { token: member, body: { project_id: projectId, title: 'To finish', priority: 'low' } });
+    const issue = (await created.json()) as { id: string };
+    const query = 'query($f: IssueFilter) { issueAggregates(filter: $f, weeks: 2) { completedPerWeek { count } } }';
+    const thisWeek = async (f?: object) => (await gql(member, query, { f })).data!.issueAggregates.completedPerWeek[1].count as number;
+    const before = await thisWeek();
+    expect((await t.call('PATCH', `/api/issues/${issue.id}`, { token: member, body: { status: 'Done' } })).status).toBe(200);
+    expect(await thisWeek()).toBe(before + 1);
+    // Moved away and back: still one issue completed this week.
+    await t.call('PATCH', `/api/issues/${issue.id}`, { token: member, body: { status: 'Todo' } });
+    await t.call('PATCH', `/api/issues/${issue.id}`, { token: member, body: { status: 'Done' } });
+    expect(await thisWeek()).toBe(before + 1);
+    expect(await thisWeek({ priority: ['URGENT'] })).toBe(0);
+    expect(await thisWeek({ title: { equals: 'To finish' } })).toBe(1);
+    expect((await gql(t.user('bella', 'globex').token, query)).data!.issueAggregates.completedPerWeek[1].count).toBe(0);
+    await t.call('DELETE', `/api/issues/${issue.id}`, { token: t.user('maya').token });
+  });
+
   test("the issue list's filter, with enum values", async () => {
     const { data } = await gql(t.user('victor').token, 'query($f: IssueFilter) { issueAggregates(filter: $f) { total } issues(filter: $f) { totalCount } }', {
       f: { or: [{ status: ['DONE'] }, { priority: ['URGENT'] }] },

@@ -131,6 +131,12 @@ const IssueAggregatesType = builder.objectRef<AggregatesRequest>('IssueAggregate
       complexity: fixedList(WEEKS_MAX),
       resolve: async (request) => (await request.load('createdWeek')).createdPerWeek!,
     }),
+    completedPerWeek: t.field({
+      type: [WeekCountType],
+      description: 'Issues moved to Done per week (from the issue history), over the last `weeks` weeks, zeros included. The filter applies to the issues as they are now.',
+      complexity: fixedList(WEEKS_MAX),
+      resolve: async (request) => (await request.load('completedWeek')).completedPerWeek!,
+    }),
   }),
 });
 
