@@ -124,6 +124,9 @@ export async function writeWithEvents<T>(
     const { result, changes } = await write(tx);
     return { result, events: await recordEvents(tx, ctx, orgId, changes) };
   });
-  if (done.events.length) eventsCommitted(done.events);
+  if (done.events.length) {
+    eventsCommitted(done.events);
+    ctx.liveUpdates?.publish(done.events);
+  }
   return done;
 }

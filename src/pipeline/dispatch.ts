@@ -1,5 +1,5 @@
 import { AuthError } from '../auth/auth-error.js';
-import { authenticate } from '../auth/authenticate.js';
+import { authenticate, reauthenticate } from '../auth/authenticate.js';
 import { resourceMetadataUrl } from '../auth/oauth/metadata.js';
 import type { Config } from '../config.js';
 import { boundedBody } from '../http/body-limit.js';
@@ -88,7 +88,11 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
     }
     const bounded = await boundedBody(request, 'api');
     if (bounded instanceof Response) return bounded;
-    if (path === '/api/graphql') return surfaces.graphql.handleRequest(bounded, ctx);
+    if (path === '/api/graphql') {
+      // A subscription checks its credential again before each event (src/schema/live.ts).
+      ctx.reauthenticate = () => reauthenticate(exchange);
+      return surfaces.graphql.handleRequest(bounded, ctx);
+    }
     return surfaces.rest.fetch(bounded, ctx);
   };
 }

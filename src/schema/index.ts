@@ -14,5 +14,6 @@ import './api-key.js';
 import './invitation.js';
 import './person.js';
 import './palette.js';
+import './live.js';
 
 export const schema = builder.toSchema({ sortSchema: true });
