@@ -44,6 +44,13 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
+  // Trusted documents (src/graphql/trusted-documents.ts): the registered documents, and the credential kinds limited to them.
+  GRAPHQL_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
+  GRAPHQL_TRUSTED_ONLY: z
+    .string()
+    .transform((v) => v.split(',').map((kind) => kind.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['pat', 'oauth', 'session'], { message: 'must list pat, oauth or session, separated by commas' })))
+    .default([]),
   // Webhooks (src/webhooks); the README explains each, and the risk of the first.
   WEBHOOKS_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   WEBHOOKS_SECRET_KEY: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
@@ -104,6 +111,10 @@ export interface Config {
   graphqlTimeoutMs: number;
   /** The largest GraphQL response, in bytes of JSON (RESPONSE_TOO_LARGE above). */
   graphqlMaxResponseBytes: number;
+  /** A JSON file of the documents operators registered: {"<sha256 hex of the document>": "<document>"}. */
+  graphqlTrustedDocuments: string | undefined;
+  /** Credential kinds that may send registered documents only (by hash), never a document of their own. */
+  graphqlTrustedOnly: ('pat' | 'oauth' | 'session')[];
   connections: ConnectionLimits;
   webhooks: WebhookSettings;
 }
@@ -179,6 +190,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     graphqlMaxResponseBytes: e.GRAPHQL_MAX_RESPONSE_BYTES,
+    graphqlTrustedDocuments: e.GRAPHQL_TRUSTED_DOCUMENTS,
+    graphqlTrustedOnly: e.GRAPHQL_TRUSTED_ONLY,
     webhooks: {
       allowPrivateNetworks: e.WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
       secretKey: e.WEBHOOKS_SECRET_KEY,

@@ -10,6 +10,7 @@ import { clientError } from '../schema/client-errors.js';
 import { schema } from '../schema/index.js';
 import { yogaLogger } from './logging.js';
 import { useQueryBounds } from './query-bounds.js';
+import { useTrustedDocuments } from './trusted-documents.js';
 import { useUnsupportedMediaTypeProblem } from './unsupported-media-type.js';
 
 export type Yoga = YogaServerInstance<Context, Record<string, never>>;
@@ -38,6 +39,7 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
     // yoga's own check (25 MB by default) is kept at the same number for a caller that skips the app.
     maxRequestBodySize: BODY_LIMITS.api,
     plugins: [
+      ...useTrustedDocuments(config),
       EnvelopArmorPlugin({
         maxDepth: { n: QUERY_LIMITS.maxDepth },
         maxAliases: { n: QUERY_LIMITS.maxAliases },

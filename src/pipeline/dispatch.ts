@@ -3,6 +3,7 @@ import { authenticate, reauthenticate } from '../auth/authenticate.js';
 import { resourceMetadataUrl } from '../auth/oauth/metadata.js';
 import type { Config } from '../config.js';
 import { boundedBody } from '../http/body-limit.js';
+import { graphqlAuthResponse } from '../graphql/auth-errors.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { UNMATCHED_ROUTE } from '../ops/observe.js';
 import { reportAuthFailure, reportRoute } from '../ops/request-scope.js';
@@ -78,13 +79,17 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       return authProblem(config, error).toResponse();
     }
     const principal = await authenticate(auth, credentials);
-    if (principal instanceof AuthError) return authProblem(config, principal).toResponse();
+    // GraphQL-over-HTTP clients get the same status and challenge in a GraphQL response body.
+    const refuse = (problem: HttpProblem) => (path === '/api/graphql' && graphqlAuthResponse(request, problem)) || problem.toResponse();
+    if (principal instanceof AuthError) return refuse(authProblem(config, principal));
     ctx.principal = principal;
     if (principal.kind === 'anonymous') {
       reportAuthFailure('unauthenticated');
-      return new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
-        'www-authenticate': bearerChallenge(config),
-      }).toResponse();
+      return refuse(
+        new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
+          'www-authenticate': bearerChallenge(config),
+        }),
+      );
     }
     const bounded = await boundedBody(request, 'api');
     if (bounded instanceof Response) return bounded;
