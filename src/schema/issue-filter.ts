@@ -22,21 +22,21 @@ export const MAX_FILTER_VALUES = 100;
 const TextComparatorInput = builder.inputType('TextComparator', {
   description: 'Case-insensitive comparisons with a text; every given one must hold.',
   fields: (t) => ({
-    equals: t.string({ required: false }),
-    contains: t.string({ required: false }),
-    startsWith: t.string({ required: false }),
+    equals: t.string({ required: false, description: 'Equal to this text, ignoring case.' }),
+    contains: t.string({ required: false, description: 'Containing this text, ignoring case.' }),
+    startsWith: t.string({ required: false, description: 'Starting with this text, ignoring case.' }),
   }),
 });
 
 const IntComparatorInput = builder.inputType('IntComparator', {
   description: 'Comparisons with a number; every given one must hold.',
   fields: (t) => ({
-    eq: t.int({ required: false }),
-    gt: t.int({ required: false }),
-    gte: t.int({ required: false }),
-    lt: t.int({ required: false }),
-    lte: t.int({ required: false }),
-    in: t.intList({ required: false }),
+    eq: t.int({ required: false, description: 'Equal to this number.' }),
+    gt: t.int({ required: false, description: 'Greater than this number.' }),
+    gte: t.int({ required: false, description: 'Greater than or equal to this number.' }),
+    lt: t.int({ required: false, description: 'Less than this number.' }),
+    lte: t.int({ required: false, description: 'Less than or equal to this number.' }),
+    in: t.intList({ required: false, description: `One of these numbers (at most ${MAX_FILTER_VALUES}).` }),
   }),
 });
 
@@ -65,7 +65,7 @@ export const IssueFilterInput = builder.inputRef<IssueFilterShape>('IssueFilter'
     priority: t.field({ type: [IssuePriorityEnum], required: false, description: 'Any of these priorities.' }),
     assigneeId: t.string({ required: false, description: 'Assigned to this user id, or "none" for unassigned issues.' }),
     q: t.string({ required: false, description: 'Case-insensitive substring of the title or the description (1 to 100 characters).' }),
-    title: t.field({ type: TextComparatorInput, required: false }),
+    title: t.field({ type: TextComparatorInput, required: false, description: 'Comparisons with the title.' }),
     number: t.field({ type: IntComparatorInput, required: false, description: 'The issue number (the 12 of WEB-12).' }),
     createdAfter: t.field({ type: 'DateTime', required: false, description: 'Created strictly after this instant.' }),
     createdBefore: t.field({ type: 'DateTime', required: false, description: 'Created strictly before this instant.' }),
