@@ -26,6 +26,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mintApiKey } from '../src/auth/api-keys.js';
 import { MemoryStore } from '../src/limits/memory-store.js';
+import { sealSecret } from '../src/webhooks/secret-box.js';
+import { newSigningSecret } from '../src/webhooks/signing.js';
 import { formPost, ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import {
   CALLERS,
@@ -76,6 +78,10 @@ let bellaKey = '';
 let markGlobexKey = '';
 /** Ids no caller acting in acme may ever see (globex's own id is checked apart: the public directory shows it). */
 let FOREIGN: string[] = [];
+// Webhooks: one of acme (with a delivery) and one of globex.
+let acmeHook = '';
+let acmeDelivery = '';
+let globexHook = '';
 let globexBefore: unknown;
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
@@ -136,6 +142,12 @@ async function freshProject(): Promise<{ id: string; key: string }> {
   if (answer.status !== 201) throw new Error(`fixture project: ${answer.status} ${answer.text}`);
   return answer.json;
 }
+/** A webhook to a public address literal (no DNS, and the test app runs no delivery worker). */
+async function freshHook(orgId = acme): Promise<string> {
+  const hook = await db().webhook.create({ data: { orgId, url: 'https://93.184.215.14/hook', events: ['*'], secret: sealSecret(newSigningSecret(), undefined) } });
+  return hook.id;
+}
+
 async function freshIssue(): Promise<{ id: string; key: string }> {
   const answer = await send('owner', { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'Matrix fixture' } });
   if (answer.status !== 201) throw new Error(`fixture issue: ${answer.status} ${answer.text}`);
@@ -358,6 +370,19 @@ const REST: Row[] = [
     const id = await colleagueKey(c); return { req: revokeReq(id), check: keyRevokedIff(id) }; }),
   rest('DELETE /api/api-keys/:id',                 'delete', 'foreign',   [401, 403,   403,   403,    403,  403,  404,  404], () => ({
     req: revokeReq(markGlobexKey) }), { missing: () => revokeReq(MISSING_ID) }),
+  rest('GET /api/webhooks',                       'list',   '-',         [401, 403,   403,   403,    200,  200,  403,  403], () => ({
+    req: get('/api/webhooks'), check: (a, _c, ok) => { if (ok) expect(a.json.map((w: { id: string }) => w.id)).not.toContain(globexHook); } })),
+  rest('GET /api/webhooks/:id',                   'read',   'foreign',   [401, 403,   403,   403,    404,  404,  403,  403], () => ({
+    req: get(`/api/webhooks/${globexHook}`) }), { missing: () => get(`/api/webhooks/${MISSING_ID}`) }),
+  rest('PATCH /api/webhooks/:id',                 'update', 'foreign',   [401, 403,   403,   403,    404,  404,  403,  403], () => ({
+    req: { method: 'PATCH', path: `/api/webhooks/${globexHook}`, body: { rotate_secret: true } } }),
+    { missing: () => ({ method: 'PATCH', path: `/api/webhooks/${MISSING_ID}`, body: { rotate_secret: true } }) }),
+  rest('GET /api/webhooks/:id/deliveries',        'list',   'own',       [401, 403,   403,   403,    200,  200,  403,  403], () => ({
+    req: get(`/api/webhooks/${acmeHook}/deliveries`) })),
+  rest('GET /api/issues/:id/history',             'list',   'own',       [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    req: get('/api/issues/WEB-1/history') })),
+  rest('GET /api/issues/:id/history',             'list',   'foreign',   [401, 404,   404,   404,    404,  404,  404,  404], () => ({
+    req: get(`/api/issues/${resIssues[0]!.id}/history`) }), { missing: () => get(`/api/issues/${MISSING_ID}/history`) }),
 ];
 
 // GraphQL documents.
@@ -523,6 +548,26 @@ const GRAPHQL: Row[] = [
     req: gql(M.joinOrganization, { code: 'inv_no-such-code' }) })),
   graph('createInvitation',    'createInvitation',           'create', '-',        [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
     req: gql(M.createInvitation, { role: 'viewer' }) })),
+  graph('webhooks',            'webhooks',                   'list',   '-',        [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
+    req: gql('{ webhooks { id url } }') })),
+  graph('webhook',             'webhook',                    'read',   'own',      [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
+    req: gql(`query($id: ID!) { webhook(id: $id) { ${result('QueryWebhookSuccess', '{ id }')} } }`, { id: acmeHook }) })),
+  graph('webhook',             'webhook',                    'read',   'foreign',  [401, FB,   FB,    FB,     NF,   NF,   FB,   FB], () => ({
+    req: gql(`query($id: ID!) { webhook(id: $id) { ${result('QueryWebhookSuccess', '{ id }')} } }`, { id: globexHook }) }),
+    { missing: () => gql(`query($id: ID!) { webhook(id: $id) { ${result('QueryWebhookSuccess', '{ id }')} } }`, { id: MISSING_ID }) }),
+  graph('createWebhook',       'createWebhook',              'create', '-',        [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
+    req: gql(`mutation { createWebhook(input: { url: "https://93.184.215.14/new", events: ["*"] }) { ${result('MutationCreateWebhookSuccess', '{ secret }')} } }`) })),
+  graph('updateWebhook',       'updateWebhook',              'update', 'foreign',  [401, FB,   FB,    FB,     NF,   NF,   FB,   FB], () => ({
+    req: gql(`mutation($id: ID!) { updateWebhook(id: $id, input: { description: "x" }) { ${result('MutationUpdateWebhookSuccess', '{ secret }')} } }`, { id: globexHook }) }),
+    { missing: () => gql(`mutation($id: ID!) { updateWebhook(id: $id, input: { description: "x" }) { ${result('MutationUpdateWebhookSuccess', '{ secret }')} } }`, { id: MISSING_ID }) }),
+  graph('deleteWebhook',       'deleteWebhook',              'delete', 'own',      [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], async () => {
+    const id = await freshHook();
+    return { req: gql(`mutation($id: ID!) { deleteWebhook(id: $id) { ${result('MutationDeleteWebhookSuccess')} } }`, { id }),
+      check: async (_a, _c, ok) => expect(await db().webhook.count({ where: { id } })).toBe(ok ? 0 : 1) }; }),
+  graph('pingWebhook',         'pingWebhook',                'create', 'foreign',  [401, FB,   FB,    FB,     NF,   NF,   FB,   FB], () => ({
+    req: gql(`mutation($id: ID!) { pingWebhook(id: $id) { ${result('MutationPingWebhookSuccess', '{ id }')} } }`, { id: globexHook }) })),
+  graph('redeliverWebhookDelivery', 'redeliverWebhookDelivery', 'create', 'own',  [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
+    req: gql(`mutation($w: ID!, $d: ID!) { redeliverWebhookDelivery(webhookId: $w, deliveryId: $d) { ${result('MutationRedeliverWebhookDeliverySuccess', '{ id }')} } }`, { w: acmeHook, d: acmeDelivery }) })),
 ];
 
 async function runRow(row: Row) {
@@ -584,7 +629,10 @@ beforeAll(async () => {
   const globexKeys = await db().apiKey.findMany({ where: { orgId: globex } });
   bellaKey = globexKeys.find((k) => k.userId === uid.bella)!.id;
   markGlobexKey = globexKeys.find((k) => k.userId === uid.mark)!.id;
-  FOREIGN = [res.id, ...resIssues.map((i) => i.id), uid.bella, ...globexKeys.map((k) => k.id)];
+  acmeHook = await freshHook();
+  globexHook = await freshHook(globex);
+  acmeDelivery = (await db().webhookDelivery.create({ data: { webhookId: acmeHook, orgId: acme, messageId: 'matrix', eventType: 'webhook.ping', payload: '{}', state: 'failed', nextAttemptAt: new Date() } })).id;
+  FOREIGN = [res.id, ...resIssues.map((i) => i.id), uid.bella, ...globexKeys.map((k) => k.id), globexHook];
 
   tick();
   const created = await send('owner', { method: 'POST', path: '/api/projects', body: { name: 'Matrix scratch', key: 'MTX' } });

@@ -287,7 +287,7 @@ describe('the document', () => {
     routed.push('post /graphql'); // served by graphql-yoga, beside the router
     const documented = operations().map(({ method, path }) => `${method} ${path}`);
     expect(documented.sort()).toEqual([...new Set(routed)].sort());
-    expect(documented.length).toBe(24);
+    expect(documented.length).toBe(33);
   });
 
   test('every operation has an id, a summary, responses, security and declared path parameters', () => {
@@ -570,6 +570,39 @@ describe('real responses match the document', () => {
     expect((await conforms(await send('DELETE', `/issues/${created.id}`, pat('mark')), 'delete', '/issues/{id}', 403)).code).toBe('forbidden');
     await conforms(await send('DELETE', `/issues/${created.id}`, pat('maya')), 'delete', '/issues/{id}', 204);
     await conforms(await send('DELETE', `/issues/${created.id}`, pat('maya')), 'delete', '/issues/{id}', 404);
+  });
+
+  test('webhooks and issue history: every route, a success and an error each', async () => {
+    const adam = pat('adam');
+    const created = await conforms(await send('POST', '/webhooks', adam, { url: 'https://93.184.215.14/hook', events: ['issue.created'] }), 'post', '/webhooks', 201);
+    expectStrict('post', '/webhooks', 201, created);
+    const refused = await conforms(await send('POST', '/webhooks', adam, { url: 'https://10.0.0.1/hook', events: ['nope'] }), 'post', '/webhooks', 400);
+    expect(refused.errors.map((e: { field: string }) => e.field)).toEqual(['events.0']);
+    expectStrict('get', '/webhooks', 200, await conforms(await send('GET', '/webhooks', adam), 'get', '/webhooks', 200));
+    await conforms(await send('GET', '/webhooks', pat('mark')), 'get', '/webhooks', 403);
+    expectStrict('get', '/webhooks/{id}', 200, await conforms(await send('GET', `/webhooks/${created.id}`, adam), 'get', '/webhooks/{id}', 200));
+    await conforms(await send('GET', '/webhooks/not-an-id', adam), 'get', '/webhooks/{id}', 404);
+    const rotated = await conforms(await send('PATCH', `/webhooks/${created.id}`, adam, { rotate_secret: true, enabled: false }), 'patch', '/webhooks/{id}', 200);
+    expectStrict('patch', '/webhooks/{id}', 200, rotated);
+    await conforms(await send('PATCH', `/webhooks/${created.id}`, adam, { enabled: 'no' }), 'patch', '/webhooks/{id}', 400);
+    const ping = await conforms(await send('POST', `/webhooks/${created.id}/ping`, adam), 'post', '/webhooks/{id}/ping', 201);
+    expectStrict('post', '/webhooks/{id}/ping', 201, ping);
+    await conforms(await send('POST', `/webhooks/${created.id}/ping`, pat('maya')), 'post', '/webhooks/{id}/ping', 403);
+    const again = await conforms(await send('POST', `/webhooks/${created.id}/deliveries/${ping.id}/redeliver`, adam), 'post', '/webhooks/{id}/deliveries/{delivery_id}/redeliver', 201);
+    expect(again.message_id).toBe(ping.message_id);
+    await conforms(await send('POST', `/webhooks/${created.id}/deliveries/${created.id}/redeliver`, adam), 'post', '/webhooks/{id}/deliveries/{delivery_id}/redeliver', 404);
+    const page = await conforms(await send('GET', `/webhooks/${created.id}/deliveries?limit=1`, adam), 'get', '/webhooks/{id}/deliveries', 200);
+    expectStrict('get', '/webhooks/{id}/deliveries', 200, page);
+    await conforms(await send('GET', `/webhooks/${created.id}/deliveries?limit=0`, adam), 'get', '/webhooks/{id}/deliveries', 400);
+    await conforms(await send('DELETE', `/webhooks/${created.id}`, adam), 'delete', '/webhooks/{id}', 204);
+    await conforms(await send('DELETE', `/webhooks/${created.id}`, adam), 'delete', '/webhooks/{id}', 404);
+
+    const history = await conforms(await send('GET', '/issues/WEB-1/history', pat('victor')), 'get', '/issues/{id}/history', 200);
+    const issue = await conforms(await send('POST', '/issues', pat('mark'), { project_id: t.org('acme').projects[0]!.id, title: 'Has a history' }), 'post', '/issues', 201);
+    const own = await conforms(await send('GET', `/issues/${issue.id}/history`, pat('mark')), 'get', '/issues/{id}/history', 200);
+    expectStrict('get', '/issues/{id}/history', 200, own);
+    expect(Array.isArray(history)).toBe(true);
+    await conforms(await send('GET', '/issues/WEB-9999/history', pat('mark')), 'get', '/issues/{id}/history', 404);
   });
 
   test('api-keys: list, create (session and OAuth; never a key), revoke', async () => {

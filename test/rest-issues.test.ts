@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/workflow.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { dbKind } from './support/database.js';
 import { expectProblem } from './support/problem.js';
 
 let t: TestApp;
@@ -115,7 +116,8 @@ describe('POST /api/issues', () => {
     expect(ok.status).toBe(201);
     expect((await ok.json()).number).toBe(1);
     expect(await t.app.db.prisma.project.findUniqueOrThrow({ where: { id: project.id }, select: { issueCount: true } })).toEqual({ issueCount: 1 });
-    expect(statements).toBe(2);
+    // PostgreSQL's adapter counts one more round trip for the interactive transaction.
+    expect(statements).toBe(dbKind === 'postgres' ? 3 : 2);
   });
 
   test('concurrent creates in one project are numbered without gaps or duplicates', async () => {

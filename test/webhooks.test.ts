@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestApp, type TestApp } from './support/app.js';
+import { formPost, startTestApp, type TestApp } from './support/app.js';
 import { expectProblem } from './support/problem.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -57,7 +57,7 @@ describe('webhooks', () => {
 
   test('bad input: every mistake at once', async () => {
     const body = await expectProblem(await t.call('POST', '/api/webhooks', { token: admin(), body: { url: 'ftp://x', events: ['issue.moved'] } }), 400, 'validation_failed');
-    expect(body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['events.0', 'url'].sort());
+    expect(body.errors!.map((e: { field: string }) => e.field).sort()).toEqual(['events.0', 'url'].sort());
   });
 
   test('changes are delivered, signed over the exact bytes, in order per issue', async () => {
@@ -139,7 +139,7 @@ describe('webhooks', () => {
     await t.app.db.prisma.webhook.update({ where: { id: hook.id }, data: { failingSince: new Date(Date.now() - 4 * 86_400_000) } });
     receiver.answers = [{ status: 500 }];
     await json(await t.call('POST', `/api/webhooks/${hook.id}/ping`, { token: admin() }), 201);
-    const disabled = await until(async () => json(await t.call('GET', `/api/webhooks/${hook.id}`, { token: admin() })), (w: { enabled: boolean }) => !w.enabled);
+    const disabled = await until(async () => json(await t.call('GET', `/api/webhooks/${hook.id}`, { token: admin() })), (w: { enabled: boolean; disabled_reason: string | null }) => !w.enabled);
     expect(disabled.enabled).toBe(false);
     expect(disabled.disabled_reason).toMatch(/failed for 3 days\. Last error: HTTP 500/);
     const enabled = await json(await t.call('PATCH', `/api/webhooks/${hook.id}`, { token: admin(), body: { enabled: true } }));
@@ -180,5 +180,33 @@ describe('issue history', () => {
     expect((await json(await t.call('GET', `/api/issues/${issue.id}/history`, { token: admin() })))[0].type).toBe('issue.deleted');
     await expectProblem(await t.call('GET', `/api/issues/${issue.id}/history`, { token: mark }), 404, 'not_found');
     await expectProblem(await t.call('GET', `/api/issues/${issue.id}/history`, { token: t.user('bella', 'globex').token }), 404, 'not_found');
+  });
+});
+
+describe('Settings > Webhooks page', () => {
+  test('owners add an endpoint and see its secret once; a disabled one shows why; managers are told who can', async () => {
+    const cookie = await t.signIn(t.user('olivia').email);
+    const path = '/orgs/acme/settings/webhooks';
+    const shown = await t.app.fetch(new Request(`http://localhost:4000${path}`, { headers: { cookie } }));
+    expect(shown.status).toBe(200);
+    const created = await t.app.fetch(formPost(path, { url, events: 'issue.created', description: 'From the page' }, { cookie }));
+    expect(created.status).toBe(201);
+    const html = await created.text();
+    expect(html).toMatch(/whsec_[A-Za-z0-9+/]+=/);
+    const refused = await t.app.fetch(formPost(path, { url: 'https://169.254.169.254/', events: 'issue.created' }, { cookie }));
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('cloud metadata address');
+
+    const hook = await t.app.db.prisma.webhook.findFirstOrThrow({ where: { description: 'From the page' } });
+    await t.app.db.prisma.webhook.update({ where: { id: hook.id }, data: { enabled: false, disabledReason: 'Disabled on 2026-11-23: every delivery failed for 3 days. Last error: HTTP 500' } });
+    const listed = await (await t.app.fetch(new Request(`http://localhost:4000${path}`, { headers: { cookie } }))).text();
+    expect(listed).toContain('every delivery failed for 3 days. Last error: HTTP 500');
+    const resumed = await t.app.fetch(formPost(`${path}/${hook.id}`, { action: 'resume' }, { cookie }));
+    expect(resumed.status).toBe(303);
+    expect((await t.app.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).enabled).toBe(true);
+    expect((await t.app.fetch(formPost(`${path}/${hook.id}`, { action: 'delete' }, { cookie }))).status).toBe(303);
+
+    const maya = await t.signIn(t.user('maya').email);
+    expect(await (await t.app.fetch(new Request(`http://localhost:4000${path}`, { headers: { cookie: maya } }))).text()).toContain('Only owners and admins manage webhooks');
   });
 });

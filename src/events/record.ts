@@ -53,6 +53,9 @@ export interface RecordedEvent extends Change {
 
 export type Tx = Prisma.TransactionClient;
 
+const TRANSACTION_MAX_WAIT_MS = 30_000;
+const TRANSACTION_TIMEOUT_MS = 30_000;
+
 /** Who acts and through what. Session ids stay out: a row id of a cookie says nothing useful and need not be kept. */
 export function actorOf(principal: Principal): { actorId: string | null; via: Via; viaId: string | null } {
   if (principal.kind !== 'user') return { actorId: null, via: 'cli', viaId: null };
@@ -120,10 +123,15 @@ export async function writeWithEvents<T>(
   orgId: string,
   write: (tx: Tx) => Promise<{ result: T; changes: Change[] }>,
 ): Promise<{ result: T; events: RecordedEvent[] }> {
-  const done = await ctx.prisma.$transaction(async (tx) => {
-    const { result, changes } = await write(tx);
-    return { result, events: await recordEvents(tx, ctx, orgId, changes) };
-  });
+  const done = await ctx.prisma.$transaction(
+    async (tx) => {
+      const { result, changes } = await write(tx);
+      return { result, events: await recordEvents(tx, ctx, orgId, changes) };
+    },
+    // Prisma's defaults (2 s to get a connection, 5 s in all) fail writes that merely queue: many
+    // concurrent creates in one project wait for its row lock in turn, and for the pool.
+    { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: TRANSACTION_TIMEOUT_MS },
+  );
   if (done.events.length) {
     eventsCommitted(done.events);
     ctx.liveUpdates?.publish(done.events);

@@ -51,21 +51,20 @@ export async function lockProjectIssues(tx: Tx, orgId: string, projectId: string
   return rows.map(toIssue);
 }
 
-type ProjectLockRow = Project & { issues: number };
-
 /** The project before a write, locked as lockIssue locks an issue; with its issue count for the representation. */
 export async function lockProject(tx: Tx, orgId: string, id: string): Promise<ProjectSnapshot | null> {
-  const rows = await tx.$queryRawUnsafe<ProjectLockRow[]>(
+  const rows = await tx.$queryRawUnsafe<Project[]>(
     `SELECT p.id::text AS "id", p.org_id::text AS "orgId", p.name, p.key, p.issue_count AS "issueCount",
-            p.created_at AS "createdAt", p.updated_at AS "updatedAt",
-            (SELECT count(*)::int FROM issues i WHERE i.project_id = p.id) AS "issues"
+            p.created_at AS "createdAt", p.updated_at AS "updatedAt"
        FROM projects p WHERE p.id = $1::uuid AND p.org_id = $2::uuid FOR UPDATE`,
     id,
     orgId,
   );
-  const row = rows[0];
-  if (!row) return null;
-  const { issues, ...project } = row;
+  const project = rows[0];
+  if (!project) return null;
+  // Counted by a statement of its own, after the lock: a create that held the lock has committed
+  // by now, and only a new statement's snapshot sees its issue (READ COMMITTED).
+  const issues = await tx.issue.count({ where: { orgId, projectId: id } });
   return { ...project, _count: { issues } };
 }
 

@@ -11,7 +11,7 @@ type PageRequest = Request & { params?: Record<string, string> };
 /** Settings > Integrations of the organization in the path, for a signed-in member of it. */
 type OrgPage = { response: Response } | { shell: Awaited<ReturnType<typeof loadShell>>; org: ShellOrg; ctx: Context };
 
-async function orgPage(request: PageRequest, ctx: Context): Promise<OrgPage> {
+export async function orgPage(request: PageRequest, ctx: Context): Promise<OrgPage> {
   if (ctx.principal.kind !== 'user') {
     const here = new URL(request.url);
     return { response: redirect(`/login?next=${encodeURIComponent(here.pathname)}`) };

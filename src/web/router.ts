@@ -8,6 +8,7 @@ import { page, redirect } from './render.js';
 import { setPassword, showSetPassword } from './set-password.js';
 import { loadShell } from './shell.js';
 import { showSignIn, signIn, signOut } from './sign-in.js';
+import { createWebhookFromPage, showWebhooks, webhookAction } from './webhooks.js';
 
 type Handler = (request: Request & { params?: Record<string, string> }, ctx: Context) => Promise<Response> | Response;
 
@@ -43,6 +44,9 @@ export function createWebRouter(logger: Logger) {
     .post('/orgs/:slug/settings/integrations/keys', route(createKey))
     .get('/orgs/:slug/settings/integrations/keys/:id/revoke', route(confirmRevoke))
     .post('/orgs/:slug/settings/integrations/keys/:id/revoke', route(revokeKey))
+    .get('/orgs/:slug/settings/webhooks', route(showWebhooks))
+    .post('/orgs/:slug/settings/webhooks', route(createWebhookFromPage))
+    .post('/orgs/:slug/settings/webhooks/:id', route(webhookAction))
     .get('/assets/:name', (request: IRequest) => asset(request.params.name ?? '') ?? undefined)
     .all('*', () => page('error', { title: 'Not found', heading: 'Page not found', message: 'There is nothing at this address.' }, { status: 404 }));
   return {

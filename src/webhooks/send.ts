@@ -44,6 +44,9 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'workmgmt-webhooks/1', 'content-length': Buffer.byteLength(body), ...headers },
       lookup: safeLookup(policy) as never,
+      // A connection of its own each time: every send resolves and checks the address again, and
+      // no socket the receiver has half-closed is reused (Node's global agent keeps them alive).
+      agent: false,
       signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
     });
     let settled = false;

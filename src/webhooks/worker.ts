@@ -1,5 +1,6 @@
 import type { WebhookSettings } from '../config.js';
 import type { Db } from '../db/client.js';
+import type { Webhook } from '../generated/prisma/client.js';
 import { committedEvents } from '../events/committed.js';
 import type { Logger } from '../logger.js';
 import { DISABLE_AFTER_MS, MAX_ATTEMPTS, nextDelaySeconds, retryable } from './schedule.js';
@@ -85,7 +86,9 @@ export class DeliveryWorker {
           while (!this.stopped) {
             const claimed = await this.db.$queryRawUnsafe<Claimed[]>(CLAIM_SQL, this.settings.leaseSeconds, BATCH);
             if (claimed.length === 0) break;
-            await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
+            const ids = [...new Set(claimed.map((d) => d.webhookId))];
+            const webhooks = new Map((await this.db.webhook.findMany({ where: { id: { in: ids } } })).map((w) => [w.id, w]));
+            await Promise.all(claimed.map((delivery) => this.deliver(delivery, webhooks.get(delivery.webhookId))));
           }
         } while (this.again && !this.stopped);
       } catch (error) {
@@ -97,8 +100,7 @@ export class DeliveryWorker {
     return this.running;
   }
 
-  private async deliver(delivery: Claimed): Promise<void> {
-    const webhook = await this.db.webhook.findUnique({ where: { id: delivery.webhookId } });
+  private async deliver(delivery: Claimed, webhook: Webhook | undefined): Promise<void> {
     if (!webhook) return; // deleted meanwhile: its deliveries went with it
     const now = new Date();
     let headers: Record<string, string>;
@@ -111,14 +113,14 @@ export class DeliveryWorker {
     } catch {
       // Retried like a network error: the operator can put the right key back.
       const error = 'cannot open the signing secret (was WEBHOOKS_SECRET_KEY changed?)';
-      await this.record(delivery, { status: null, body: null, durationMs: 0, retryAfterSeconds: null, error });
+      await this.record(delivery, webhook, { status: null, body: null, durationMs: 0, retryAfterSeconds: null, error });
       return;
     }
     const result = await sendWebhook(webhook.url, headers, delivery.payload, { allowPrivateNetworks: this.settings.allowPrivateNetworks });
-    await this.record(delivery, result);
+    await this.record(delivery, webhook, result);
   }
 
-  private async record(delivery: Claimed, result: SendResult): Promise<void> {
+  private async record(delivery: Claimed, webhook: Webhook, result: SendResult): Promise<void> {
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const delay = ok || !retryable(result.status) ? null : nextDelaySeconds(delivery.attempts, result.retryAfterSeconds);
     const state = ok ? 'delivered' : delay === null || delivery.attempts >= MAX_ATTEMPTS ? 'failed' : 'pending';
@@ -136,7 +138,7 @@ export class DeliveryWorker {
     // Only while the lease is ours (the attempt count it was claimed with); a late answer after expiry changes nothing.
     await this.db.webhookDelivery.updateMany({ where: { id: delivery.id, attempts: delivery.attempts }, data: outcome });
     if (ok) {
-      await this.db.webhook.updateMany({ where: { id: delivery.webhookId, failingSince: { not: null } }, data: { failingSince: null } });
+      if (webhook.failingSince) await this.db.webhook.updateMany({ where: { id: delivery.webhookId, failingSince: { not: null } }, data: { failingSince: null } });
       return;
     }
     await this.db.webhook.updateMany({ where: { id: delivery.webhookId, failingSince: null }, data: { failingSince: now } });

@@ -18,7 +18,7 @@ export const HistoryEventJson = representation<HistoryEntry>('IssueEvent', 'One 
   via: column('via', z.enum(['pat', 'oauth', 'session', 'cli']).meta({ description: 'Through what: an API key, an OAuth client, a browser session, the CLI.' })),
   via_id: column('viaId', z.string().nullable().meta({ description: 'The API key id (pat) or the OAuth client id (oauth); else null.' })),
   changes: {
-    schema: z.array(z.object({ field: z.string(), old: Value, new: Value })).meta({ description: 'Each field that changed (REST names), before and after; null: none.' }),
+    schema: z.array(z.strictObject({ field: z.string(), old: Value, new: Value })).meta({ description: 'Each field that changed (REST names), before and after; null: none.' }),
     value: (row) => row.changes.map((c) => ({ field: snakeField(c.field), old: c.old, new: c.new })),
   },
   created_at: timeColumn('createdAt', 'When.'),
@@ -64,6 +64,46 @@ export const DeliveryJson = representation<ops.DeliveryView>('WebhookDelivery', 
   delivered_at: timeColumn('deliveredAt', 'When a 2xx came back.', true),
 });
 
+const HOOK_ID = '3f1c2a9e-6b0d-4e5f-9a8b-7c6d5e4f3a2b';
+const EXAMPLES = {
+  event: {
+    id: '0b7e4d52-9c1a-4f3e-8d2b-5a6c7e8f9a0b',
+    type: 'issue.updated',
+    actor_id: '7d9e2c1b-4a5f-4e6d-8c7b-9a0b1c2d3e4f',
+    via: 'pat',
+    via_id: 'c2a1b3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+    changes: [{ field: 'status', old: 'In Progress', new: 'Done' }],
+    created_at: '2026-11-23T10:15:00.000Z',
+  },
+  webhook: {
+    id: HOOK_ID,
+    url: 'https://hooks.example.com/workmgmt',
+    events: ['issue.created', 'issue.updated'],
+    description: 'Sync to the data warehouse',
+    enabled: true,
+    disabled_reason: null,
+    failing_since: null,
+    rotating: false,
+    created_at: '2026-11-23T09:00:00.000Z',
+  },
+  delivery: {
+    id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+    message_id: '0b7e4d52-9c1a-4f3e-8d2b-5a6c7e8f9a0b',
+    event_type: 'issue.updated',
+    status: 'delivered',
+    attempt: 1,
+    response_code: 200,
+    response_body: 'ok',
+    duration_ms: 84,
+    error: null,
+    next_attempt_at: null,
+    created_at: '2026-11-23T10:15:00.000Z',
+    delivered_at: '2026-11-23T10:15:00.090Z',
+  },
+};
+const withSecret = { ...EXAMPLES.webhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8Lg8f0GvEVo=' };
+const queued = { ...EXAMPLES.delivery, id: '1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e', status: 'pending', attempt: 0, response_code: null, response_body: null, duration_ms: null, next_attempt_at: '2026-11-23T10:20:00.000Z', delivered_at: null };
+
 const WebhookId = z.object({ id: z.string().min(1).meta({ description: 'The webhook id.' }) });
 const TAG = 'Webhooks';
 
@@ -90,7 +130,7 @@ export const webhookRoutes = [
       cursor: once(z.string()).optional().meta({ description: 'Where to continue: take it from the `Link` header.' }),
     }),
     names: { first: 'limit', after: 'cursor' },
-    success: { status: 200, description: 'One page of events, newest first.', schema: z.array(HistoryEventJson.schema), headers: ['Link'] },
+    success: { status: 200, description: 'One page of events, newest first.', schema: z.array(HistoryEventJson.schema), headers: ['Link'], examples: { page: [EXAMPLES.event] } },
     errors: { 404: 'No such issue here (a deleted one: only owners and admins see its history).' },
     async handle(ctx, { params, query, url }) {
       const page = await listIssueHistory.run(ctx, listIssueHistory.parse({ id: params.id, first: query.limit, after: query.cursor }), undefined);
@@ -105,7 +145,7 @@ export const webhookRoutes = [
     summary: 'Webhooks',
     tag: TAG,
     operation: ops.listWebhooks,
-    success: { status: 200, description: 'The webhooks.', schema: z.array(WebhookJson.schema) },
+    success: { status: 200, description: 'The webhooks.', schema: z.array(WebhookJson.schema), examples: { webhooks: [EXAMPLES.webhook] } },
     async handle(ctx) {
       return { body: (await ops.listWebhooks.run(ctx, {}, undefined)).map((w) => WebhookJson.present(w)) };
     },
@@ -118,7 +158,7 @@ export const webhookRoutes = [
     tag: TAG,
     operation: ops.createWebhook,
     body: snakeBody(ops.createWebhook.input),
-    success: { status: 201, description: 'The webhook and its signing secret (shown this once).', schema: WebhookWithSecretJson.schema, headers: ['Location'] },
+    success: { status: 201, description: 'The webhook and its signing secret (shown this once).', schema: WebhookWithSecretJson.schema, headers: ['Location'], examples: { created: withSecret } },
     async handle(ctx, { body }) {
       const created = await ops.createWebhook.run(ctx, ops.createWebhook.parse(camelKeys(body)), undefined);
       return { body: WebhookWithSecretJson.present(created), headers: { location: `${ctx.config.baseUrl}/api/webhooks/${created.webhook.id}` } };
@@ -132,7 +172,7 @@ export const webhookRoutes = [
     tag: TAG,
     operation: ops.getWebhook,
     params: WebhookId,
-    success: { status: 200, description: 'The webhook.', schema: WebhookJson.schema },
+    success: { status: 200, description: 'The webhook.', schema: WebhookJson.schema, examples: { webhook: EXAMPLES.webhook } },
     errors: { 404: 'No such webhook here.' },
     async handle(ctx, { params }) {
       return { body: WebhookJson.present(await ops.getWebhook.run(ctx, ops.getWebhook.parse(params), undefined)) };
@@ -147,7 +187,7 @@ export const webhookRoutes = [
     operation: ops.updateWebhook,
     params: WebhookId,
     body: snakeBody(ops.updateWebhook.input, ['id']),
-    success: { status: 200, description: 'The webhook; `secret` is set only when rotated.', schema: WebhookWithSecretJson.schema },
+    success: { status: 200, description: 'The webhook; `secret` is set only when rotated.', schema: WebhookWithSecretJson.schema, examples: { rotated: withSecret, changed: { ...EXAMPLES.webhook, secret: null } } },
     errors: { 404: 'No such webhook here.' },
     async handle(ctx, { params, body }) {
       const updated = await ops.updateWebhook.run(ctx, ops.updateWebhook.parse({ ...camelKeys(body), id: params.id }), undefined);
@@ -182,7 +222,7 @@ export const webhookRoutes = [
       cursor: once(z.string()).optional().meta({ description: 'Where to continue: take it from the `Link` header.' }),
     }),
     names: { first: 'limit', after: 'cursor', webhookId: 'id' },
-    success: { status: 200, description: 'One page of deliveries, newest first.', schema: z.array(DeliveryJson.schema), headers: ['Link'] },
+    success: { status: 200, description: 'One page of deliveries, newest first.', schema: z.array(DeliveryJson.schema), headers: ['Link'], examples: { page: [EXAMPLES.delivery] } },
     errors: { 404: 'No such webhook here.' },
     async handle(ctx, { params, query, url }) {
       const page = await ops.listDeliveries.run(ctx, ops.listDeliveries.parse({ webhookId: params.id, first: query.limit, after: query.cursor }), undefined);
@@ -198,7 +238,7 @@ export const webhookRoutes = [
     operation: ops.redeliver,
     params: z.object({ id: z.string().min(1), delivery_id: z.string().min(1) }),
     names: { webhookId: 'id', deliveryId: 'delivery_id' },
-    success: { status: 201, description: 'The new delivery, queued.', schema: DeliveryJson.schema },
+    success: { status: 201, description: 'The new delivery, queued.', schema: DeliveryJson.schema, examples: { queued } },
     errors: { 404: 'No such webhook or delivery here.' },
     async handle(ctx, { params }) {
       const delivery = await ops.redeliver.run(ctx, ops.redeliver.parse({ webhookId: params.id, deliveryId: params.delivery_id }), undefined);
@@ -213,7 +253,7 @@ export const webhookRoutes = [
     tag: TAG,
     operation: ops.pingWebhook,
     params: WebhookId,
-    success: { status: 201, description: 'The ping delivery, queued.', schema: DeliveryJson.schema },
+    success: { status: 201, description: 'The ping delivery, queued.', schema: DeliveryJson.schema, examples: { queued: { ...queued, event_type: 'webhook.ping' } } },
     errors: { 404: 'No such webhook here.' },
     async handle(ctx, { params }) {
       return { body: DeliveryJson.present(await ops.pingWebhook.run(ctx, ops.pingWebhook.parse(params), undefined)) };
