@@ -5,6 +5,7 @@ import { ROUTE_POLICIES } from '../limits/policy.js';
 import type { LiveEvent } from '../live/live-updates.js';
 import { builder } from './builder.js';
 import { ForbiddenError, NotFoundError } from './errors.js';
+import { fixedList } from './list-bounds.js';
 import { defineOperation } from './operation.js';
 import { uuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
@@ -60,6 +61,9 @@ const ChangeKind = builder.enumType('ChangeKind', {
   } as const,
 });
 
+/** An event names at most the fields of its object (an issue has fewer than this many). */
+const CHANGED_FIELDS_MAX = 20;
+
 const kindOf = (event: LiveEvent) => event.type.slice(event.type.indexOf('.') + 1) as 'created' | 'updated' | 'deleted';
 
 const IssueChange = builder.objectRef<LiveEvent>('IssueChange').implement({
@@ -68,7 +72,7 @@ const IssueChange = builder.objectRef<LiveEvent>('IssueChange').implement({
     kind: t.field({ type: ChangeKind, description: 'What happened.', resolve: kindOf }),
     issueId: t.id({ description: 'The issue.', resolve: (event) => event.subjectId }),
     projectId: t.id({ description: "The issue's project.", resolve: (event) => event.projectId }),
-    fields: t.stringList({ description: 'The fields that changed (every field set, for a creation).', resolve: (event) => event.fields }),
+    fields: t.stringList({ description: 'The fields that changed (every field set, for a creation).', complexity: fixedList(CHANGED_FIELDS_MAX), resolve: (event) => event.fields }),
     changedAt: t.field({ type: 'DateTime', description: 'When the change was committed.', resolve: (event) => new Date(event.at) }),
     issue: t.prismaField({
       type: 'Issue',
@@ -84,7 +88,7 @@ const ProjectChange = builder.objectRef<LiveEvent>('ProjectChange').implement({
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, description: 'What happened.', resolve: kindOf }),
     projectId: t.id({ description: 'The project.', resolve: (event) => event.subjectId }),
-    fields: t.stringList({ description: 'The fields that changed (every field set, for a creation).', resolve: (event) => event.fields }),
+    fields: t.stringList({ description: 'The fields that changed (every field set, for a creation).', complexity: fixedList(CHANGED_FIELDS_MAX), resolve: (event) => event.fields }),
     changedAt: t.field({ type: 'DateTime', description: 'When the change was committed.', resolve: (event) => new Date(event.at) }),
     project: t.prismaField({
       type: 'Project',
