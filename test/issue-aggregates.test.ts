@@ -220,7 +220,7 @@ describe('issue aggregates', () => {
       { title: { startsWith: 'log' } }, { number: { eq: 5 } }, { number: { gt: 5 } }, { number: { gte: 5 } }, { number: { lt: 5 } },
       { number: { lte: 5 } }, { number: { in: [1, 2, 40] } }, { number: { in: [] } }, { number: {} }, { createdAfter: at(30) },
       { createdBefore: at(30) }, { updatedAfter: at(10) }, { updatedBefore: at(10) }, { and: [] }, { or: [] }, { or: [{}] },
-      { not: {} }, { not: { assigneeId: '@1' } }, { not: { q: 'login' } }, { or: [{ status: ['Todo'] }, { priority: ['low'] }] },
+      { not: {} }, { and: [{}] }, { not: { or: [{ and: [{}] }] } }, { not: { assigneeId: '@1' } }, { not: { q: 'login' } }, { or: [{ status: ['Todo'] }, { priority: ['low'] }] },
     ];
     const ctx = userContext(world.orgId);
     for (const anyFilter of filters) {

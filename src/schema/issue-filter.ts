@@ -170,7 +170,11 @@ export function issueFilterWhere(filter: IssueFilterShape): Prisma.IssueWhereInp
   // A filter without conditions holds for every issue. Prisma drops such an empty filter instead
   // of reading it as true (within OR it then counts as false: `or: [{}]` matched nothing, and
   // `not: {}` everything), so empty branches are decided here.
-  if (filter.and?.length) where.push({ AND: filter.and.map((f) => ({ AND: issueFilterWhere(f) })) });
+  if (filter.and?.length) {
+    // Branches that hold for every issue add nothing; every condition pushed is then a real one.
+    const branches = filter.and.map(issueFilterWhere).filter((branch) => branch.length > 0);
+    if (branches.length) where.push({ AND: branches.map((branch) => ({ AND: branch })) });
+  }
   if (filter.or?.length) {
     const branches = filter.or.map(issueFilterWhere);
     // One branch that holds for every issue makes the OR hold for every issue: no condition.
