@@ -16,6 +16,7 @@ import { clientIp } from './http/client-ip.js';
 import { httpsRedirect } from './http/https-policy.js';
 import { createLimiterStore, RateLimiter } from './limits/limiter.js';
 import { RedisStore } from './limits/redis-store.js';
+import { LiveUpdates } from './live/live-updates.js';
 import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMcpEndpoint } from './mcp/server.js';
@@ -91,6 +92,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         })
       : localEpoch);
   const patCache = config.patCache ? new PatCache() : null;
+  const liveUpdates = LiveUpdates.create(config.redisUrl, logger);
   const ops = await Ops.create({ config, logger, db, limiter });
   // An empty database gets a one-time setup link for its first owner (src/auth/first-run.ts).
   const firstRun = (await db.prisma.user.count()) === 0 ? FirstRunLink.create() : null;
@@ -123,7 +125,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const verified = new Map<string, ReturnType<typeof verifyAccessToken>>();
     // Started before the rate-limit admission: over Redis the two commands share one round trip.
     const patEpoch = patCache && typeof credentials.token === 'string' && credentials.token.startsWith(PAT_PREFIX) ? credentialEpoch.read() : null;
-    const ctx: Context = { principal: anonymous, prisma: db.prisma, config, clientIp: ip, limiter, rateLimits: [], credentialEpoch };
+    const ctx: Context = { principal: anonymous, prisma: db.prisma, config, clientIp: ip, limiter, rateLimits: [], credentialEpoch, liveUpdates };
     // The access log and metrics read the principal from here once dispatch has set it.
     bindContext(ctx);
     return {
@@ -191,6 +193,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       await deliveryWorker?.stop();
       ops.close();
+      await liveUpdates.close();
       await limiter.close();
       if (!options.db) await db.close();
     },

@@ -73,6 +73,13 @@ const EnvSchema = z.object({
     .default([]),
   // PEM file of extra certificate authorities for those fetches (an internal CA).
   OAUTH_CLIENT_METADATA_CA_FILE: z.string().optional(),
+  // Trusted documents (src/graphql/trusted-documents.ts): the registered documents, and the credential kinds limited to them.
+  GRAPHQL_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
+  GRAPHQL_TRUSTED_ONLY: z
+    .string()
+    .transform((v) => v.split(',').map((kind) => kind.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['pat', 'oauth', 'session'], { message: 'must list pat, oauth or session, separated by commas' })))
+    .default([]),
   // Webhooks (src/webhooks); the README explains each, and the risk of the first.
   WEBHOOKS_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   WEBHOOKS_SECRET_KEY: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
@@ -135,6 +142,10 @@ export interface Config {
   graphqlMaxResponseBytes: number;
   /** Origins whose pages may call the API and the OAuth back-channel with a bearer token (src/pipeline/cors.ts). */
   corsOrigins: '*' | readonly string[];
+  /** A JSON file of the documents operators registered: {"<sha256 hex of the document>": "<document>"}. */
+  graphqlTrustedDocuments: string | undefined;
+  /** Credential kinds that may send registered documents only (by hash), never a document of their own. */
+  graphqlTrustedOnly: ('pat' | 'oauth' | 'session')[];
   connections: ConnectionLimits;
   /** Fetching OAuth Client ID Metadata Documents (src/auth/oauth/client-metadata.ts). */
   clientMetadata: { allowedHosts: string[]; caPem: string | undefined };
@@ -222,6 +233,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphqlMaxResponseBytes: e.GRAPHQL_MAX_RESPONSE_BYTES,
     corsOrigins: e.CORS_ORIGINS,
     clientMetadata: { allowedHosts: e.OAUTH_CLIENT_METADATA_ALLOWED_HOSTS, caPem },
+    graphqlTrustedDocuments: e.GRAPHQL_TRUSTED_DOCUMENTS,
+    graphqlTrustedOnly: e.GRAPHQL_TRUSTED_ONLY,
     webhooks: {
       allowPrivateNetworks: e.WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
       secretKey: e.WEBHOOKS_SECRET_KEY,

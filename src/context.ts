@@ -1,9 +1,11 @@
 import type { CredentialEpoch } from './auth/credential-epoch.js';
+import type { AuthError } from './auth/auth-error.js';
 import type { Principal } from './auth/principal.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { PolicyDecision } from './limits/headers.js';
 import type { RateLimiter } from './limits/limiter.js';
+import type { LiveUpdates } from './live/live-updates.js';
 
 /** What every resolver sees, whichever surface (REST, GraphQL or a page) the request came through. */
 export interface Context {
@@ -17,4 +19,11 @@ export interface Context {
   rateLimits: PolicyDecision[];
   /** Bumped after a write that changes what a cached PAT says (revocation), before answering. */
   credentialEpoch: CredentialEpoch;
+  /** Where committed changes are published for subscriptions (absent at the console). */
+  liveUpdates?: LiveUpdates;
+  /**
+   * Authenticates the request's credential again, as it stands now (a revoked key, a removed
+   * member): a subscription asks before each event. Absent outside API requests.
+   */
+  reauthenticate?: () => Promise<Principal | AuthError>;
 }

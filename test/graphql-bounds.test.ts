@@ -122,7 +122,7 @@ describe('filters: client mistakes are validation errors naming the limit', () =
   const LIST = 'query($f: IssueFilter) { issues(first: 1, filter: $f) { edges { node { id } } } }';
 
   test(`an in-list of 70,000 statuses: at most ${MAX_FILTER_VALUES} (GraphQL)`, async () => {
-    const { body } = await gql({ query: LIST, variables: { f: { status: Array(70_000).fill('Todo') } } });
+    const { body } = await gql({ query: LIST, variables: { f: { status: Array(70_000).fill('TODO') } } });
     expect(body.errors?.[0]?.extensions).toMatchObject({
       code: 'VALIDATION_FAILED',
       fieldErrors: [{ field: 'filter.status', message: `must have at most ${MAX_FILTER_VALUES} values` }],
@@ -157,7 +157,7 @@ describe('filters: client mistakes are validation errors naming the limit', () =
   });
 
   test(`a filter with thousands of nested filters: at most ${MAX_FILTERS} in all`, async () => {
-    const leaf = { status: Array(MAX_FILTER_VALUES).fill('Todo'), priority: Array(MAX_FILTER_VALUES).fill('low') };
+    const leaf = { status: Array(MAX_FILTER_VALUES).fill('TODO'), priority: Array(MAX_FILTER_VALUES).fill('LOW') };
     const level = (inner: object) => ({ and: Array(10).fill(inner), or: Array(10).fill(inner) });
     // 421 filters, 80,000 values: past PostgreSQL's 65,535 bind parameters if it reached the database.
     const { body } = await gql({ query: LIST, variables: { f: level(level(leaf)) } });

@@ -44,15 +44,15 @@ describe('GraphQL at /api/graphql', () => {
       ... on Error { code message }
       ... on ValidationError { fieldErrors { field message } } } }`;
     const projectId = t.org('acme').projects[0]!.id;
-    const ok = await gql(t.user('mark').token, mutation, { input: { projectId, title: 'Via GraphQL', status: 'Todo' } });
-    expect(ok.data!.createIssue).toEqual({ __typename: 'MutationCreateIssueSuccess', data: { title: 'Via GraphQL', status: 'Todo', number: 5 } });
-    const invalid = await gql(t.user('mark').token, mutation, { input: { projectId, title: '', priority: 'P0' } });
+    const ok = await gql(t.user('mark').token, mutation, { input: { projectId, title: 'Via GraphQL', status: 'TODO' } });
+    expect(ok.data!.createIssue).toEqual({ __typename: 'MutationCreateIssueSuccess', data: { title: 'Via GraphQL', status: 'TODO', number: 5 } });
+    const invalid = await gql(t.user('mark').token, mutation, { input: { projectId, title: '', assigneeId: 'P0' } });
     expect(invalid.data!.createIssue).toMatchObject({
       __typename: 'ValidationError',
       code: 'VALIDATION_FAILED',
       fieldErrors: [
         { field: 'title', message: 'must not be empty' },
-        { field: 'priority', message: 'must be one of: urgent, high, medium, low, none' },
+        { field: 'assigneeId', message: 'must be a UUID' },
       ],
     });
     const foreign = await gql(t.user('mark').token, mutation, { input: { projectId: t.org('globex').projects[0]!.id, title: 'x' } });
@@ -142,7 +142,7 @@ describe('nested selections cost a constant number of SQL statements', () => {
 
   test('issues(filter, orderBy) with key, project and assignee: one statement for any page size', async () => {
     const { token } = t.user('olivia');
-    const query = `query($n: Int) { issues(first: $n, filter: { status: ["Todo", "Done"] }, orderBy: { field: PRIORITY }) {
+    const query = `query($n: Int) { issues(first: $n, filter: { status: [TODO, DONE] }, orderBy: { field: PRIORITY }) {
       edges { node { key title project { key name } assignee { name } } } } }`;
     const statements = async (n: number) => {
       const before = t.app.db.queries.count;
@@ -198,19 +198,19 @@ describe('issue filters combine with and, or, not and comparators', () => {
         .filter((title: string) => rows.some((r) => r[0] === title))
         .sort();
     };
-    expect(await titles({ or: [{ priority: ['urgent'] }, { status: ['Done'] }] })).toEqual(['Beta bug', 'Delta feature']);
-    expect(await titles({ not: { title: { contains: 'bug' } }, status: ['Todo'] })).toEqual(['Gamma feature']);
+    expect(await titles({ or: [{ priority: ['URGENT'] }, { status: ['DONE'] }] })).toEqual(['Beta bug', 'Delta feature']);
+    expect(await titles({ not: { title: { contains: 'bug' } }, status: ['TODO'] })).toEqual(['Gamma feature']);
     expect(await titles({ title: { startsWith: 'al' } })).toEqual(['Alpha bug']);
     expect(await titles({ number: { in: [2, 3] }, title: { contains: 'ta' } })).toEqual(['Beta bug']);
   });
 
   test('too deep or too wide is a validation error naming the limit', async () => {
-    let deep: Record<string, unknown> = { status: ['Todo'] };
+    let deep: Record<string, unknown> = { status: ['TODO'] };
     for (let i = 0; i < 5; i++) deep = { not: deep };
     const tooDeep = await list(deep);
     expect(tooDeep.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
     expect(tooDeep.errors?.[0]?.message).toMatch(/nest at most 4 deep/);
-    const tooWide = await list({ or: Array.from({ length: 11 }, () => ({ status: ['Todo'] })) });
+    const tooWide = await list({ or: Array.from({ length: 11 }, () => ({ status: ['TODO'] })) });
     expect(tooWide.errors?.[0]?.message).toMatch(/at most 10 filters/);
   });
 });

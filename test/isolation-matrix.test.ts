@@ -398,6 +398,7 @@ const Q = {
   nodes: 'query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }',
   issues: '{ issues(first: 100) { edges { node { id key projectId } } } }',
   projectIssues: 'query($p: ID) { issues(projectId: $p, first: 100) { edges { node { id key projectId } } } }',
+  issueAggregates: 'query($p: ID) { issueAggregates(projectId: $p) { total byProject { projectId } } }',
   issueStatuses: '{ issueStatuses }',
   issuePriorities: '{ issuePriorities }',
   searchPeople: '{ searchPeople(q: "a") { id username role email } }',
@@ -427,6 +428,7 @@ const g = {
   node: (id: string) => gql(Q.node, { id }),
   nodes: (ids: string[]) => gql(Q.nodes, { ids }),
   projectIssues: (p: string) => gql(Q.projectIssues, { p }),
+  issueAggregates: (p?: string) => gql(Q.issueAggregates, { p }),
   updateProject: (id: string) => gql(M.updateProject, { id, input: { name: 'Renamed by the matrix' } }),
   deleteProject: (id: string) => gql(M.deleteProject, { id, force: true }),
   createIssue: (projectId: string) => gql(M.createIssue, { input: { projectId, title: 'Created by the matrix' } }),
@@ -472,6 +474,10 @@ const GRAPHQL: Row[] = [
     req: g.projectIssues(web.id), check: (a, _c, ok) => { if (ok) expect(edgeIds(a.json.data.issues)).toHaveLength(4); } })),
   graph('issues',              'issues(projectId)',          'list',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
     req: g.projectIssues(res.id) }), { missing: () => g.projectIssues(MISSING_ID) }),
+  graph('issueAggregates',     'issueAggregates',            'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    req: g.issueAggregates(), check: async (a, _c, ok) => { if (ok) await allInAcme('project', a.json.data.issueAggregates.byProject.map((p: { projectId: string }) => p.projectId)); } })),
+  graph('issueAggregates',     'issueAggregates(projectId)', 'list',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
+    req: g.issueAggregates(res.id) }), { missing: () => g.issueAggregates(MISSING_ID) }),
   graph('issueStatuses',       'issueStatuses',              'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({ req: gql(Q.issueStatuses) })),
   graph('issuePriorities',     'issuePriorities',            'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({ req: gql(Q.issuePriorities) })),
   graph('searchPeople',        'searchPeople',               'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({

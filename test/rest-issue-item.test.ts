@@ -195,9 +195,9 @@ describe('GraphQL', () => {
     const issue = await newIssue();
     const read = await gql(member, 'query($id: ID!) { issue(id: $id) { id key project { key } } }', { id: issue.key });
     expect(read.data.issue).toEqual({ id: issue.id, key: issue.key, project: { key: 'WEB' } });
-    const updated = await gql(member, `mutation($id: ID!) { updateIssue(id: $id, input: { status: "Done", assigneeId: null }) {
+    const updated = await gql(member, `mutation($id: ID!) { updateIssue(id: $id, input: { status: DONE, assigneeId: null }) {
       __typename ... on MutationUpdateIssueSuccess { data { status assigneeId } } } }`, { id: issue.id });
-    expect(updated.data.updateIssue).toEqual({ __typename: 'MutationUpdateIssueSuccess', data: { status: 'Done', assigneeId: null } });
+    expect(updated.data.updateIssue).toEqual({ __typename: 'MutationUpdateIssueSuccess', data: { status: 'DONE', assigneeId: null } });
     const invalid = await gql(member, `mutation($id: ID!) { updateIssue(id: $id, input: { title: null }) {
       __typename ... on ValidationError { fieldErrors { field message } } } }`, { id: issue.id });
     expect(invalid.data.updateIssue).toEqual({ __typename: 'ValidationError', fieldErrors: [{ field: 'title', message: 'cannot be null' }] });

@@ -295,7 +295,8 @@ describe('GraphQL issues(filter, orderBy)', () => {
       edges { node { id key status } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
 
   test('the same filters and orders; forwards with first/after and backwards with last/before', async () => {
-    const variables = { p: projectId, f: { status: ['In Progress', 'Canceled'], assigneeId: 'none' }, o: { field: 'STATUS', direction: 'DESC' } };
+    // GraphQL names the statuses by their enum values (IN_PROGRESS for the REST "In Progress").
+    const variables = { p: projectId, f: { status: ['IN_PROGRESS', 'CANCELED'], assigneeId: 'none' }, o: { field: 'STATUS', direction: 'DESC' } };
     const expected = rows.filter((r) => ['In Progress', 'Canceled'].includes(r.status) && r.assignee_id === null).sort(ORDERS.status!(-1));
     expect(expected.length).toBe(20);
     const page1 = (await gql(QUERY, { ...variables, first: 4 })).data.issues;
@@ -310,10 +311,13 @@ describe('GraphQL issues(filter, orderBy)', () => {
   });
 
   test('filter errors name the filter field', async () => {
-    const result = await gql(QUERY, { p: projectId, f: { priority: ['P0'] } });
+    const result = await gql(QUERY, { p: projectId, f: { assigneeId: 'P0' } });
     expect(result.errors[0].extensions).toMatchObject({
       code: 'VALIDATION_FAILED',
-      fieldErrors: [{ field: 'filter.priority', message: 'must each be one of: urgent, high, medium, low, none' }],
+      fieldErrors: [{ field: 'filter.assigneeId', message: 'must be a UUID or none' }],
     });
+    // A value outside the enum is refused by GraphQL itself, naming the value.
+    const unknown = await gql(QUERY, { p: projectId, f: { priority: ['P0'] } });
+    expect(unknown.errors[0]).toMatchObject({ message: expect.stringContaining('P0'), extensions: { code: 'BAD_USER_INPUT' } });
   });
 });

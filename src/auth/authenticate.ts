@@ -110,3 +110,13 @@ export async function authenticate(deps: AuthDeps, credentials: Credentials, now
   if (sessionToken !== null) return (await authenticateSession(db, sessionToken, requestedOrgId, now)) ?? anonymous;
   return anonymous;
 }
+
+/**
+ * The request's credential authenticated again, now: without this request's memoised token
+ * verification, and with the credential epoch read afresh, so that a revocation or a removed
+ * membership since the request began is seen (a long-lived subscription asks before each event).
+ */
+export function reauthenticate(exchange: { auth: Required<AuthDeps>; credentials: Credentials; ctx: { credentialEpoch: { read(): Epoch | null | Promise<Epoch | null> } } }): Promise<Principal | AuthError> {
+  const { verifyAccess: _memoised, patEpoch: _then, ...deps } = exchange.auth;
+  return authenticate({ ...deps, patEpoch: deps.patCache ? exchange.ctx.credentialEpoch.read() : null }, exchange.credentials);
+}

@@ -132,6 +132,9 @@ export async function writeWithEvents<T>(
     // concurrent creates in one project wait for its row lock in turn, and for the pool.
     { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: TRANSACTION_TIMEOUT_MS },
   );
-  if (done.events.length) eventsCommitted(done.events);
+  if (done.events.length) {
+    eventsCommitted(done.events);
+    ctx.liveUpdates?.publish(done.events);
+  }
   return done;
 }

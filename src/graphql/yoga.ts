@@ -12,6 +12,7 @@ import { renderGraphiQL, useGraphiQLHeaders } from '../web/graphiql.js';
 import { yogaLogger } from './logging.js';
 import { useQueryBounds } from './query-bounds.js';
 import { useNotAcceptableProblem } from './not-acceptable.js';
+import { useTrustedDocuments } from './trusted-documents.js';
 import { useUnsupportedMediaTypeProblem } from './unsupported-media-type.js';
 
 export type Yoga = YogaServerInstance<Context, Record<string, never>>;
@@ -45,6 +46,7 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
     // yoga's own check (25 MB by default) is kept at the same number for a caller that skips the app.
     maxRequestBodySize: BODY_LIMITS.api,
     plugins: [
+      ...useTrustedDocuments(config),
       EnvelopArmorPlugin({
         maxDepth: { n: QUERY_LIMITS.maxDepth },
         maxAliases: { n: QUERY_LIMITS.maxAliases },

@@ -20,6 +20,8 @@ export const ROUTE_POLICIES = {
   search: { name: 'search', limit: 30, windowMs: MINUTE },
   /** Spec row "project writes": 30 per minute. */
   projectWrite: { name: 'projects.write', limit: 30, windowMs: MINUTE },
+  /** GraphQL subscriptions started (issue 18): each holds a connection and hears every change of its organization. */
+  subscriptionStart: { name: 'subscriptions.start', limit: 30, windowMs: MINUTE },
   /** Spec row "OAuth dynamic client registration": 5 per hour — unauthenticated and creates rows. */
   oauthRegister: { name: 'oauth.register', limit: 5, windowMs: HOUR },
   /** Spec row "OAuth token endpoint": 60 per minute — bounds code/refresh-token guessing. */

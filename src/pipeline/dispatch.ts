@@ -1,9 +1,10 @@
 import { AuthError } from '../auth/auth-error.js';
-import { authenticate } from '../auth/authenticate.js';
+import { authenticate, reauthenticate } from '../auth/authenticate.js';
 import { resourceMetadataUrl } from '../auth/oauth/metadata.js';
 import { SCOPE_NAMES } from '../auth/oauth/scopes.js';
 import type { Config } from '../config.js';
 import { boundedBody } from '../http/body-limit.js';
+import { graphqlAuthResponse } from '../graphql/auth-errors.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { idempotentRequest } from '../idempotency/http.js';
 import { UNMATCHED_ROUTE } from '../ops/observe.js';
@@ -17,6 +18,9 @@ import { notFoundPage } from '../web/org-page.js';
 import type { Exchange } from './exchange.js';
 
 export const MCP_PATH = '/api/mcp';
+/** A GraphQL subscription over SSE (yoga's transport): the client accepts an event stream. */
+const wantsEventStream = (request: Request) => (request.headers.get('accept') ?? '').includes('text/event-stream');
+
 /** A browser asking for a page (Accept names HTML before JSON): it gets the HTML 404 page, an API client problem+json. */
 function wantsHtml(request: Request): boolean {
   const accept = request.headers.get('accept') ?? '';
@@ -106,17 +110,27 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       return authProblem(config, error).toResponse();
     }
     const principal = await authenticate(auth, credentials);
-    if (principal instanceof AuthError) return authProblem(config, principal).toResponse();
+    // GraphQL-over-HTTP clients get the same status and challenge in a GraphQL response body.
+    const refuse = (problem: HttpProblem) => (path === '/api/graphql' && graphqlAuthResponse(request, problem)) || problem.toResponse();
+    if (principal instanceof AuthError) return refuse(authProblem(config, principal));
     ctx.principal = principal;
     if (principal.kind === 'anonymous') {
       reportAuthFailure('unauthenticated');
-      return new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
-        'www-authenticate': bearerChallenge(config),
-      }).toResponse();
+      return refuse(
+        new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
+          'www-authenticate': bearerChallenge(config),
+        }),
+      );
     }
     const bounded = await boundedBody(request, 'api');
     if (bounded instanceof Response) return bounded;
     if (path === MCP_PATH) return surfaces.mcp.fetch(bounded, ctx);
+    if (path === '/api/graphql') {
+      // A subscription checks its credential again before each event (src/schema/live.ts).
+      ctx.reauthenticate = () => reauthenticate(exchange);
+      // A subscription's stream never ends: there is no answer to keep for a retry.
+      if (wantsEventStream(bounded)) return surfaces.graphql.handleRequest(bounded, ctx);
+    }
     // A POST with an Idempotency-Key runs once; its retries get the first answer (src/idempotency).
     return idempotentRequest(ctx.prisma, principal, bounded, async (request) =>
       withResourceMetadata(config, path === '/api/graphql' ? await surfaces.graphql.handleRequest(request, ctx) : await surfaces.rest.fetch(request, ctx)),

@@ -7,7 +7,7 @@ import { all, issueFilterSql } from './issue-filter-sql.js';
 import { defineOperation } from './operation.js';
 import { uuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
-import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES, type IssuePriority, type IssueStatus } from './workflow.js';
 
 /**
  * Counts of issues for dashboards, grouped in the database (GROUP BY GROUPING SETS: one
@@ -25,20 +25,21 @@ import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
  * stats.total;          // 42
  * stats.byStatus;       // [{ status: 'Backlog', count: 3 }, ...] every status, workflow order
  * stats.createdPerWeek; // [{ weekStart: Date (Monday 00:00 UTC), count: 5 }, ...] oldest first
+ * // groupBy 'completedWeek' gives stats.completedPerWeek: issues moved to Done, per week
  * ```
  *
  * `ctx` is the request's context (a session's principal on the pages); the rules are those of
  * the list: any role of the organization, its issues only, the same filter.
  */
-export const ISSUE_GROUPINGS = ['status', 'priority', 'assignee', 'project', 'createdWeek'] as const;
+export const ISSUE_GROUPINGS = ['status', 'priority', 'assignee', 'project', 'createdWeek', 'completedWeek'] as const;
 export type IssueGrouping = (typeof ISSUE_GROUPINGS)[number];
+
+/** byAssignee and byProject list the groups with the most issues, at most this many. */
+export const GROUPS_MAX = 100;
 
 export const WEEKS_DEFAULT = 12;
 /** Two years of weeks: a series a chart can still show. */
 export const WEEKS_MAX = 104;
-
-export type IssueStatus = (typeof ISSUE_STATUSES)[number];
-export type IssuePriority = (typeof ISSUE_PRIORITIES)[number];
 
 export interface WeekCount {
   /** Monday 00:00 UTC of the week (ISO weeks). */
@@ -53,13 +54,21 @@ export interface IssueAggregates {
   byStatus?: { status: IssueStatus; count: number }[];
   /** Every priority, most urgent first, zeros included. */
   byPriority?: { priority: IssuePriority; count: number }[];
-  /** Assignees with at least one issue, most issues first; `null` counts the unassigned. */
+  /** Assignees with at least one issue, most issues first (at most GROUPS_MAX); `null` counts the unassigned. */
   byAssignee?: { assigneeId: string | null; count: number }[];
-  /** Projects with at least one issue, most issues first. */
+  /** Projects with at least one issue, most issues first (at most GROUPS_MAX). */
   byProject?: { projectId: string; count: number }[];
   /** Issues created in each of the last `weeks` weeks (the current one last), zeros included. */
   createdPerWeek?: WeekCount[];
+  /**
+   * Issues moved to Done in each of the last `weeks` weeks, from the issue history (an issue
+   * moved to Done twice in a week counts once). The filter applies to the issues as they are now.
+   */
+  completedPerWeek?: WeekCount[];
 }
+
+/** The status whose reaching counts as completing an issue. */
+export const COMPLETED_STATUS: IssueStatus = 'Done';
 
 const weeksMessage = `must be between 1 and ${WEEKS_MAX}`;
 
@@ -73,8 +82,11 @@ export const AggregateIssuesInput = z.strictObject({
   weeks: z.number({ error: weeksMessage }).int(weeksMessage).min(1, weeksMessage).max(WEEKS_MAX, weeksMessage).nullish(),
 });
 
+/** The groupings of the issues themselves (one GROUPING SETS statement); completedWeek reads the history. */
+type IssueColumnGrouping = Exclude<IssueGrouping, 'completedWeek'>;
+
 /** The column each grouping groups by, in the statement's inner select. */
-const GROUP_COLUMN: Record<IssueGrouping, string> = {
+const GROUP_COLUMN: Record<IssueColumnGrouping, string> = {
   status: 'status',
   priority: 'priority',
   assignee: 'assignee_id',
@@ -97,13 +109,13 @@ export function weekStarts(now: Date, weeks: number): Date[] {
   return Array.from({ length: weeks }, (_, i) => new Date(current - (weeks - 1 - i) * WEEK_MS));
 }
 
-type Row = { count: number; value: string | Date | null } & Record<`g_${IssueGrouping}`, number | undefined>;
+type Row = { count: number; value: string | Date | null } & Record<`g_${IssueColumnGrouping}`, number | undefined>;
 
 export const aggregateIssues = defineOperation({
   name: 'aggregateIssues',
   description:
     'Counts of the issues matching `filter` (the issue list\'s filter; one project\'s issues when projectId is given): ' +
-    'the total, and per status, priority, assignee, project or week of creation, computed in the database.',
+    'the total, and per status, priority, assignee, project, week of creation or week of completion (moved to Done), computed in the database.',
   kind: 'read',
   access: { role: 'viewer' },
   input: AggregateIssuesInput,
@@ -111,8 +123,13 @@ export const aggregateIssues = defineOperation({
     const orgId = activeOrgId(ctx);
     const groupings = [...new Set(input.groupBy ?? [])];
     const weeks = weekStarts(new Date(), input.weeks ?? WEEKS_DEFAULT);
-    const rows = await groupedCounts(ctx, orgId, input, groupings, weeks[0]!);
-    const result = collect(rows, groupings, weeks);
+    const columns = groupings.filter((g): g is IssueColumnGrouping => g !== 'completedWeek');
+    const [rows, completed] = await Promise.all([
+      groupedCounts(ctx, orgId, input, columns, weeks[0]!),
+      groupings.includes('completedWeek') ? completedPerWeek(ctx, orgId, input, weeks) : undefined,
+    ]);
+    const result = collect(rows, columns, weeks);
+    if (completed) result.completedPerWeek = completed;
     // As for the list: only an empty result needs to tell "no issues" from "no such project here".
     if (input.projectId && result.total === 0) {
       const project = await ctx.prisma.project.findFirst({ where: { id: input.projectId, orgId }, select: { id: true } });
@@ -126,11 +143,10 @@ async function groupedCounts(
   ctx: Context,
   orgId: string,
   input: z.output<typeof AggregateIssuesInput>,
-  groupings: IssueGrouping[],
+  groupings: IssueColumnGrouping[],
   firstWeek: Date,
 ): Promise<Row[]> {
-  const where = [Prisma.sql`org_id = ${orgId}::uuid`, ...(input.filter ? issueFilterSql(input.filter) : [])];
-  if (input.projectId) where.push(Prisma.sql`project_id = ${input.projectId}::uuid`);
+  const where = issueConditions(orgId, input);
   // One output column per grouping would make every row wide; each grouping set fills `value`
   // instead, and GROUPING() tells which set a row belongs to (1: not grouped by that column).
   const value = groupings.length
@@ -147,24 +163,47 @@ async function groupedCounts(
      GROUP BY GROUPING SETS (${sets})`;
 }
 
+/** The conditions on `issues` of the operation's input: the organization, the project, the filter. */
+function issueConditions(orgId: string, input: z.output<typeof AggregateIssuesInput>): Prisma.Sql[] {
+  const where = [Prisma.sql`org_id = ${orgId}::uuid`, ...(input.filter ? issueFilterSql(input.filter) : [])];
+  if (input.projectId) where.push(Prisma.sql`project_id = ${input.projectId}::uuid`);
+  return where;
+}
+
+/**
+ * Issues moved to Done per week, from the history (src/events): events that set the status to
+ * Done, of issues that match the filter now. The index on events (org_id, to_status, created_at)
+ * serves it; the filter is a subquery so that its column names mean the issue's columns.
+ */
+async function completedPerWeek(ctx: Context, orgId: string, input: z.output<typeof AggregateIssuesInput>, weeks: Date[]): Promise<WeekCount[]> {
+  const rows = await ctx.prisma.$queryRaw<{ week: Date; count: number }[]>`
+    SELECT date_trunc('week', e.created_at, 'UTC') AS week, count(DISTINCT e.subject_id)::int AS count
+      FROM events e
+     WHERE e.org_id = ${orgId}::uuid AND e.to_status = ${COMPLETED_STATUS} AND e.created_at >= ${weeks[0]!}::timestamptz
+       AND e.subject_id IN (SELECT id FROM issues WHERE ${all(issueConditions(orgId, input))})
+     GROUP BY 1`;
+  const counts = new Map(rows.map((row) => [new Date(row.week).getTime(), row.count]));
+  return weeks.map((weekStart) => ({ weekStart, count: counts.get(weekStart.getTime()) ?? 0 }));
+}
+
 /** Every group's value as text, so that one column holds them all (weeks as ISO 8601 instants). */
-function valueText(grouping: IssueGrouping): string {
+function valueText(grouping: IssueColumnGrouping): string {
   if (grouping === 'createdWeek') return `to_char(created_week AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
   return `${GROUP_COLUMN[grouping]}::text`;
 }
 
-function collect(rows: Row[], groupings: IssueGrouping[], weeks: Date[]): IssueAggregates {
-  const counts = new Map<IssueGrouping, Map<string | null, number>>(groupings.map((g) => [g, new Map()]));
+function collect(rows: Row[], groupings: IssueColumnGrouping[], weeks: Date[]): IssueAggregates {
+  const counts = new Map<IssueColumnGrouping, Map<string | null, number>>(groupings.map((g) => [g, new Map()]));
   let total = 0;
   for (const row of rows) {
     const grouping = groupings.find((g) => row[`g_${g}`] === 0);
     if (!grouping) total = row.count;
     else counts.get(grouping)!.set(row.value === null ? null : String(row.value), row.count);
   }
-  const countOf = (g: IssueGrouping, value: string | null) => counts.get(g)?.get(value) ?? 0;
+  const countOf = (g: IssueColumnGrouping, value: string | null) => counts.get(g)?.get(value) ?? 0;
   // Most issues first; equal counts in the order of their ids, so that the answer is stable.
   const byCount = <T extends { count: number }>(list: T[], id: (item: T) => string | null) =>
-    list.sort((a, b) => b.count - a.count || (id(a) ?? '').localeCompare(id(b) ?? ''));
+    list.sort((a, b) => b.count - a.count || (id(a) ?? '').localeCompare(id(b) ?? '')).slice(0, GROUPS_MAX);
   const result: IssueAggregates = { total };
   for (const grouping of groupings) {
     const found = [...counts.get(grouping)!.entries()];

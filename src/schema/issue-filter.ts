@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
+import { IssuePriorityEnum, IssueStatusEnum } from './issue-enums.js';
 import { instant } from './dates.js';
 import { insensitive, searchText } from './search-text.js';
 import { isUuid } from './uuid.js';
@@ -21,21 +22,21 @@ export const MAX_FILTER_VALUES = 100;
 const TextComparatorInput = builder.inputType('TextComparator', {
   description: 'Case-insensitive comparisons with a text; every given one must hold.',
   fields: (t) => ({
-    equals: t.string({ required: false }),
-    contains: t.string({ required: false }),
-    startsWith: t.string({ required: false }),
+    equals: t.string({ required: false, description: 'Equal to this text, ignoring case.' }),
+    contains: t.string({ required: false, description: 'Containing this text, ignoring case.' }),
+    startsWith: t.string({ required: false, description: 'Starting with this text, ignoring case.' }),
   }),
 });
 
 const IntComparatorInput = builder.inputType('IntComparator', {
   description: 'Comparisons with a number; every given one must hold.',
   fields: (t) => ({
-    eq: t.int({ required: false }),
-    gt: t.int({ required: false }),
-    gte: t.int({ required: false }),
-    lt: t.int({ required: false }),
-    lte: t.int({ required: false }),
-    in: t.intList({ required: false }),
+    eq: t.int({ required: false, description: 'Equal to this number.' }),
+    gt: t.int({ required: false, description: 'Greater than this number.' }),
+    gte: t.int({ required: false, description: 'Greater than or equal to this number.' }),
+    lt: t.int({ required: false, description: 'Less than this number.' }),
+    lte: t.int({ required: false, description: 'Less than or equal to this number.' }),
+    in: t.intList({ required: false, description: `One of these numbers (at most ${MAX_FILTER_VALUES}).` }),
   }),
 });
 
@@ -60,11 +61,11 @@ export const IssueFilterInput = builder.inputRef<IssueFilterShape>('IssueFilter'
     `Every given condition must hold. and, or and not combine filters (nested at most ${MAX_FILTER_DEPTH} deep, ` +
     `${MAX_FILTER_BRANCHES} per list, ${MAX_FILTERS} in all); lists of values have at most ${MAX_FILTER_VALUES}.`,
   fields: (t) => ({
-    status: t.stringList({ required: false, description: 'Any of these statuses.' }),
-    priority: t.stringList({ required: false, description: 'Any of these priorities.' }),
+    status: t.field({ type: [IssueStatusEnum], required: false, description: 'Any of these statuses.' }),
+    priority: t.field({ type: [IssuePriorityEnum], required: false, description: 'Any of these priorities.' }),
     assigneeId: t.string({ required: false, description: 'Assigned to this user id, or "none" for unassigned issues.' }),
     q: t.string({ required: false, description: 'Case-insensitive substring of the title or the description (1 to 100 characters).' }),
-    title: t.field({ type: TextComparatorInput, required: false }),
+    title: t.field({ type: TextComparatorInput, required: false, description: 'Comparisons with the title.' }),
     number: t.field({ type: IntComparatorInput, required: false, description: 'The issue number (the 12 of WEB-12).' }),
     createdAfter: t.field({ type: 'DateTime', required: false, description: 'Created strictly after this instant.' }),
     createdBefore: t.field({ type: 'DateTime', required: false, description: 'Created strictly before this instant.' }),
@@ -172,7 +173,11 @@ export function issueFilterWhere(filter: IssueFilterShape): Prisma.IssueWhereInp
   // A filter without conditions holds for every issue. Prisma drops such an empty filter instead
   // of reading it as true (within OR it then counts as false: `or: [{}]` matched nothing, and
   // `not: {}` everything), so empty branches are decided here.
-  if (filter.and?.length) where.push({ AND: filter.and.map((f) => ({ AND: issueFilterWhere(f) })) });
+  if (filter.and?.length) {
+    // Branches that hold for every issue add nothing; every condition pushed is then a real one.
+    const branches = filter.and.map(issueFilterWhere).filter((branch) => branch.length > 0);
+    if (branches.length) where.push({ AND: branches.map((branch) => ({ AND: branch })) });
+  }
   if (filter.or?.length) {
     const branches = filter.or.map(issueFilterWhere);
     // One branch that holds for every issue makes the OR hold for every issue: no condition.

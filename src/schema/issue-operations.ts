@@ -47,11 +47,12 @@ export const listIssues = defineOperation({
   async run(ctx, args, query: IssueQuery) {
     const orgId = activeOrgId(ctx);
     const order = new IssueOrder(args.orderBy);
-    return resolveCursorConnection<Promise<IssueRow[]>>(
+    const matching: Prisma.IssueWhereInput[] = [{ orgId }, ...(args.filter ? issueFilterWhere(args.filter) : [])];
+    if (args.projectId) matching.push({ projectId: args.projectId });
+    const page = await resolveCursorConnection<Promise<IssueRow[]>>(
       { args, defaultSize: PAGE_SIZE_DEFAULT, maxSize: PAGE_SIZE_MAX, toCursor: (issue) => order.cursorOf(issue) },
       async ({ after, before, limit, inverted }): Promise<IssueRow[]> => {
-        const where: Prisma.IssueWhereInput[] = [{ orgId }, ...(args.filter ? issueFilterWhere(args.filter) : [])];
-        if (args.projectId) where.push({ projectId: args.projectId });
+        const where = [...matching];
         if (after) where.push(order.seek(after, 'after'));
         if (before) where.push(order.seek(before, 'before'));
         const issues = await ctx.prisma.issue.findMany({
@@ -69,6 +70,8 @@ export const listIssues = defineOperation({
         return issues;
       },
     );
+    // Counted only when a surface calls it (GraphQL: when `totalCount` is selected).
+    return { ...page, totalCount: () => ctx.prisma.issue.count({ where: { AND: matching } }) };
   },
 });
 

@@ -7,9 +7,11 @@ import { NotFoundError, ValidationError } from './errors.js';
 import { IssueFilterInput } from './issue-filter.js';
 import * as ops from './issue-operations.js';
 import { IssueOrderInput } from './issue-order.js';
-import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
+import { enumValueName, IssuePriorityEnum, IssueStatusEnum } from './issue-enums.js';
+import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES, type IssuePriority, type IssueStatus } from './workflow.js';
 
 export const IssueRef = builder.prismaObject('Issue', {
+  description: 'A piece of work in a project: its title, status, priority and assignee.',
   interfaces: [NodeRef],
   // Every row is loaded with its short columns (every list shows most of them); the description
   // and the relations are loaded only when a query asks for them. The columns are plain fields,
@@ -17,24 +19,24 @@ export const IssueRef = builder.prismaObject('Issue', {
   // resolves, which cost more CPU than the whole query on a 100-issue page.
   select: ISSUE_COLUMNS,
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', { description: 'The issue id (a UUID).' }),
     key: t.string({
       description: 'The human key: project key and number, e.g. WEB-12.',
       // Selected with the issue (a join in the same statement), so a list costs no extra query.
       select: { project: { select: { key: true } } },
       resolve: (issue) => `${issue.project.key}-${issue.number}`,
     }),
-    projectId: t.id({ resolve: (issue) => issue.projectId }),
+    projectId: t.id({ description: 'The project the issue belongs to.', resolve: (issue) => issue.projectId }),
     number: t.int({ description: 'Sequence number within the project (the 123 of KEY-123).', resolve: (issue) => issue.number }),
-    title: t.string({ resolve: (issue) => issue.title }),
-    status: t.string({ description: `One of: ${ISSUE_STATUSES.join(', ')}.`, resolve: (issue) => issue.status }),
-    priority: t.string({ description: `One of: ${ISSUE_PRIORITIES.join(', ')}.`, resolve: (issue) => issue.priority }),
-    description: t.string({ nullable: true, complexity: LONG_TEXT_COST, select: { description: true }, resolve: (issue) => issue.description }),
-    assigneeId: t.id({ nullable: true, resolve: (issue) => issue.assigneeId }),
-    createdAt: t.field({ type: 'DateTime', resolve: (issue) => issue.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (issue) => issue.updatedAt }),
-    project: t.relation('project'),
-    assignee: t.relation('assignee', { nullable: true }),
+    title: t.string({ description: 'A one-line summary.', resolve: (issue) => issue.title }),
+    status: t.field({ type: IssueStatusEnum, description: 'Where the issue stands in the workflow.', resolve: (issue) => issue.status as IssueStatus }),
+    priority: t.field({ type: IssuePriorityEnum, description: 'How urgent the issue is.', resolve: (issue) => issue.priority as IssuePriority }),
+    description: t.string({ nullable: true, description: 'The details, as written (plain text); null when none.', complexity: LONG_TEXT_COST, select: { description: true }, resolve: (issue) => issue.description }),
+    assigneeId: t.id({ nullable: true, description: 'The user working on it; null when unassigned.', resolve: (issue) => issue.assigneeId }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (issue) => issue.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (issue) => issue.updatedAt }),
+    project: t.relation('project', { description: 'The project the issue belongs to.' }),
+    assignee: t.relation('assignee', { nullable: true, description: 'The user working on it; null when unassigned.' }),
   }),
 });
 
@@ -54,27 +56,50 @@ builder.queryField('issue', (t) =>
   }),
 );
 
+/**
+ * One page of issues, wherever issues are listed (Query.issues, Project.issues). `totalCount`
+ * is a function on the page object, called only when a query selects the field.
+ */
+export const IssueConnection = builder.connectionObject(
+  {
+    type: IssueRef,
+    name: 'IssueConnection',
+    description: 'One page of issues, with the links to the next and previous pages.',
+    fields: (t) => ({
+      totalCount: t.int({
+        description: 'How many issues the whole filtered list holds (all pages); counted only when asked for.',
+        resolve: (page) => {
+          const count = (page as { totalCount?: number | (() => Promise<number>) }).totalCount;
+          return typeof count === 'function' ? count() : (count ?? 0);
+        },
+      }),
+    }),
+  },
+  { name: 'IssueEdge', description: 'An issue in a page, with the cursor that points at it.' },
+);
+
 builder.queryField('issues', (t) =>
   t.connection({
     type: IssueRef,
     description: ops.listIssues.description,
     complexity: connectionPage(ops.PAGE_SIZE_DEFAULT, ops.PAGE_SIZE_MAX),
     args: {
-      projectId: t.arg.id({ required: false }),
-      filter: t.arg({ type: IssueFilterInput, required: false }),
-      orderBy: t.arg({ type: IssueOrderInput, required: false }),
+      projectId: t.arg.id({ required: false, description: 'Only the issues of this project.' }),
+      filter: t.arg({ type: IssueFilterInput, required: false, description: 'Which issues: every given condition must hold.' }),
+      orderBy: t.arg({ type: IssueOrderInput, required: false, description: 'The order of the list; newest first by default.' }),
     },
     resolve: (_root, args, ctx, info) => ops.listIssues.call(ctx, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
-  }),
+  }, IssueConnection),
 );
 
 const CreateIssueInput = builder.inputType('CreateIssueInput', {
+  description: 'A new issue. Fields left out take their defaults.',
   fields: (t) => ({
-    projectId: t.id(),
-    title: t.string(),
-    status: t.string({ required: false, description: `Default ${DEFAULT_STATUS}.` }),
-    priority: t.string({ required: false, description: `Default ${DEFAULT_PRIORITY}.` }),
-    description: t.string({ required: false }),
+    projectId: t.id({ description: 'The project to create it in (of your organization).' }),
+    title: t.string({ description: 'A one-line summary, 1 to 255 characters.' }),
+    status: t.field({ type: IssueStatusEnum, required: false, description: `Default ${enumValueName(DEFAULT_STATUS)}.` }),
+    priority: t.field({ type: IssuePriorityEnum, required: false, description: `Default ${enumValueName(DEFAULT_PRIORITY)}.` }),
+    description: t.string({ required: false, description: 'The details, up to 50,000 characters.' }),
     assigneeId: t.id({ required: false, description: 'A member of the organization.' }),
   }),
 });
@@ -84,7 +109,7 @@ builder.mutationField('createIssue', (t) =>
     type: 'Issue',
     description: ops.createIssue.description,
     errors: { types: [ValidationError, NotFoundError] },
-    args: { input: t.arg({ type: CreateIssueInput, required: true }) },
+    args: { input: t.arg({ type: CreateIssueInput, required: true, description: 'The new issue.' }) },
     resolve: (query, _root, args, ctx) => ops.createIssue.call(ctx, args.input, query),
   }),
 );
@@ -92,10 +117,10 @@ builder.mutationField('createIssue', (t) =>
 const UpdateIssueInput = builder.inputType('UpdateIssueInput', {
   description: 'Fields left out stay as they are; null clears description and assigneeId (and is refused for the others).',
   fields: (t) => ({
-    title: t.string({ required: false }),
-    status: t.string({ required: false }),
-    priority: t.string({ required: false }),
-    description: t.string({ required: false }),
+    title: t.string({ required: false, description: 'A new summary, 1 to 255 characters.' }),
+    status: t.field({ type: IssueStatusEnum, required: false, description: 'A new status.' }),
+    priority: t.field({ type: IssuePriorityEnum, required: false, description: 'A new priority.' }),
+    description: t.string({ required: false, description: 'New details; null clears them.' }),
     assigneeId: t.id({ required: false, description: 'A member of the organization.' }),
   }),
 });
@@ -105,7 +130,7 @@ builder.mutationField('updateIssue', (t) =>
     type: 'Issue',
     description: ops.updateIssue.description,
     errors: { types: [ValidationError, NotFoundError] },
-    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }), input: t.arg({ type: UpdateIssueInput, required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }), input: t.arg({ type: UpdateIssueInput, required: true, description: 'The changes.' }) },
     resolve: (query, _root, args, ctx) => ops.updateIssue.call(ctx, { ...args.input, id: args.id }, query),
   }),
 );

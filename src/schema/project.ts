@@ -2,6 +2,7 @@ import { builder } from './builder.js';
 import { boundedList, connectionPage, firstArg, LIST_BOUNDS } from './list-bounds.js';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from './errors.js';
 import { NodeRef } from './node.js';
+import { IssueConnection } from './issue.js';
 import { PROJECT_NAME_MAX } from './project-fields.js';
 import * as ops from './project-operations.js';
 
@@ -22,8 +23,9 @@ export const ProjectRef = builder.prismaObject('Project', {
       maxSize: 100,
       complexity: connectionPage(50, 100),
       query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
-      description: 'Newest first.',
-    }),
+      totalCount: true,
+      description: 'The issues of the project, newest first.',
+    }, IssueConnection),
   }),
 });
 

@@ -1,0 +1,19 @@
+import type { HttpProblem } from '../rest/problem.js';
+
+export const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
+
+/**
+ * An authentication failure at /api/graphql as the GraphQL-over-HTTP spec has it for clients
+ * that accept `application/graphql-response+json`: the same 401 or 403 (and WWW-Authenticate)
+ * as the problem+json answer, with a GraphQL response body (`errors`, no `data`: nothing ran).
+ * Other clients keep the problem document, which every API error uses.
+ */
+export function graphqlAuthResponse(request: Request, problem: HttpProblem): Response | null {
+  const accept = request.headers.get('accept') ?? '';
+  if (!accept.toLowerCase().includes(GRAPHQL_RESPONSE_TYPE)) return null;
+  const body = { errors: [{ message: problem.detail, extensions: { code: problem.code.toUpperCase() } }] };
+  return new Response(JSON.stringify(body), {
+    status: problem.status,
+    headers: { ...problem.headers, 'content-type': `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8` },
+  });
+}
