@@ -46,7 +46,9 @@ describe('admin command line', { timeout: 180_000 }, () => {
       const token = new URL(again.password_link).searchParams.get('token')!;
       expect((await app.fetch(new Request(created.password_link))).status).toBe(404); // replaced by the second
       const set = await app.fetch(formPost('/set-password', { token, password: 'nina chooses a passphrase', confirmation: 'nina chooses a passphrase' }));
-      expect(set.status).toBe(200);
+      // Post/redirect/get: to the sign-in page.
+      expect(set.status).toBe(303);
+      expect(set.headers.get('location')).toBe('/login');
       const signIn = await app.fetch(formPost('/login', { email: 'nina@example.com', password: 'nina chooses a passphrase', next: '/' }));
       expect(signIn.status).toBe(303);
     } finally {
