@@ -108,6 +108,7 @@ const TAGS = [
   { name: 'API keys', description: 'Personal access tokens.' },
   { name: 'Organizations', description: 'Organizations, the public directory and invitations.' },
   { name: 'Search', description: 'People and command-palette search.' },
+  { name: 'Webhooks', description: "Signed notifications of the organization's issue and project changes, and their deliveries." },
   { name: 'GraphQL', description: 'The GraphQL API, over the same operations.' },
   { name: 'Meta', description: 'This document.' },
 ];

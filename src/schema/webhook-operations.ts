@@ -20,6 +20,8 @@ import { activeOrgId } from './viewer.js';
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 export const WEBHOOKS_PER_ORG_MAX = 20;
 export const DELIVERIES_PAGE_MAX = 100;
+export const WEBHOOK_URL_MAX = 2000;
+export const WEBHOOK_DESCRIPTION_MAX = 500;
 
 export const WEBHOOK_EVENTS = ['*', ...EVENT_TYPES] as const;
 
@@ -27,13 +29,14 @@ export const WEBHOOK_EVENTS = ['*', ...EVENT_TYPES] as const;
 const url = z
   .string(notNull('must be a string'))
   .min(1, 'is required')
-  .max(2000, 'must be at most 2000 characters')
+  .max(WEBHOOK_URL_MAX, `must be at most ${WEBHOOK_URL_MAX} characters`)
   .refine((value) => /^https?:\/\/[^/]/i.test(value), 'must be an https URL');
 const events = z
   .array(z.enum(WEBHOOK_EVENTS, notNull(`must be one of: ${WEBHOOK_EVENTS.join(', ')}`)), notNull('must be a list of event types'))
   .min(1, 'must name at least one event type (or *)')
+  .max(WEBHOOK_EVENTS.length, `must name at most ${WEBHOOK_EVENTS.length} event types`)
   .transform((list) => [...new Set(list)]);
-const description = storableString(notNull('must be a string')).max(500, 'must be at most 500 characters');
+const description = storableString(notNull('must be a string')).max(WEBHOOK_DESCRIPTION_MAX, `must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`);
 const id = z.string().min(1, 'is required');
 
 /** Who may manage webhooks: owners and admins, through any credential their role allows. */

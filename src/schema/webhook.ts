@@ -8,16 +8,16 @@ const WebhookDeliveryRef = builder.objectRef<ops.DeliveryView>('WebhookDelivery'
   fields: (t) => ({
     id: t.exposeID('id'),
     messageId: t.exposeString('messageId', { description: 'The webhook-id header: the event id, the same on every attempt and redelivery.' }),
-    eventType: t.exposeString('eventType'),
+    eventType: t.exposeString('eventType', { description: 'The event it carries (issue.created ... project.deleted), or webhook.ping.' }),
     state: t.exposeString('state', { description: 'pending (queued or retrying), delivered or failed (gave up).' }),
-    attempts: t.exposeInt('attempts'),
+    attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
     responseStatus: t.int({ nullable: true, resolve: (d) => d.responseStatus }),
     responseBody: t.string({ nullable: true, description: 'The first 4 KB of the last response.', resolve: (d) => d.responseBody }),
     durationMs: t.int({ nullable: true, resolve: (d) => d.durationMs }),
     error: t.string({ nullable: true, description: 'Why the last attempt got no response.', resolve: (d) => d.error }),
-    nextAttemptAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => (d.state === 'pending' ? d.nextAttemptAt : null) }),
-    createdAt: t.field({ type: 'DateTime', resolve: (d) => d.createdAt }),
-    deliveredAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.deliveredAt }),
+    nextAttemptAt: t.field({ type: 'DateTime', nullable: true, description: 'When it is tried next; null unless pending.', resolve: (d) => (d.state === 'pending' ? d.nextAttemptAt : null) }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was queued.', resolve: (d) => d.createdAt }),
+    deliveredAt: t.field({ type: 'DateTime', nullable: true, description: 'When a 2xx came back; null until then.', resolve: (d) => d.deliveredAt }),
   }),
 });
 
@@ -25,14 +25,14 @@ const WebhookRef = builder.objectRef<ops.WebhookView>('Webhook').implement({
   description: 'An endpoint that receives the organization\'s events, signed with the Standard Webhooks scheme.',
   fields: (t) => ({
     id: t.exposeID('id'),
-    url: t.exposeString('url'),
-    events: t.exposeStringList('events', { complexity: fixedList(ops.WEBHOOK_EVENTS.length) }),
-    description: t.exposeString('description'),
-    enabled: t.exposeBoolean('enabled'),
+    url: t.exposeString('url', { description: 'Where the events are POSTed.' }),
+    events: t.exposeStringList('events', { description: 'The event types it receives, or ["*"] for all.', complexity: fixedList(ops.WEBHOOK_EVENTS.length) }),
+    description: t.exposeString('description', { description: 'What its owners wrote about it.' }),
+    enabled: t.exposeBoolean('enabled', { description: 'false: paused by its owners, or disabled after failing for days (see disabledReason).' }),
     disabledReason: t.string({ nullable: true, description: 'Why the service disabled it, if it did.', resolve: (w) => w.disabledReason }),
-    failingSince: t.field({ type: 'DateTime', nullable: true, resolve: (w) => w.failingSince }),
+    failingSince: t.field({ type: 'DateTime', nullable: true, description: 'First failure since the last success; null while healthy.', resolve: (w) => w.failingSince }),
     rotating: t.exposeBoolean('rotating', { description: 'A rotated-out secret still signs too (until its grace period ends).' }),
-    createdAt: t.field({ type: 'DateTime', resolve: (w) => w.createdAt }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was added.', resolve: (w) => w.createdAt }),
     deliveries: t.field({
       type: [WebhookDeliveryRef],
       description: 'Newest first.',
@@ -68,15 +68,15 @@ const CreateWebhookInput = builder.inputType('CreateWebhookInput', {
   fields: (t) => ({
     url: t.string({ description: 'https; must resolve to public addresses.' }),
     events: t.stringList({ description: `Any of: ${ops.WEBHOOK_EVENTS.join(', ')}.` }),
-    description: t.string({ required: false }),
+    description: t.string({ required: false, description: 'What it is for (at most 500 characters).' }),
   }),
 });
 
 const UpdateWebhookInput = builder.inputType('UpdateWebhookInput', {
   fields: (t) => ({
-    url: t.string({ required: false }),
-    events: t.stringList({ required: false }),
-    description: t.string({ required: false }),
+    url: t.string({ required: false, description: 'A new URL: https, on public addresses.' }),
+    events: t.stringList({ required: false, description: `A new list of event types: any of ${ops.WEBHOOK_EVENTS.join(', ')}.` }),
+    description: t.string({ required: false, description: 'What it is for (at most 500 characters).' }),
     enabled: t.boolean({ required: false, description: 'true turns a paused or disabled webhook back on.' }),
     rotateSecret: t.boolean({ required: false, description: 'A new secret; the previous one signs too for 24 hours.' }),
   }),

@@ -5,6 +5,9 @@ import { checkOutboundUrl, safeLookup, type OutboundPolicy } from '../http/outbo
 export const SEND_TIMEOUT_MS = 10_000;
 /** What is kept of a response body: enough to see why a receiver refused, not a place to store documents. */
 export const RESPONSE_BODY_MAX = 4096;
+/** Error messages are kept (and shown) clipped to this many characters. */
+export const ERROR_MAX = 500;
+const clip = (message: string) => (message.length > ERROR_MAX ? `${message.slice(0, ERROR_MAX - 1)}…` : message);
 
 export interface SendResult {
   /** The HTTP status; null when no response came (network error, timeout, refused address). */
@@ -37,7 +40,7 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
   try {
     target = await checkOutboundUrl(url, policy);
   } catch (error) {
-    return { status: null, body: null, durationMs: elapsed(), retryAfterSeconds: null, error: (error as Error).message };
+    return { status: null, body: null, durationMs: elapsed(), retryAfterSeconds: null, error: clip((error as Error).message) };
   }
   return new Promise((resolve) => {
     const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
@@ -53,7 +56,7 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
     const finish = (result: Omit<SendResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
-      resolve({ ...result, durationMs: elapsed() });
+      resolve({ ...result, error: result.error === null ? null : clip(result.error), durationMs: elapsed() });
     };
     request.on('error', (error) => {
       const timedOut = error.name === 'AbortError' || error.name === 'TimeoutError';

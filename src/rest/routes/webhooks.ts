@@ -1,24 +1,33 @@
 import { z } from 'zod';
 import { snakeField } from '../../events/outbox.js';
 import { listIssueHistory, type HistoryEntry } from '../../schema/history-operations.js';
-import { PAGE_SIZE_DEFAULT } from '../../schema/issue-operations.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schema/issue-operations.js';
+import { DESCRIPTION_MAX } from '../../schema/workflow.js';
 import * as ops from '../../schema/webhook-operations.js';
-import { camelKeys, integer, once, snakeBody } from '../inputs.js';
+import { EVENT_TYPES } from '../../events/record.js';
+import { ISSUE_FIELDS } from '../../events/subjects.js';
+import { ERROR_MAX, RESPONSE_BODY_MAX } from '../../webhooks/send.js';
+import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
 import { column, representation, timeColumn } from '../representation.js';
 import { route } from '../route.js';
 
 // ---- Representations (history, webhooks, deliveries): declared here, where their routes are. ----
 
-const Value = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+/** A changed field's value: a title or description at most (the longest text an issue has). */
+const Value = z.union([z.string().max(DESCRIPTION_MAX), z.number(), z.boolean(), z.null()]);
+/** The fields an issue event can name (title, status, priority, description, assignee_id...). */
+const FIELD_NAME_MAX = 32;
+/** "Disabled on <time>: every delivery failed for N days. Last error: <error>". */
+const DISABLED_REASON_MAX = 120 + ERROR_MAX;
 
 export const HistoryEventJson = representation<HistoryEntry>('IssueEvent', 'One change of an issue: what, who, through what, when.', {
   id: column('id', z.uuid().meta({ description: 'The event id (the `id` of its webhook payload).' })),
   type: column('type', z.enum(['issue.created', 'issue.updated', 'issue.deleted'])),
   actor_id: column('actorId', z.uuid().nullable().meta({ description: 'The user who made the change; null: the operator CLI.' })),
   via: column('via', z.enum(['pat', 'oauth', 'session', 'cli']).meta({ description: 'Through what: an API key, an OAuth client, a browser session, the CLI.' })),
-  via_id: column('viaId', z.string().nullable().meta({ description: 'The API key id (pat) or the OAuth client id (oauth); else null.' })),
+  via_id: column('viaId', z.string().max(ID_MAX).nullable().meta({ description: 'The API key id (pat) or the OAuth client id (oauth); else null.' })),
   changes: {
-    schema: z.array(z.strictObject({ field: z.string(), old: Value, new: Value })).meta({ description: 'Each field that changed (REST names), before and after; null: none.' }),
+    schema: z.array(z.strictObject({ field: z.string().max(FIELD_NAME_MAX), old: Value, new: Value })).max(ISSUE_FIELDS.length).meta({ description: 'Each field that changed (REST names), before and after; null: none.' }),
     value: (row) => row.changes.map((c) => ({ field: snakeField(c.field), old: c.old, new: c.new })),
   },
   created_at: timeColumn('createdAt', 'When.'),
@@ -26,11 +35,11 @@ export const HistoryEventJson = representation<HistoryEntry>('IssueEvent', 'One 
 
 const webhookFields = {
   id: column<ops.WebhookView, 'id'>('id', z.uuid()),
-  url: column<ops.WebhookView, 'url'>('url', z.url()),
-  events: column<ops.WebhookView, 'events'>('events', z.array(z.enum(ops.WEBHOOK_EVENTS))),
-  description: column<ops.WebhookView, 'description'>('description', z.string()),
+  url: column<ops.WebhookView, 'url'>('url', z.url().max(ops.WEBHOOK_URL_MAX)),
+  events: column<ops.WebhookView, 'events'>('events', z.array(z.enum(ops.WEBHOOK_EVENTS)).max(ops.WEBHOOK_EVENTS.length)),
+  description: column<ops.WebhookView, 'description'>('description', z.string().max(ops.WEBHOOK_DESCRIPTION_MAX)),
   enabled: column<ops.WebhookView, 'enabled'>('enabled', z.boolean().meta({ description: 'false: paused by its owners, or disabled after failing for days (see disabled_reason).' })),
-  disabled_reason: column<ops.WebhookView, 'disabledReason'>('disabledReason', z.string().nullable().meta({ description: 'Why the service disabled it.' })),
+  disabled_reason: column<ops.WebhookView, 'disabledReason'>('disabledReason', z.string().max(DISABLED_REASON_MAX).nullable().meta({ description: 'Why the service disabled it.' })),
   failing_since: timeColumn<ops.WebhookView, 'failingSince'>('failingSince', 'First failure since the last success; null: healthy.', true),
   rotating: column<ops.WebhookView, 'rotating'>('rotating', z.boolean().meta({ description: 'The previous secret still signs too (24 h after a rotation).' })),
   created_at: timeColumn<ops.WebhookView, 'createdAt'>('createdAt', 'Creation time.'),
@@ -41,21 +50,22 @@ type WithSecret = { webhook: ops.WebhookView; secret: string | null };
 export const WebhookWithSecretJson = representation<WithSecret>('WebhookWithSecret', 'The webhook and, this once, its signing secret.', {
   ...Object.fromEntries(Object.entries(webhookFields).map(([name, field]) => [name, { ...field, value: (row: WithSecret) => field.value(row.webhook) }])),
   secret: {
-    schema: z.string().nullable().meta({ description: 'The signing secret (`whsec_...`), when just created or rotated; null otherwise. Store it now.' }),
+    // `whsec_` and 32 bytes in base64 (44 characters).
+    schema: z.string().max(64).nullable().meta({ description: 'The signing secret (`whsec_...`), when just created or rotated; null otherwise. Store it now.' }),
     value: (row) => row.secret,
   },
 });
 
 export const DeliveryJson = representation<ops.DeliveryView>('WebhookDelivery', 'One message to one webhook and how sending it went.', {
   id: column('id', z.uuid()),
-  message_id: column('messageId', z.string().meta({ description: 'The `webhook-id` header: the event id, the same on every attempt and redelivery.' })),
-  event_type: column('eventType', z.string()),
+  message_id: column('messageId', z.uuid().meta({ description: 'The `webhook-id` header: the event id, the same on every attempt and redelivery.' })),
+  event_type: column('eventType', z.enum([...EVENT_TYPES, 'webhook.ping'])),
   status: column('state', z.enum(['pending', 'delivered', 'failed']).meta({ description: 'pending: queued or waiting for a retry; failed: given up.' })),
   attempt: column('attempts', z.int().min(0).meta({ description: 'Attempts made so far.' })),
   response_code: column('responseStatus', z.int().nullable().meta({ description: 'HTTP status of the last attempt; null: no response.' })),
-  response_body: column('responseBody', z.string().nullable().meta({ description: 'First 4 KB of the last response.' })),
+  response_body: column('responseBody', z.string().max(RESPONSE_BODY_MAX).nullable().meta({ description: 'First 4 KB of the last response.' })),
   duration_ms: column('durationMs', z.int().nullable()),
-  error: column('error', z.string().nullable().meta({ description: 'Why the last attempt got no response (timeout, network, refused address).' })),
+  error: column('error', z.string().max(ERROR_MAX).nullable().meta({ description: 'Why the last attempt got no response (timeout, network, refused address).' })),
   next_attempt_at: {
     schema: z.iso.datetime().nullable().meta({ description: 'When it is tried next; null unless pending.' }),
     value: (row) => (row.state === 'pending' ? row.nextAttemptAt.toISOString() : null),
@@ -104,7 +114,7 @@ const EXAMPLES = {
 const withSecret = { ...EXAMPLES.webhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8Lg8f0GvEVo=' };
 const queued = { ...EXAMPLES.delivery, id: '1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e', status: 'pending', attempt: 0, response_code: null, response_body: null, duration_ms: null, next_attempt_at: '2026-11-23T10:20:00.000Z', delivered_at: null };
 
-const WebhookId = z.object({ id: z.string().min(1).meta({ description: 'The webhook id.' }) });
+const WebhookId = z.object({ id: z.string().min(1).meta({ maxLength: ID_MAX, description: 'The webhook id.' }) });
 const TAG = 'Webhooks';
 
 /** The next-page link: the same URL with the cursor replaced. */
@@ -124,13 +134,13 @@ export const webhookRoutes = [
     summary: "An issue's history",
     tag: 'Issues',
     operation: listIssueHistory,
-    params: z.object({ id: z.string().min(1).meta({ description: 'The issue id or key (a deleted issue: its id).' }) }),
+    params: z.object({ id: z.string().min(1).meta({ maxLength: ID_MAX, description: 'The issue id or key (a deleted issue: its id).' }) }),
     query: z.object({
       limit: integer(listIssueHistory.input.shape.first.unwrap().unwrap()).optional().meta({ description: `Page size, default ${PAGE_SIZE_DEFAULT}.` }),
-      cursor: once(z.string()).optional().meta({ description: 'Where to continue: take it from the `Link` header.' }),
+      cursor: once(z.string().meta({ maxLength: CURSOR_MAX })).optional().meta({ description: 'Where to continue: take it from the `Link` header.' }),
     }),
     names: { first: 'limit', after: 'cursor' },
-    success: { status: 200, description: 'One page of events, newest first.', schema: z.array(HistoryEventJson.schema), headers: ['Link'], examples: { page: [EXAMPLES.event] } },
+    success: { status: 200, description: 'One page of events, newest first.', schema: z.array(HistoryEventJson.schema).max(PAGE_SIZE_MAX), headers: ['Link'], examples: { page: [EXAMPLES.event] } },
     errors: { 404: 'No such issue here (a deleted one: only owners and admins see its history).' },
     async handle(ctx, { params, query, url }) {
       const page = await listIssueHistory.run(ctx, listIssueHistory.parse({ id: params.id, first: query.limit, after: query.cursor }), undefined);
@@ -145,7 +155,7 @@ export const webhookRoutes = [
     summary: 'Webhooks',
     tag: TAG,
     operation: ops.listWebhooks,
-    success: { status: 200, description: 'The webhooks.', schema: z.array(WebhookJson.schema), examples: { webhooks: [EXAMPLES.webhook] } },
+    success: { status: 200, description: 'The webhooks.', schema: z.array(WebhookJson.schema).max(ops.WEBHOOKS_PER_ORG_MAX), examples: { webhooks: [EXAMPLES.webhook] } },
     async handle(ctx) {
       return { body: (await ops.listWebhooks.run(ctx, {}, undefined)).map((w) => WebhookJson.present(w)) };
     },
@@ -219,10 +229,10 @@ export const webhookRoutes = [
     params: WebhookId,
     query: z.object({
       limit: integer(z.int().min(1).max(ops.DELIVERIES_PAGE_MAX)).optional().meta({ description: 'Page size, default 50.' }),
-      cursor: once(z.string()).optional().meta({ description: 'Where to continue: take it from the `Link` header.' }),
+      cursor: once(z.string().meta({ maxLength: CURSOR_MAX })).optional().meta({ description: 'Where to continue: take it from the `Link` header.' }),
     }),
     names: { first: 'limit', after: 'cursor', webhookId: 'id' },
-    success: { status: 200, description: 'One page of deliveries, newest first.', schema: z.array(DeliveryJson.schema), headers: ['Link'], examples: { page: [EXAMPLES.delivery] } },
+    success: { status: 200, description: 'One page of deliveries, newest first.', schema: z.array(DeliveryJson.schema).max(ops.DELIVERIES_PAGE_MAX), headers: ['Link'], examples: { page: [EXAMPLES.delivery] } },
     errors: { 404: 'No such webhook here.' },
     async handle(ctx, { params, query, url }) {
       const page = await ops.listDeliveries.run(ctx, ops.listDeliveries.parse({ webhookId: params.id, first: query.limit, after: query.cursor }), undefined);
@@ -236,7 +246,7 @@ export const webhookRoutes = [
     summary: 'Send a delivery again',
     tag: TAG,
     operation: ops.redeliver,
-    params: z.object({ id: z.string().min(1), delivery_id: z.string().min(1) }),
+    params: z.object({ id: z.string().min(1).meta({ maxLength: ID_MAX }), delivery_id: z.string().min(1).meta({ maxLength: ID_MAX }) }),
     names: { webhookId: 'id', deliveryId: 'delivery_id' },
     success: { status: 201, description: 'The new delivery, queued.', schema: DeliveryJson.schema, examples: { queued } },
     errors: { 404: 'No such webhook or delivery here.' },
