@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isPublicAddress, safeFetch } from '../src/http/safe-fetch.js';
+import { refusedAddress } from '../src/http/outbound-address.js';
+import { safeFetch } from '../src/http/safe-fetch.js';
 import { freshFor } from '../src/auth/oauth/client-metadata.js';
 import { formPost, startTestApp, type TestApp } from './support/app.js';
 import { authorizeParams, consent, pkce, registrationRequest } from './support/oauth.js';
@@ -128,7 +129,7 @@ describe('Authorized applications', () => {
   });
 });
 
-describe('outbound fetch safety (src/http/safe-fetch.ts)', () => {
+describe('outbound fetch safety (src/http/safe-fetch.ts, src/http/outbound-address.ts)', () => {
   test.each([
     ['127.0.0.1', false],
     ['10.1.2.3', false],
@@ -147,7 +148,15 @@ describe('outbound fetch safety (src/http/safe-fetch.ts)', () => {
     ['2606:4700:4700::1111', true],
     ['::ffff:8.8.8.8', true],
   ])('%s public: %s', (address, expected) => {
-    expect(isPublicAddress(address)).toBe(expected);
+    expect(refusedAddress(address, { allowPrivateNetworks: false }) === null).toBe(expected);
+  });
+
+  test('a host the operator allowed may resolve to a private address, never to a cloud metadata address', async () => {
+    expect(refusedAddress('10.1.2.3', { allowPrivateNetworks: true })).toBeNull();
+    expect(refusedAddress('169.254.169.254', { allowPrivateNetworks: true })).toMatch(/metadata/);
+    await expect(safeFetch(new URL('https://169.254.169.254/x'), { timeoutMs: 1000, maxBytes: 10, allowedHosts: ['169.254.169.254'] })).rejects.toMatchObject({
+      code: 'blocked_address',
+    });
   });
 
   test('refuses http, loopback names after DNS, and does not need the network to say so', async () => {

@@ -3,7 +3,8 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Where the service may send requests that users choose the address of (webhooks): public
+ * Where the service may send requests that users choose the address of (webhooks, OAuth client
+ * metadata documents through src/http/safe-fetch.ts): public
  * addresses only, checked after DNS resolution, because a hostname can resolve anywhere. The
  * check runs inside the connection's own lookup (`safeLookup`), so the address checked is the
  * address connected to: a name that re-resolves to 127.0.0.1 between two checks gains nothing.

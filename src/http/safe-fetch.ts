@@ -3,14 +3,16 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
+import { refusedAddress } from './outbound-address.js';
 
 /**
  * Outbound GETs to addresses that someone else chose (an OAuth client's metadata URL): they must
  * not reach this machine, the private network or cloud metadata services by accident (SSRF).
  * The host is resolved once, every address is classified, and the connection goes to the
  * address that was checked (a second DNS answer cannot swap in 127.0.0.1: DNS rebinding).
- * https only, no redirects, bounded time and size. Self-contained on purpose: webhooks may
- * later share it.
+ * https only, no redirects, bounded time and size. Which addresses are refused is the one rule
+ * webhooks follow too (src/http/outbound-address.ts): every non-public address, and cloud
+ * metadata addresses even for a host the operator allowed.
  */
 
 export interface SafeFetchOptions {
@@ -42,18 +44,6 @@ export class SafeFetchError extends Error {
   }
 }
 
-/**
- * Whether an address is on the public internet. ipaddr.js names the special ranges (RFC 6890
- * and friends): loopback, private, linkLocal, uniqueLocal, carrierGradeNat, multicast, reserved...
- * only `unicast` is public. An IPv4-mapped IPv6 address is judged as the IPv4 address it is.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
-}
-
 /** The host's addresses, all of them public unless the operator allowed the host: the first is the one to connect to. */
 async function checkedAddress(hostname: string, allowedHosts: readonly string[]): Promise<{ address: string; family: number }> {
   const bare = hostname.replace(/^\[|\]$/g, '');
@@ -65,10 +55,9 @@ async function checkedAddress(hostname: string, allowedHosts: readonly string[])
   }
   if (!addresses.length) throw new SafeFetchError('dns_failed', `${hostname} does not resolve.`);
   // Every answer is checked, not only the first: the client library may pick any of them.
-  const blocked = addresses.find((a) => !isPublicAddress(a.address));
-  if (blocked && !allowedHosts.includes(bare.toLowerCase())) {
-    throw new SafeFetchError('blocked_address', `${hostname} resolves to ${blocked.address}, which is not a public address.`);
-  }
+  const policy = { allowPrivateNetworks: allowedHosts.includes(bare.toLowerCase()) };
+  const refused = addresses.map((a) => refusedAddress(a.address, policy)).find((why) => why !== null);
+  if (refused) throw new SafeFetchError('blocked_address', `${hostname} resolves to a refused address: ${refused}.`);
   return addresses[0]!;
 }
 
