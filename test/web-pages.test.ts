@@ -130,14 +130,26 @@ describe('the web app pages', () => {
 
   test('the dashboard: counts, charts as tables, the data as JSON, Chart.js from the service', async () => {
     const maya = await t.signIn('maya@example.com');
+    // One issue completed now: the history records the move to Done, which the dashboard counts.
+    const issue = await t.app.db.prisma.issue.findFirstOrThrow({ where: { orgId: t.org('acme').id, status: { not: 'Done' } } });
+    expect((await t.call('PATCH', `/api/issues/${issue.id}`, { token: t.user('maya').token, body: { status: 'Done' } })).status).toBe(200);
     const response = await get('/orgs/acme', maya);
     expect(response.status).toBe(200);
     const html = await response.text();
     const open = await t.app.db.prisma.issue.count({ where: { orgId: t.org('acme').id, status: { notIn: ['Done', 'Canceled'] } } });
     expect(html).toContain(`<strong>${open}</strong> open`);
-    for (const id of ['by-status', 'by-priority', 'workload', 'created-per-week']) expect(html).toContain(`id="chart-${id}"`);
+    for (const id of ['by-status', 'by-priority', 'workload', 'created-completed-per-week']) expect(html).toContain(`id="chart-${id}"`);
     const data = JSON.parse(/<script type="application\/json" id="dashboard-data">([\s\S]*?)<\/script>/.exec(html)![1]!);
-    expect(data.find((c: { id: string }) => c.id === 'created-per-week').rows).toHaveLength(12);
+    const weekly = data.find((c: { id: string }) => c.id === 'created-completed-per-week') as { series: string[]; rows: [string, number, number][] };
+    expect(weekly.series).toEqual(['Created', 'Completed']);
+    expect(weekly.rows).toHaveLength(12);
+    const monday = new Date();
+    monday.setUTCHours(0, 0, 0, 0);
+    monday.setUTCDate(monday.getUTCDate() - ((monday.getUTCDay() + 6) % 7));
+    const completed = await t.app.db.prisma.event.count({ where: { orgId: t.org('acme').id, toStatus: 'Done', createdAt: { gte: monday } } });
+    expect(completed).toBeGreaterThanOrEqual(1);
+    expect(weekly.rows.at(-1)![2]).toBe(completed);
+    expect(html).toContain(`<strong>${completed}</strong> completed this week`);
     const chartJs = /<script src="(\/assets\/charts\/[^"]+\/chart\.umd\.min\.js)"/.exec(html)![1]!;
     const asset = await get(chartJs);
     expect(asset.status).toBe(200);

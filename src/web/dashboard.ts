@@ -30,44 +30,62 @@ const charts = assetSet('/assets/charts/', [
 /** Chart.js and our drawing script, or null for a path outside /assets/charts/. */
 export const serveChartAssets = (request: Request, path: string) => charts.serve(request, path);
 
-/** The dashboard's figures; each call is one GROUP BY statement. */
+/** The weekly series' length. */
+const WEEKS = 12;
+
+/** A chart and its table: a row per label, a number per series. */
+interface Chart {
+  id: string;
+  title: string;
+  kind: 'bar' | 'line';
+  column: string;
+  series: string[];
+  rows: [string, ...number[]][];
+}
+
+/** The dashboard's figures; each call is one GROUP BY statement (two with the weekly completions). */
 export async function dashboardData(p: OrgPage, now = new Date()) {
   const ctx = p.ctx;
   const weekStart = weekStartOf(now);
-  const [open, all, doneThisWeek, members] = await Promise.all([
+  const [open, all, members] = await Promise.all([
     aggregateIssues.call(ctx, { filter: { status: [...OPEN] }, groupBy: ['priority', 'assignee'] }, undefined),
-    aggregateIssues.call(ctx, { groupBy: ['status', 'createdWeek'], weeks: 12 }, undefined),
-    // "Done this week": issues now Done whose last change falls in this week (see the README).
-    aggregateIssues.call(ctx, { filter: { status: ['Done'], updatedAfter: weekStart.toISOString() } }, undefined),
+    // Completed: moved to Done, per week, from the issue history (src/events).
+    aggregateIssues.call(ctx, { groupBy: ['status', 'createdWeek', 'completedWeek'], weeks: WEEKS }, undefined),
     membersOf(p),
   ]);
   const names = namesOf(members);
   const unassigned = open.byAssignee?.find((a) => a.assigneeId === null)?.count ?? 0;
+  const day = (date: Date) => date.toISOString().slice(0, 10);
+  const created = new Map((all.createdPerWeek ?? []).map((w) => [day(w.weekStart), w.count]));
+  const completed = new Map((all.completedPerWeek ?? []).map((w) => [day(w.weekStart), w.count]));
+  const weeks = [...new Set([...created.keys(), ...completed.keys()])].sort();
   return {
     counts: {
       open: open.total,
       inProgress: all.byStatus?.find((s) => s.status === 'In Progress')?.count ?? 0,
-      doneThisWeek: doneThisWeek.total,
+      doneThisWeek: completed.get(day(weekStart)) ?? 0,
       unassigned,
     },
     charts: [
-      { id: 'by-status', title: 'Issues by status', kind: 'bar', column: 'Status', rows: (all.byStatus ?? []).map((s) => [s.status, s.count]) },
-      { id: 'by-priority', title: 'Open issues by priority', kind: 'bar', column: 'Priority', rows: (open.byPriority ?? []).map((s) => [s.priority, s.count]) },
+      { id: 'by-status', title: 'Issues by status', kind: 'bar', column: 'Status', series: ['Issues'], rows: (all.byStatus ?? []).map((s) => [s.status, s.count]) },
+      { id: 'by-priority', title: 'Open issues by priority', kind: 'bar', column: 'Priority', series: ['Issues'], rows: (open.byPriority ?? []).map((s) => [s.priority, s.count]) },
       {
         id: 'workload',
         title: 'Open issues by assignee (workload)',
         kind: 'bar',
         column: 'Assignee',
+        series: ['Issues'],
         rows: (open.byAssignee ?? []).map((a) => [a.assigneeId ? (names[a.assigneeId] ?? 'former member') : 'Unassigned', a.count]),
       },
       {
-        id: 'created-per-week',
-        title: 'Issues created per week (last 12 weeks)',
+        id: 'created-completed-per-week',
+        title: `Created and completed per week (last ${WEEKS} weeks)`,
         kind: 'line',
         column: 'Week of',
-        rows: (all.createdPerWeek ?? []).map((w) => [w.weekStart.toISOString().slice(0, 10), w.count]),
+        series: ['Created', 'Completed'],
+        rows: weeks.map((week) => [week, created.get(week) ?? 0, completed.get(week) ?? 0]),
       },
-    ] as { id: string; title: string; kind: 'bar' | 'line'; column: string; rows: [string, number][] }[],
+    ] as Chart[],
   };
 }
 

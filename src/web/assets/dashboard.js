@@ -11,9 +11,21 @@ document.addEventListener('DOMContentLoaded', () => {
       type: chart.kind,
       data: {
         labels: chart.rows.map((row) => row[0]),
-        datasets: [{ label: chart.title, data: chart.rows.map((row) => row[1]), backgroundColor: chart.kind === 'bar' ? colors : '#2f5bd3', borderColor: '#2f5bd3', tension: 0.25 }],
+        datasets: chart.series.map((name, i) => ({
+          label: name,
+          data: chart.rows.map((row) => row[i + 1]),
+          backgroundColor: chart.kind === 'bar' ? colors : colors[i],
+          borderColor: colors[i],
+          tension: 0.25,
+        })),
       },
-      options: { animation: false, responsive: true, maintainAspectRatio: false, plugins: { legend: { display: false } }, scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        plugins: { legend: { display: chart.series.length > 1 } },
+        scales: { y: { beginAtZero: true, ticks: { precision: 0 } } },
+      },
     });
     canvas.hidden = false;
     const table = canvas.parentElement.querySelector('details');
