@@ -243,3 +243,18 @@ describe('retries of a create (idempotency_key)', () => {
     expect(tools.find((tool) => tool.name === 'update_issue')!.inputSchema.properties).not.toHaveProperty('idempotency_key');
   });
 });
+
+describe('malformed calls', () => {
+  test('arguments that are not an object: JSON-RPC invalid params (-32602), not an internal error', async () => {
+    for (const args of [[1, 2], 'text', 42, null]) {
+      const response = await t.call('POST', '/api/mcp', {
+        token: t.user('mark').token,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_projects', arguments: args } },
+      });
+      expect(response.status).toBe(200);
+      const message = (await response.json()) as { id: number; error: { code: number } };
+      expect(message).toMatchObject({ id: 7, error: { code: -32602 } });
+    }
+  });
+});

@@ -14,10 +14,26 @@ const INSTRUCTIONS =
   'Work management: organizations > projects > issues. Every tool acts in the one organization your credential is bound to. ' +
   'Issues are named by id or key (WEB-12). list_issues pages with next_cursor. Errors come back as results with a problem document naming each invalid argument.';
 
+type Message = { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+
 /** JSON-RPC messages of a POST body (one, or a batch), when they parse. */
-function messagesOf(body: unknown): { method?: unknown; params?: { name?: unknown } }[] {
+function messagesOf(body: unknown): Message[] {
   const list = Array.isArray(body) ? body : [body];
-  return list.filter((m): m is { method?: unknown; params?: { name?: unknown } } => !!m && typeof m === 'object');
+  return list.filter((m): m is Message => !!m && typeof m === 'object');
+}
+
+/**
+ * A tools/call whose `arguments` is not an object: JSON-RPC's "invalid params" (-32602). The SDK
+ * answers it as an internal error (-32603), which tells the client the fault is ours.
+ */
+function invalidArguments(message: Message): Response | null {
+  const args = message.params?.arguments;
+  if (message.method !== 'tools/call' || args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args))) return null;
+  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: arguments must be an object of the tool\'s named arguments.' } }), {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /**
@@ -78,6 +94,8 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
         body = undefined; // the transport answers the parse error in JSON-RPC's words
       }
       for (const message of messagesOf(body)) {
+        const invalid = invalidArguments(message);
+        if (invalid) return invalid;
         const tool = message.method === 'tools/call' ? tools().byName.get(String(message.params?.name)) : undefined;
         const refused = tool && insufficientScope(ctx, tool);
         if (refused) return refused;

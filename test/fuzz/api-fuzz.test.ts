@@ -10,11 +10,11 @@ import { startTestApp, type TestApp } from '../support/app.js';
 /**
  * Issue 17, "make it stay fixed": a property-based fuzz suite generated from the route
  * declarations (src/rest/routes) and the GraphQL schema. Every operation gets malformed values
- * of every parameter (path, query, body fields; GraphQL arguments): wrong types, huge and
+ * of every parameter (path, query, body fields; GraphQL arguments; MCP tool arguments): wrong types, huge and
  * negative numbers, NUL, unpaired surrogates and invalid UTF-8, oversized text, garbage cursors,
  * prototype names, deep nesting, and conflicting or malformed headers. Whatever it sends, the
  * answer is never a 5xx, REST errors are problem+json, GraphQL errors are typed (never masked
- * internal errors), and no request hangs.
+ * internal errors), MCP errors are error results naming the problem, and no request hangs.
  *
  * FUZZ_RUNS (cases per operation, default 60) and FUZZ_SEED (replay a failure: fast-check prints
  * the seed and path of the shortest failing case) steer it.
@@ -228,7 +228,7 @@ async function checkRest(response: Response, what: string): Promise<void> {
 }
 
 const restOperations = ROUTES.filter((route) => route.operation);
-const sizes = { rest: 0, graphql: 0 };
+const sizes = { rest: 0, graphql: 0, mcp: 0 };
 
 describe('REST, generated from the route declarations', () => {
   test.each(restOperations.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))('%s', async (_name, route) => {
@@ -304,8 +304,56 @@ describe('GraphQL, generated from the schema', () => {
   }, 300_000);
 });
 
+// ---- MCP ----
+
+/** Every tool with malformed arguments (its route's parameters and body fields, and strays), over JSON-RPC. */
+const toolRoutes = ROUTES.filter((route) => route.tool);
+
+function toolArguments(route: Route) {
+  const names = [...Object.keys(route.params?.shape ?? {}), ...Object.keys(route.query?.shape ?? {}), ...Object.keys(route.body?.shape ?? {})];
+  if (route.method === 'post') names.push('idempotency_key');
+  const args = fc
+    .record(Object.fromEntries(names.map((name) => [name, fc.oneof(badValue, plausible())])), { requiredKeys: [] })
+    .chain((fields) => fc.record({ fields: fc.constant(fields), extra: fc.dictionary(fc.constantFrom('org_id', '__proto__', 'zz', 'cursor'), badValue, { maxKeys: 2 }) }))
+    .map(({ fields, extra }) => ({ ...fields, ...extra }) as unknown);
+  return fc.oneof({ weight: 8, arbitrary: args }, { weight: 1, arbitrary: badValue });
+}
+
+describe('MCP, one tool per route declaration', () => {
+  test.each(toolRoutes.map((route) => [route.tool!.name, route] as const))('%s', async (name, route) => {
+    await fc.assert(
+      fc.asyncProperty(toolArguments(route), async (args) => {
+        const request = new Request(`${t.app.config.baseUrl}/api/mcp`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+        });
+        sizes.mcp++;
+        const response = await answer(request);
+        const body = await response.text();
+        const what = `${name} ${JSON.stringify(args)?.slice(0, 300)}`;
+        expect(response.status, `${what} -> ${response.status} ${body.slice(0, 300)}`).toBeLessThan(500);
+        if (response.status !== 200) return;
+        // Either a tool result (an error result names what was wrong) or a JSON-RPC error for arguments that are not an object.
+        const message = JSON.parse(body) as { result?: { isError?: boolean; content: { text: string }[] }; error?: { code: number; message: string } };
+        if (message.error) {
+          expect(message.error.code, `${what}: ${body.slice(0, 300)}`).not.toBe(-32603);
+          return;
+        }
+        if (message.result?.isError) {
+          const problem = JSON.parse(message.result.content[0]!.text) as { status: number; code: string };
+          expect(problem.status, `${what}: ${body.slice(0, 300)}`).toBeLessThan(500);
+          expect(problem.code).toMatch(/^[a-z_]+$/);
+        }
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+  }, 300_000);
+});
+
 afterAll(() => {
   console.log(
-    `fuzz: ${restOperations.length} REST operations x ${RUNS} cases (${sizes.rest} requests) + ${rootFields.length} GraphQL fields x ${RUNS} cases (${sizes.graphql} requests)`,
+    `fuzz: ${restOperations.length} REST operations x ${RUNS} cases (${sizes.rest} requests) + ${rootFields.length} GraphQL fields x ${RUNS} cases (${sizes.graphql} requests)` +
+      ` + ${toolRoutes.length} MCP tools x ${RUNS} cases (${sizes.mcp} requests)`,
   );
 });
