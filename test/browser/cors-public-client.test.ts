@@ -46,15 +46,20 @@ async function callback() {
   // Authorization is not a safelisted header: a preflight first, then the call.
   const me = await fetch(SERVICE + '/api/me', { headers: { authorization: 'Bearer ' + tokens.access_token } });
   const meBody = await me.json();
-  // The MCP endpoint (Streamable HTTP): the answer must reach the page, whatever it is.
+  // The MCP endpoint (Streamable HTTP, stateless): initialize, then a tool call, read by the page.
   let mcp;
   try {
-    const r = await fetch(SERVICE + '/api/mcp', {
-      method: 'POST',
-      headers: { authorization: 'Bearer ' + tokens.access_token, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'spa', version: '1' } } }),
-    });
-    mcp = { status: r.status };
+    const rpc = (body) =>
+      fetch(SERVICE + '/api/mcp', {
+        method: 'POST',
+        headers: { authorization: 'Bearer ' + tokens.access_token, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify(body),
+      });
+    const init = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'spa', version: '1' } } });
+    const initBody = await init.json();
+    const call = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'who_am_i', arguments: {} } });
+    const callBody = await call.json();
+    mcp = { status: init.status, server: initBody.result && initBody.result.serverInfo.name, username: callBody.result && callBody.result.structuredContent.username };
   } catch (error) {
     mcp = { error: String(error) };
   }
@@ -114,8 +119,8 @@ describe.skipIf(!chromiumAvailable)('a public OAuth client in a browser page on 
     expect(result.me).toMatchObject({ status: 200, username: 'mark' });
     expect(Number(result.me.remaining)).toBeGreaterThan(0);
     expect(result.me.requestId).toMatch(/.+/);
-    // The MCP endpoint's answer reached the page (the preflight with MCP's headers passed).
-    expect(result.mcp).toHaveProperty('status');
+    // The MCP endpoint answered the page (the preflight with MCP's headers passed) and a tool ran as the user.
+    expect(result.mcp).toEqual({ status: 200, server: 'workmgmt', username: result.me.username });
     expect(failedRequests).toEqual([]);
 
     // Same page, same browser, with the session cookie the person just signed in with.
