@@ -14,7 +14,8 @@ export const LOCALE_MAX = 35;
 
 /** Every field is also text PostgreSQL can store (src/schema/text.ts). */
 export const UserFields = z.object({
-  email: z.email().max(EMAIL_MAX),
+  // Storable text first: a NUL is reported as what it is, not as a malformed address.
+  email: storableString().max(EMAIL_MAX).pipe(z.email()),
   name: storableString().min(1).max(USER_NAME_MAX),
   username: storableString().min(1).max(USERNAME_MAX),
   locale: storableString().min(2).max(LOCALE_MAX),
