@@ -19,7 +19,10 @@ export function createNodeServer(app: Pick<App, 'fetch'> & { config: Pick<Config
     const response = await app.fetch(request, { remoteAddress: req.socket.remoteAddress });
     // A request answered before its body was all read (a 413, or a 401 that never needed the
     // body): Node would read the rest, however long, before the connection could serve again.
-    if (!req.complete) response.headers.set('connection', 'close');
+    if (!req.complete) {
+      response.headers.set('connection', 'close');
+      lingerOnClose(req.socket);
+    }
     return response;
   });
   const server = createServer(
@@ -39,6 +42,29 @@ export function createNodeServer(app: Pick<App, 'fetch'> & { config: Pick<Config
   server.on('clientError', answerClientError);
   capConnections(server, limits);
   return server;
+}
+
+/** How long a connection closed under an unfinished upload keeps reading (and dropping) it. */
+const LINGER_MS = 2_000;
+
+/**
+ * A lingering close, as nginx's `lingering_close`: Node ends a `Connection: close` response by
+ * destroying the socket, and a socket destroyed while the client's upload still arrives makes the
+ * kernel answer with a reset, which can discard the response (the 413, the 401) before the client
+ * has read it: the client sees a broken connection instead of the answer. So the socket is only
+ * half-closed after the response (FIN), what still arrives is read and dropped, and it is
+ * destroyed when the client closes its side or after LINGER_MS. No library does this for
+ * node:http; the connection caps still count the socket while it lingers.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    if (this.writable) this.end();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    this.once('end', () => this.destroy());
+    this.once('close', () => clearTimeout(timer));
+    this.resume();
+  };
 }
 
 /**
