@@ -4,6 +4,7 @@ import { idempotencyProblems } from '../idempotency/http.js';
 import { KEY_MAX_LENGTH } from '../idempotency/key.js';
 import { fingerprint, idempotent, keyScope } from '../idempotency/run.js';
 import { openApiDocument } from '../rest/openapi.js';
+import { nextCursor } from '../rest/links.js';
 import { HttpProblem } from '../rest/problem.js';
 import type { Method, Route, ToolHints } from '../rest/route.js';
 import { runRoute } from '../rest/router.js';
@@ -151,12 +152,6 @@ export interface ToolResult {
 /** A problem as an MCP error result: the model reads the text; programs read `code` and `errors` in it. */
 export function errorResult(problem: HttpProblem): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(problem.body()) }], isError: true };
-}
-
-/** The `cursor` of a route's `Link: <...>; rel="next"`, or null. */
-function nextCursor(link: string | undefined): string | null {
-  const match = link && /<([^>]+)>;\s*rel="next"/.exec(link);
-  return match ? new URL(match[1]!).searchParams.get('cursor') : null;
 }
 
 /**

@@ -8,7 +8,8 @@ import { safeNextPath } from './next-path.js';
 import { membersOf, namesOf, projectsOf, WORKFLOW } from './org-data.js';
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
 import { redirect } from './render.js';
-import { nextCursor, runGetRoute } from './rest-route.js';
+import { nextCursor } from '../rest/links.js';
+import { runGetRoute } from './rest-route.js';
 
 /**
  * Issues: the list (the REST list's filters, sorts and cursors, in the URL), the board by status,

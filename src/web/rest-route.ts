@@ -21,8 +21,3 @@ export async function runGetRoute(operationId: string, ctx: Context, url: URL): 
   return { body: result.body, headers: (result.headers ?? {}) as Record<string, string> };
 }
 
-/** The `cursor` of a `Link: <...>; rel="next"` header, or null. */
-export function nextCursor(link: string | undefined): string | null {
-  const target = link && /<([^>]+)>;\s*rel="next"/.exec(link)?.[1];
-  return target ? new URL(target).searchParams.get('cursor') : null;
-}

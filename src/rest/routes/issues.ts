@@ -6,6 +6,7 @@ import { ISSUE_SORT_FIELDS } from '../../schema/issue-order.js';
 import { uuid } from '../../schema/uuid.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, list, once, snakeBody } from '../inputs.js';
 import { IssueJson } from '../resources.js';
+import { nextLink } from '../links.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 
@@ -92,13 +93,7 @@ export const issueRoutes = [
         after: q.cursor,
       };
       const page = await ops.listIssues.run(ctx, ops.listIssues.parse(input), { select: IssueJson.select });
-      const headers: Record<string, string> = {};
-      if (page.pageInfo.hasNextPage && page.pageInfo.endCursor) {
-        const next = new URL(`${ctx.config.baseUrl}/api/issues`);
-        for (const [key, value] of url.searchParams) if (key !== 'cursor') next.searchParams.append(key, value);
-        next.searchParams.set('cursor', page.pageInfo.endCursor);
-        headers.link = `<${next.href}>; rel="next"`;
-      }
+      const headers = nextLink(url, ctx.config.baseUrl, page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null);
       return { body: page.edges.map((edge) => IssueJson.present(edge!.node as never)), headers };
     },
   }),

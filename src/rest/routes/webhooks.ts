@@ -8,6 +8,7 @@ import { EVENT_TYPES } from '../../events/record.js';
 import { ISSUE_FIELDS } from '../../events/subjects.js';
 import { ERROR_MAX, RESPONSE_BODY_MAX } from '../../webhooks/send.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
+import { nextLink } from '../links.js';
 import { column, representation, timeColumn } from '../representation.js';
 import { route } from '../route.js';
 
@@ -116,15 +117,6 @@ const queued = { ...EXAMPLES.delivery, id: '1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e
 
 const WebhookId = z.object({ id: z.string().min(1).meta({ maxLength: ID_MAX, description: 'The webhook id.' }) });
 const TAG = 'Webhooks';
-
-/** The next-page link: the same URL with the cursor replaced. */
-function nextLink(url: URL, baseUrl: string, cursor: string | null | undefined): Record<string, string> {
-  if (!cursor) return {};
-  const next = new URL(`${baseUrl}${url.pathname}`);
-  for (const [key, value] of url.searchParams) if (key !== 'cursor') next.searchParams.append(key, value);
-  next.searchParams.set('cursor', cursor);
-  return { link: `<${next.href}>; rel="next"` };
-}
 
 export const webhookRoutes = [
   route({
