@@ -23,9 +23,14 @@ export function formatDate(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
+/** The day alone, where a column has no room for the time (the dashboard's short lists). */
+export function formatDay(iso: string): string {
+  return iso.slice(0, 10);
+}
+
 /** A server-rendered page. */
 export function page(view: string, data: Record<string, unknown>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  const html = eta.render(`./${view}`, { date: formatDate, user: null, orgs: [], currentOrg: null, ...data });
+  const html = eta.render(`./${view}`, { date: formatDate, day: formatDay, user: null, orgs: [], currentOrg: null, ...data });
   return new Response(html, {
     status: init.status ?? 200,
     headers: { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...init.headers },

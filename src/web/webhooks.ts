@@ -23,6 +23,7 @@ async function webhooksPage(p: OrgPage, extra: Record<string, unknown> = {}, sta
     'webhooks',
     {
       title: `Webhooks · ${p.org.name}`,
+      section: 'Webhooks',
       canManage,
       hooks: canManage ? await hooksOf(p.ctx) : [],
       eventTypes: ops.WEBHOOK_EVENTS,

@@ -28,7 +28,8 @@ document.addEventListener('DOMContentLoaded', () => {
       },
     });
     canvas.hidden = false;
-    const table = canvas.parentElement.querySelector('details');
+    // The chart says it now; its table stays one click away.
+    const table = canvas.closest('.chart')?.querySelector('details');
     if (table) table.open = false;
   }
 });
