@@ -6,7 +6,7 @@
  *
  *   npm run bench:dashboard            # ISSUES=100000 RUNS=30
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import { createUser } from '../src/cli/operations.js';
@@ -78,6 +78,7 @@ const page = await time('GET /orgs/bench (whole dashboard page)', async () => {
 });
 const issues = await db.prisma.issue.count({ where: { orgId: org.id } });
 const result = { database: db.kind, issues, load_seconds: Number((loadMs / 1000).toFixed(1)), node: process.version, results: [page] };
+mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/dashboard.json', `${JSON.stringify(result, null, 2)}\n`);
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 await app.close();

@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import {
   bindMigrationAwareSqlAdapterFactory,
+  type SqlDriverAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
 } from '@prisma/driver-adapter-utils';
+import type pg from 'pg';
 import type { SchemaEngine } from '@prisma/schema-engine-wasm';
 
 type Bindings = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
@@ -52,6 +54,28 @@ export async function openSchemaEngine(
   return SchemaEngine.new(
     { datamodels: [[schema.path, schema.content]] },
     log,
-    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+    bindMigrationAwareSqlAdapterFactory(wholeScripts(adapterFactory)),
   );
+}
+
+/**
+ * @prisma/adapter-pg runs a migration script by splitting it at every ";" and sending the
+ * pieces one by one, which cuts a function body (`$$ ... ; ... $$`, the triggers of the
+ * issue_counts migration) apart. PostgreSQL's simple query protocol takes a whole script in one
+ * message, as `prisma migrate deploy` sends it, and runs it as one implicit transaction: this
+ * sends it so, through the adapter's own pool. (PGlite's adapter already runs it whole.)
+ */
+function wholeScripts(factory: SqlMigrationAwareDriverAdapterFactory): SqlMigrationAwareDriverAdapterFactory {
+  if (factory.adapterName !== '@prisma/adapter-pg') return factory;
+  const whole = (adapter: SqlDriverAdapter): SqlDriverAdapter =>
+    Object.assign(Object.create(adapter) as SqlDriverAdapter, {
+      executeScript: async (script: string) => {
+        // underlyingDriver() is the adapter's pg.Pool (not in the adapter interface's type).
+        await (adapter as unknown as { underlyingDriver(): pg.Pool }).underlyingDriver().query(script);
+      },
+    });
+  return Object.assign(Object.create(factory) as SqlMigrationAwareDriverAdapterFactory, {
+    connect: async () => whole(await factory.connect()),
+    connectToShadowDb: async () => whole(await factory.connectToShadowDb()),
+  });
 }

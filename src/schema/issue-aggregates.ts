@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
 import type { Context } from '../context.js';
 import { NotFoundError } from './errors.js';
-import { IssueFilter } from './issue-filter.js';
+import { IssueFilter, type IssueFilterShape } from './issue-filter.js';
 import { all, issueFilterSql } from './issue-filter-sql.js';
 import { defineOperation } from './operation.js';
 import { uuid } from './uuid.js';
@@ -67,7 +67,7 @@ export interface IssueAggregates {
   completedPerWeek?: WeekCount[];
 }
 
-/** The status whose reaching counts as completing an issue. */
+/** The status whose reaching counts as completing an issue (the dashboard_counts migration's trigger names it too). */
 export const COMPLETED_STATUS: IssueStatus = 'Done';
 
 const weeksMessage = `must be between 1 and ${WEEKS_MAX}`;
@@ -123,12 +123,16 @@ export const aggregateIssues = defineOperation({
     const orgId = activeOrgId(ctx);
     const groupings = [...new Set(input.groupBy ?? [])];
     const weeks = weekStarts(new Date(), input.weeks ?? WEEKS_DEFAULT);
-    const columns = groupings.filter((g): g is IssueColumnGrouping => g !== 'completedWeek');
-    const [rows, completed] = await Promise.all([
-      groupedCounts(ctx, orgId, input, columns, weeks[0]!),
+    const fromCounts = answeredByCounts(input, groupings);
+    const weekly = groupings.includes('createdWeek') && fromCounts;
+    const columns = groupings.filter((g): g is IssueColumnGrouping => g !== 'completedWeek' && !(g === 'createdWeek' && fromCounts));
+    const [rows, created, completed] = await Promise.all([
+      groupedCounts(ctx, orgId, input, columns, weeks[0]!, fromCounts),
+      weekly ? createdPerWeek(ctx, orgId, input, weeks) : undefined,
       groupings.includes('completedWeek') ? completedPerWeek(ctx, orgId, input, weeks) : undefined,
     ]);
     const result = collect(rows, columns, weeks);
+    if (created) result.createdPerWeek = created;
     if (completed) result.completedPerWeek = completed;
     // As for the list: only an empty result needs to tell "no issues" from "no such project here".
     if (input.projectId && result.total === 0) {
@@ -139,12 +143,35 @@ export const aggregateIssues = defineOperation({
   },
 });
 
+/**
+ * Whether the counts kept by the database answer the request (prisma/schema.prisma: IssueCount,
+ * IssueWeekCount; triggers on `issues` keep them): a filter that names only the columns those
+ * rows hold (status, priority, assignee; and/or/not of such filters), and weeks of creation
+ * only for the whole organization or a project (the weekly rows hold no other column). Then a
+ * dashboard's counts read a few hundred rows instead of scanning every issue of the
+ * organization; any other filter counts the issues themselves with the same conditions, so
+ * both ways give the same answer (test/issue-aggregates.test.ts runs both).
+ */
+export function answeredByCounts(input: z.output<typeof AggregateIssuesInput>, groupings: IssueGrouping[]): boolean {
+  const filter = input.filter ?? {};
+  if (!countsHold(filter)) return false;
+  return !groupings.includes('createdWeek') || issueFilterSql(filter).length === 0;
+}
+
+/** Whether every condition of `filter`, at any depth, is on status, priority or assignee. */
+function countsHold(filter: IssueFilterShape): boolean {
+  const { status, priority, assigneeId, and, or, not, ...others } = filter;
+  if (Object.values(others).some((value) => value != null)) return false;
+  return [...(and ?? []), ...(or ?? []), ...(not ? [not] : [])].every(countsHold);
+}
+
 async function groupedCounts(
   ctx: Context,
   orgId: string,
   input: z.output<typeof AggregateIssuesInput>,
   groupings: IssueColumnGrouping[],
   firstWeek: Date,
+  fromCounts: boolean,
 ): Promise<Row[]> {
   const where = issueConditions(orgId, input);
   // One output column per grouping would make every row wide; each grouping set fills `value`
@@ -154,13 +181,33 @@ async function groupedCounts(
     : Prisma.raw('NULL');
   const flags = Prisma.raw(groupings.map((g) => `, GROUPING(${GROUP_COLUMN[g]}) AS "g_${g}"`).join(''));
   const sets = Prisma.raw(['()', ...groupings.map((g) => `(${GROUP_COLUMN[g]})`)].join(', '));
+  // A row of issue_counts stands for `count` issues of its group; the columns a countable filter
+  // names are the same in both tables. (Weeks never come from issue_counts: answeredByCounts.)
+  const filtered = fromCounts
+    ? Prisma.sql`SELECT status, priority, assignee_id, project_id, count AS issues FROM issue_counts WHERE ${all(where)}`
+    : Prisma.sql`SELECT status, priority, assignee_id, project_id, 1 AS issues,
+                        CASE WHEN created_at >= ${firstWeek}::timestamptz THEN date_trunc('week', created_at, 'UTC') END AS created_week
+                   FROM issues WHERE ${all(where)}`;
   return ctx.prisma.$queryRaw<Row[]>`
-    SELECT count(*)::int AS count, ${value} AS value ${flags}
-      FROM (SELECT status, priority, assignee_id, project_id,
-                   CASE WHEN created_at >= ${firstWeek}::timestamptz THEN date_trunc('week', created_at, 'UTC') END AS created_week
-              FROM issues
-             WHERE ${all(where)}) AS filtered
+    SELECT COALESCE(sum(issues), 0)::int AS count, ${value} AS value ${flags}
+      FROM (${filtered}) AS filtered
      GROUP BY GROUPING SETS (${sets})`;
+}
+
+/** Issues created per week, from the weekly counts (the whole organization, or one project). */
+async function createdPerWeek(ctx: Context, orgId: string, input: z.output<typeof AggregateIssuesInput>, weeks: Date[]): Promise<WeekCount[]> {
+  const project = input.projectId ? Prisma.sql`AND project_id = ${input.projectId}::uuid` : Prisma.empty;
+  const rows = await ctx.prisma.$queryRaw<{ week: Date; count: number }[]>`
+    SELECT week, sum(count)::int AS count FROM issue_week_counts
+     WHERE org_id = ${orgId}::uuid ${project} AND week >= ${weeks[0]!}::timestamptz
+     GROUP BY week`;
+  return weekSeries(rows, weeks);
+}
+
+/** A count for every week of `weeks`, zeros included, from the weeks that have one. */
+function weekSeries(rows: { week: Date; count: number }[], weeks: Date[]): WeekCount[] {
+  const counts = new Map(rows.map((row) => [new Date(row.week).getTime(), row.count]));
+  return weeks.map((weekStart) => ({ weekStart, count: counts.get(weekStart.getTime()) ?? 0 }));
 }
 
 /** The conditions on `issues` of the operation's input: the organization, the project, the filter. */
@@ -171,19 +218,23 @@ function issueConditions(orgId: string, input: z.output<typeof AggregateIssuesIn
 }
 
 /**
- * Issues moved to Done per week, from the history (src/events): events that set the status to
- * Done, of issues that match the filter now. The index on events (org_id, to_status, created_at)
- * serves it; the filter is a subquery so that its column names mean the issue's columns.
+ * Issues moved to Done per week, of issues that match the filter now: the weeks of completion
+ * the database derives from the history (issue_completions, kept by a trigger on `events`: one
+ * row per issue and week, however often it reached Done that week; gone with the issue). For
+ * the whole organization or a project, the rows are counted as they are; under a filter, each
+ * row's issue is looked up by its key and checked (in the subquery, the filter's column names
+ * mean the issue's columns).
  */
 async function completedPerWeek(ctx: Context, orgId: string, input: z.output<typeof AggregateIssuesInput>, weeks: Date[]): Promise<WeekCount[]> {
+  const filter = input.filter ? issueFilterSql(input.filter) : [];
+  const project = input.projectId ? Prisma.sql`AND c.project_id = ${input.projectId}::uuid` : Prisma.empty;
+  const matching = filter.length ? Prisma.sql`AND EXISTS (SELECT 1 FROM issues WHERE id = c.issue_id AND ${all(filter)})` : Prisma.empty;
   const rows = await ctx.prisma.$queryRaw<{ week: Date; count: number }[]>`
-    SELECT date_trunc('week', e.created_at, 'UTC') AS week, count(DISTINCT e.subject_id)::int AS count
-      FROM events e
-     WHERE e.org_id = ${orgId}::uuid AND e.to_status = ${COMPLETED_STATUS} AND e.created_at >= ${weeks[0]!}::timestamptz
-       AND e.subject_id IN (SELECT id FROM issues WHERE ${all(issueConditions(orgId, input))})
-     GROUP BY 1`;
-  const counts = new Map(rows.map((row) => [new Date(row.week).getTime(), row.count]));
-  return weeks.map((weekStart) => ({ weekStart, count: counts.get(weekStart.getTime()) ?? 0 }));
+    SELECT c.week, count(*)::int AS count
+      FROM issue_completions c
+     WHERE c.org_id = ${orgId}::uuid AND c.week >= ${weeks[0]!}::timestamptz ${project} ${matching}
+     GROUP BY c.week`;
+  return weekSeries(rows, weeks);
 }
 
 /** Every group's value as text, so that one column holds them all (weeks as ISO 8601 instants). */
