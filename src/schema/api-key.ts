@@ -17,25 +17,34 @@ import { nonEmpty } from './selection.js';
 import { isUuid } from './uuid.js';
 import { activeOrgId, viewer } from './viewer.js';
 import { storableString } from './text.js';
+import { outcome } from './outcome.js';
 
 /** Spec: at most 20 active keys per user per organization. */
 export const MAX_ACTIVE_KEYS = 20;
 
-const ApiKeyStatus = builder.enumType('ApiKeyStatus', { values: API_KEY_STATUSES });
+const ApiKeyStatus = builder.enumType('ApiKeyStatus', {
+  description: "Whether a key still works, from its revocation and expiry times.",
+  values: {
+    active: { description: 'It authenticates requests.' },
+    expired: { description: 'Its expiry time has passed; it no longer authenticates.' },
+    revoked: { description: 'Revoked by its owner or an admin; it no longer authenticates.' },
+  } satisfies Record<(typeof API_KEY_STATUSES)[number], unknown>,
+});
 
 const ApiKeyRef = builder.prismaObject('ApiKey', {
   description: 'A personal access token. Its secret is shown once, at creation, and never stored.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
+    id: t.exposeID('id', { description: 'The key id (not the token): what revokeApiKey takes.' }),
+    name: t.exposeString('name', { description: 'What the key is for, as its creator named it.' }),
     hint: t.exposeString('hint', { description: 'The last 4 characters of the token, to recognise it.' }),
     ownerId: t.exposeID('userId', { description: 'The user the key acts as.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'When it stops working; null if it never expires.' }),
     lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'To the minute.' }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When it was revoked; null while not revoked.' }),
     status: t.field({
       type: ApiKeyStatus,
+      description: 'Whether it works now: revoked before expired, expired before active.',
       select: { revokedAt: true, expiresAt: true },
       resolve: (key) => apiKeyStatus(key),
     }),
@@ -68,13 +77,14 @@ builder.queryField('apiKeys', (t) =>
   t.prismaField({
     type: ['ApiKey'],
     description: listApiKeys.description,
-    args: { all: t.arg.boolean({ required: false }), first: t.arg.int(firstArg(LIST_BOUNDS.apiKeys)) },
+    args: { all: t.arg.boolean({ required: false, description: "true: every member's keys (owners and admins only); default: your own." }), first: t.arg.int(firstArg(LIST_BOUNDS.apiKeys)) },
     complexity: boundedList(LIST_BOUNDS.apiKeys),
     resolve: (query, _root, args, ctx) => listApiKeys.call(ctx, args, query),
   }),
 );
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
+  description: 'A new API key: its name and, optionally, when it expires.',
   fields: (t) => ({
     name: t.string({ description: 'What the key is for, e.g. "CI deploys".' }),
     expiresAt: t.field({ type: 'DateTime', required: false, description: 'Optional; in the future.' }),
@@ -84,8 +94,9 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
 export const API_KEY_NAME_MAX = 100;
 
 const CreatedApiKey = builder.objectRef<{ apiKey: ApiKey; token: string }>('CreatedApiKey').implement({
+  description: 'A key just created, with its token: the only answer that ever holds the token.',
   fields: (t) => ({
-    apiKey: t.field({ type: ApiKeyRef, resolve: (created) => created.apiKey }),
+    apiKey: t.field({ type: ApiKeyRef, description: 'The key as listed from now on (without its token).', resolve: (created) => created.apiKey }),
     token: t.exposeString('token', { description: 'The plaintext token. This is the only time it is ever returned.' }),
   }),
 });
@@ -124,8 +135,8 @@ builder.mutationField('createApiKey', (t) =>
   t.field({
     type: CreatedApiKey,
     description: createApiKey.description,
-    errors: { types: [ValidationError, ConflictError, RateLimitedError] },
-    args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
+    errors: outcome('createApiKey', 'The new key, with its token (shown this once).', [ValidationError, ConflictError, RateLimitedError]),
+    args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The name and expiry of the key.' }) },
     resolve: (_root, args, ctx) => createApiKey.call(ctx, args.input, undefined),
   }),
 );
@@ -167,8 +178,8 @@ builder.mutationField('revokeApiKey', (t) =>
   t.prismaField({
     type: 'ApiKey',
     description: revokeApiKey.description,
-    errors: { types: [NotFoundError] },
-    args: { id: t.arg.id({ required: true }) },
+    errors: outcome('revokeApiKey', 'The key, now revoked.', [NotFoundError]),
+    args: { id: t.arg.id({ required: true, description: 'The id of the key (one of your own; any key of the organization for owners and admins).' }) },
     resolve: (query, _root, args, ctx) => revokeApiKey.call(ctx, args, query),
   }),
 );

@@ -83,5 +83,5 @@ function firstFailedScope(failure: AuthFailure): string | undefined {
 }
 
 // Reading needs the `read` scope and every mutation `write`, on both surfaces, for OAuth tokens.
-builder.queryType({ authScopes: { tokenScope: 'read' } });
-builder.mutationType({ authScopes: { tokenScope: 'write' } });
+builder.queryType({ description: 'Reads, in the organization the credential acts in (tokens with the read scope).', authScopes: { tokenScope: 'read' } });
+builder.mutationType({ description: "Changes, in the organization the credential acts in (tokens with the write scope); each answers a union of its success and the errors that can stop it.", authScopes: { tokenScope: 'write' } });

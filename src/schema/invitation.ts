@@ -9,24 +9,27 @@ import { RoleEnum } from './membership.js';
 import { nonEmpty } from './selection.js';
 import { defineOperation } from './operation.js';
 import { activeOrgId, viewer } from './viewer.js';
+import { outcome } from './outcome.js';
 
 /** `inv_` and 18 random bytes in base64url (24 characters). */
 export const INVITE_CODE_LENGTH = 28;
 
 const InvitationRef = builder.prismaObject('Invitation', {
+  description: 'An invitation to join the organization: whoever redeems its code becomes a member with its role.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    role: t.expose('role', { type: RoleEnum }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+    id: t.exposeID('id', { description: 'The invitation id (not the code).' }),
+    role: t.expose('role', { type: RoleEnum, description: 'The role the new member gets.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', description: 'When the code stops working, if not used before.' }),
   }),
 });
 
 const CreatedInvitation = builder
   .objectRef<{ invitation: Prisma.InvitationGetPayload<object>; code: string }>('CreatedInvitation')
   .implement({
+    description: 'An invitation just created, with its code: the only answer that ever holds the code.',
     fields: (t) => ({
-      invitation: t.field({ type: InvitationRef, resolve: (c) => c.invitation }),
+      invitation: t.field({ type: InvitationRef, description: 'The invitation, as listed from now on.', resolve: (c) => c.invitation }),
       code: t.exposeString('code', { description: 'The invite code, shown once. Single use.' }),
     }),
   });
@@ -78,9 +81,9 @@ builder.mutationField('createInvitation', (t) =>
   t.field({
     type: CreatedInvitation,
     description: createInvitation.description,
-    errors: { types: [ValidationError] },
+    errors: outcome('createInvitation', 'The invitation, with its code (shown this once).', [ValidationError]),
     args: {
-      role: t.arg({ type: RoleEnum, required: true }),
+      role: t.arg({ type: RoleEnum, required: true, description: 'The role the new member gets: at most your own.' }),
       expiresInDays: t.arg.int({ required: false, description: `Default ${INVITATION_DAYS_DEFAULT}, at most ${INVITATION_DAYS_MAX}.` }),
     },
     // GraphQL's null for a left-out optional argument means "the default".
@@ -123,8 +126,8 @@ builder.mutationField('joinOrganization', (t) =>
   t.prismaField({
     type: 'Membership',
     description: joinOrganization.description,
-    errors: { types: [NotFoundError, ConflictError] },
-    args: { code: t.arg.string({ required: true }) },
+    errors: outcome('joinOrganization', 'Your membership of the organization you joined.', [NotFoundError, ConflictError]),
+    args: { code: t.arg.string({ required: true, description: 'The invite code you were given.' }) },
     resolve: (query, _root, args, ctx) => joinOrganization.call(ctx, args, query),
   }),
 );

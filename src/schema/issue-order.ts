@@ -11,6 +11,7 @@ export type IssueSortField = (typeof ISSUE_SORT_FIELDS)[number];
 type Direction = 'ASC' | 'DESC';
 
 export const IssueSortFieldEnum = builder.enumType('IssueSortField', {
+  description: 'What the issue list is sorted by.',
   values: {
     CREATED_AT: { description: 'Creation time (default; newest first by default).' },
     UPDATED_AT: { description: 'Last change (most recent first by default).' },
@@ -28,9 +29,16 @@ export const IssueOrderArgs = z.strictObject({
   direction: z.enum(['ASC', 'DESC'], { error: 'must be one of: asc, desc' }).nullish(),
 });
 
-export const SortDirectionEnum = builder.enumType('SortDirection', { values: ['ASC', 'DESC'] as const });
+export const SortDirectionEnum = builder.enumType('SortDirection', {
+  description: 'Which end of the order comes first.',
+  values: {
+    ASC: { description: 'Ascending: oldest, first in the workflow, A first.' },
+    DESC: { description: 'Descending: newest, last in the workflow, Z first.' },
+  },
+});
 
 export const IssueOrderInput = builder.inputType('IssueOrder', {
+  description: 'How the issue list is sorted. Every order ends in the id (after newest first, for status and priority), so that pages never overlap.',
   fields: (t) => ({
     field: t.field({ type: IssueSortFieldEnum, required: false, description: 'Default CREATED_AT.' }),
     direction: t.field({

@@ -9,6 +9,7 @@ import * as ops from './issue-operations.js';
 import { IssueOrderInput } from './issue-order.js';
 import { enumValueName, IssuePriorityEnum, IssueStatusEnum } from './issue-enums.js';
 import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES, type IssuePriority, type IssueStatus } from './workflow.js';
+import { outcome } from './outcome.js';
 
 export const IssueRef = builder.prismaObject('Issue', {
   description: 'A piece of work in a project: its title, status, priority and assignee.',
@@ -108,7 +109,7 @@ builder.mutationField('createIssue', (t) =>
   t.prismaField({
     type: 'Issue',
     description: ops.createIssue.description,
-    errors: { types: [ValidationError, NotFoundError] },
+    errors: outcome('createIssue', 'The created issue.', [ValidationError, NotFoundError]),
     args: { input: t.arg({ type: CreateIssueInput, required: true, description: 'The new issue.' }) },
     resolve: (query, _root, args, ctx) => ops.createIssue.call(ctx, args.input, query),
   }),
@@ -129,7 +130,7 @@ builder.mutationField('updateIssue', (t) =>
   t.prismaField({
     type: 'Issue',
     description: ops.updateIssue.description,
-    errors: { types: [ValidationError, NotFoundError] },
+    errors: outcome('updateIssue', 'The issue as changed.', [ValidationError, NotFoundError]),
     args: { id: t.arg.id({ required: true, description: 'The id or the key.' }), input: t.arg({ type: UpdateIssueInput, required: true, description: 'The changes.' }) },
     resolve: (query, _root, args, ctx) => ops.updateIssue.call(ctx, { ...args.input, id: args.id }, query),
   }),
@@ -139,7 +140,7 @@ builder.mutationField('deleteIssue', (t) =>
   t.field({
     type: 'ID',
     description: ops.deleteIssue.description,
-    errors: { types: [NotFoundError] },
+    errors: outcome('deleteIssue', 'The id of the deleted issue.', [NotFoundError]),
     args: { id: t.arg.id({ required: true, description: 'The id or the key.' }) },
     resolve: (_root, args, ctx) => ops.deleteIssue.call(ctx, args, undefined),
   }),

@@ -7,7 +7,13 @@ import { defineOperation } from './operation.js';
 import { viewer } from './viewer.js';
 
 export const RoleEnum = builder.enumType('Role', {
-  values: ROLES,
+  values: {
+    viewer: { description: 'Reads projects, issues and people.' },
+    member: { description: 'A viewer who also creates and changes issues.' },
+    manager: { description: 'A member who also manages projects, deletes issues and creates API keys.' },
+    admin: { description: 'A manager who also manages members, invitations, every API key and the webhooks.' },
+    owner: { description: 'An admin who can also make owners; an organization keeps at least one.' },
+  } satisfies Record<(typeof ROLES)[number], unknown>,
   description: 'A member\'s role in an organization, from least to most powerful.',
 });
 
@@ -16,8 +22,8 @@ builder.prismaObject('Membership', {
   select: { id: true },
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The employee id.' }),
-    role: t.expose('role', { type: RoleEnum }),
-    organization: t.relation('org'),
+    role: t.expose('role', { type: RoleEnum, description: 'Your role in it.' }),
+    organization: t.relation('org', { description: 'The organization.' }),
   }),
 });
 

@@ -10,13 +10,15 @@ import { SEARCH_LIMIT, SearchArgs } from './search-text.js';
 import { nonEmpty } from './selection.js';
 import { viewer } from './viewer.js';
 import { storableString } from './text.js';
+import { outcome } from './outcome.js';
 
 builder.prismaObject('Organization', {
+  description: 'An organization: its projects, issues and members are visible to its members only.',
   select: { id: true },
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
+    id: t.exposeID('id', { description: 'The organization id.' }),
+    name: t.exposeString('name', { description: 'Its display name.' }),
+    slug: t.exposeString('slug', { description: 'Its short name in addresses (/orgs/<slug>): lowercase letters, digits and dashes; unique.' }),
     isPublic: t.exposeBoolean('isPublic', { description: 'Listed in the public organization directory.' }),
     projects: t.relation('projects', {
       description: `By key; at most ${LIST_BOUNDS.organizationProjects}.`,
@@ -33,12 +35,13 @@ builder.prismaObject('Organization', {
  */
 const DirectoryOrganization = builder.prismaObject('Organization', {
   variant: 'DirectoryOrganization',
+  description: 'An organization as the public directory shows it: its name and slug, to ask for an invitation.',
   select: { id: true },
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-    isPublic: t.exposeBoolean('isPublic'),
+    id: t.exposeID('id', { description: 'The organization id.' }),
+    name: t.exposeString('name', { description: 'Its display name.' }),
+    slug: t.exposeString('slug', { description: 'Its short name in addresses.' }),
+    isPublic: t.exposeBoolean('isPublic', { description: 'Always true here: only listed organizations are found.' }),
   }),
 });
 
@@ -67,14 +70,15 @@ builder.queryField('searchOrganizations', (t) =>
     type: [DirectoryOrganization],
     description: searchOrganizations.description,
     complexity: fixedList(SEARCH_LIMIT),
-    args: { q: t.arg.string({ required: true }) },
+    args: { q: t.arg.string({ required: true, description: 'Part of the name or slug, ignoring case.' }) },
     resolve: (query, _root, args, ctx) => searchOrganizations.call(ctx, args, query),
   }),
 );
 
 const CreateOrganizationInput = builder.inputType('CreateOrganizationInput', {
+  description: 'A new organization.',
   fields: (t) => ({
-    name: t.string(),
+    name: t.string({ description: `Its display name, 1 to ${ORG_NAME_MAX} characters.` }),
     slug: t.string({ description: 'Lowercase letters, digits and dashes; unique.' }),
     isPublic: t.boolean({ required: false, description: 'List it in the public directory (default false).' }),
   }),
@@ -122,8 +126,8 @@ builder.mutationField('createOrganization', (t) =>
   t.prismaField({
     type: 'Membership',
     description: createOrganization.description,
-    errors: { types: [ValidationError, ConflictError] },
-    args: { input: t.arg({ type: CreateOrganizationInput, required: true }) },
+    errors: outcome('createOrganization', 'Your membership (as owner) of the new organization.', [ValidationError, ConflictError]),
+    args: { input: t.arg({ type: CreateOrganizationInput, required: true, description: 'Its name, slug and whether the directory lists it.' }) },
     resolve: (query, _root, args, ctx) => createOrganization.call(ctx, args.input, query),
   }),
 );

@@ -20,12 +20,19 @@ export interface PaletteHitShape {
   username: string | null;
 }
 
-const PaletteHitTypeEnum = builder.enumType('PaletteHitType', { values: HIT_TYPES });
+const PaletteHitTypeEnum = builder.enumType('PaletteHitType', {
+  description: 'What a palette result is.',
+  values: {
+    PROJECT: { description: 'A project: id, title (its name) and key.' },
+    ISSUE: { description: 'An issue: id, title, key and projectId.' },
+    PERSON: { description: 'A member: id, title (the name) and username.' },
+  } satisfies Record<(typeof HIT_TYPES)[number], unknown>,
+});
 
 const PaletteHitRef = builder.objectRef<PaletteHitShape>('PaletteHit').implement({
   description: 'One result of the command palette: enough to show it and to open it.',
   fields: (t) => ({
-    type: t.field({ type: PaletteHitTypeEnum, resolve: (hit) => hit.type }),
+    type: t.field({ type: PaletteHitTypeEnum, description: 'Whether it is a project, an issue or a person.', resolve: (hit) => hit.type }),
     id: t.exposeID('id', { description: 'The project, issue or user id.' }),
     title: t.exposeString('title', { description: "The project's name, the issue's title or the person's name." }),
     key: t.exposeString('key', { nullable: true, description: 'Project key (WEB) or issue key (WEB-12).' }),

@@ -23,9 +23,9 @@ export const PersonRef = builder.objectRef<Omit<PersonShape, 'email'> & { email:
   description: 'A member of the organization the caller acts in.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The user id (what assigneeId holds).' }),
-    name: t.exposeString('name'),
-    username: t.exposeString('username'),
-    role: t.field({ type: RoleEnum, resolve: (person) => person.role }),
+    name: t.exposeString('name', { description: 'The name they go by.' }),
+    username: t.exposeString('username', { description: 'Their unique handle.' }),
+    role: t.field({ type: RoleEnum, description: 'Their role in the organization.', resolve: (person) => person.role }),
     email: t.string({
       nullable: true,
       description: `Shown to the roles ${EMAIL_VISIBLE_FROM} and above; null for the others.`,

@@ -5,18 +5,20 @@ import { NodeRef } from './node.js';
 import { IssueConnection } from './issue.js';
 import { PROJECT_NAME_MAX } from './project-fields.js';
 import * as ops from './project-operations.js';
+import { outcome } from './outcome.js';
 
 export const ProjectRef = builder.prismaObject('Project', {
+  description: 'A project of the organization: it holds issues, numbered in it (KEY-1, KEY-2, ...).',
   interfaces: [NodeRef],
   select: { id: true },
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
+    id: t.exposeID('id', { description: 'The project id.' }),
+    name: t.exposeString('name', { description: 'Its display name.' }),
     key: t.exposeString('key', { description: 'Short uppercase key, unique in the organization; issue keys read KEY-123.' }),
     issueCount: t.relationCount('issues', { description: 'How many issues the project has now.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    organization: t.relation('org'),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it or its issue numbering last changed.' }),
+    organization: t.relation('org', { description: 'The organization it belongs to.' }),
     issues: t.relatedConnection('issues', {
       cursor: 'id',
       defaultSize: 50,
@@ -49,6 +51,7 @@ builder.queryField('project', (t) =>
 );
 
 const CreateProjectInput = builder.inputType('CreateProjectInput', {
+  description: 'A new project: its name and key.',
   fields: (t) => ({
     name: t.string({ description: `1 to ${PROJECT_NAME_MAX} characters.` }),
     key: t.string({ description: '2 to 10 letters or digits, starting with a letter; stored in uppercase. Unique in the organization.' }),
@@ -58,8 +61,8 @@ const CreateProjectInput = builder.inputType('CreateProjectInput', {
 const UpdateProjectInput = builder.inputType('UpdateProjectInput', {
   description: 'Fields left out stay as they are. A new key renames every issue key of the project.',
   fields: (t) => ({
-    name: t.string({ required: false }),
-    key: t.string({ required: false }),
+    name: t.string({ required: false, description: `A new name, 1 to ${PROJECT_NAME_MAX} characters.` }),
+    key: t.string({ required: false, description: 'A new key: 2 to 10 letters or digits, starting with a letter; unique in the organization.' }),
   }),
 });
 
@@ -67,8 +70,8 @@ builder.mutationField('createProject', (t) =>
   t.prismaField({
     type: 'Project',
     description: ops.createProject.description,
-    errors: { types: [ValidationError, ConflictError, RateLimitedError] },
-    args: { input: t.arg({ type: CreateProjectInput, required: true }) },
+    errors: outcome('createProject', 'The created project.', [ValidationError, ConflictError, RateLimitedError]),
+    args: { input: t.arg({ type: CreateProjectInput, required: true, description: 'Its name and key.' }) },
     resolve: (query, _root, args, ctx) => ops.createProject.call(ctx, args.input, query),
   }),
 );
@@ -77,8 +80,8 @@ builder.mutationField('updateProject', (t) =>
   t.prismaField({
     type: 'Project',
     description: ops.updateProject.description,
-    errors: { types: [ValidationError, NotFoundError, ConflictError, RateLimitedError] },
-    args: { id: t.arg.id({ required: true, description: 'The id or the key (WEB, any case).' }), input: t.arg({ type: UpdateProjectInput, required: true }) },
+    errors: outcome('updateProject', 'The project as changed.', [ValidationError, NotFoundError, ConflictError, RateLimitedError]),
+    args: { id: t.arg.id({ required: true, description: 'The id or the key (WEB, any case).' }), input: t.arg({ type: UpdateProjectInput, required: true, description: 'The fields to change.' }) },
     resolve: (query, _root, args, ctx) => ops.updateProject.call(ctx, { ...args.input, id: args.id }, query),
   }),
 );
@@ -87,7 +90,7 @@ builder.mutationField('deleteProject', (t) =>
   t.field({
     type: 'ID',
     description: ops.deleteProject.description,
-    errors: { types: [NotFoundError, ConflictError, RateLimitedError] },
+    errors: outcome('deleteProject', 'The id of the deleted project.', [NotFoundError, ConflictError, RateLimitedError]),
     args: {
       id: t.arg.id({ required: true, description: 'The id or the key (WEB, any case).' }),
       force: t.arg.boolean({ required: false, description: 'Also delete the issues of the project.' }),

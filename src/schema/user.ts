@@ -11,16 +11,17 @@ builder.prismaObject('User', {
   // Never the password hash; the email only when asked for. The small public columns come with
   // every row and resolve as plain fields (see the Issue object for why not `t.expose*`).
   select: { id: true, name: true, username: true, locale: true },
+  description: 'A person with an account: you (me), or a member of your organization (an assignee, a node).',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', { description: 'The user id (what assigneeId holds).' }),
     email: t.string({
       nullable: true,
       description: "Your own, always; other people's only for managers, admins and owners (null otherwise).",
       select: { email: true },
       resolve: (user, _args, ctx) => (user.id === viewer(ctx).userId || seesEmail(ctx) ? user.email : null),
     }),
-    name: t.string({ resolve: (user) => user.name }),
-    username: t.string({ resolve: (user) => user.username }),
+    name: t.string({ description: 'The name they go by.', resolve: (user) => user.name }),
+    username: t.string({ description: 'Their unique handle.', resolve: (user) => user.username }),
     locale: t.string({ description: 'Language code, e.g. en.', resolve: (user) => user.locale }),
   }),
 });

@@ -2,18 +2,19 @@ import { builder } from './builder.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { boundedList, firstArg, fixedList } from './list-bounds.js';
 import * as ops from './webhook-operations.js';
+import { outcome } from './outcome.js';
 
 const WebhookDeliveryRef = builder.objectRef<ops.DeliveryView>('WebhookDelivery').implement({
   description: 'One message to one webhook, and how its sending went.',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', { description: 'The delivery id: what redeliverWebhookDelivery takes.' }),
     messageId: t.exposeString('messageId', { description: 'The webhook-id header: the event id, the same on every attempt and redelivery.' }),
     eventType: t.exposeString('eventType', { description: 'The event it carries (issue.created ... project.deleted), or webhook.ping.' }),
     state: t.exposeString('state', { description: 'pending (queued or retrying), delivered or failed (gave up).' }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
-    responseStatus: t.int({ nullable: true, resolve: (d) => d.responseStatus }),
+    responseStatus: t.int({ nullable: true, description: "The last attempt's HTTP status; null if no response came.", resolve: (d) => d.responseStatus }),
     responseBody: t.string({ nullable: true, description: 'The first 4 KB of the last response.', resolve: (d) => d.responseBody }),
-    durationMs: t.int({ nullable: true, resolve: (d) => d.durationMs }),
+    durationMs: t.int({ nullable: true, description: 'How long the last attempt took, in milliseconds; null before the first.', resolve: (d) => d.durationMs }),
     error: t.string({ nullable: true, description: 'Why the last attempt got no response.', resolve: (d) => d.error }),
     nextAttemptAt: t.field({ type: 'DateTime', nullable: true, description: 'When it is tried next; null unless pending.', resolve: (d) => (d.state === 'pending' ? d.nextAttemptAt : null) }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was queued.', resolve: (d) => d.createdAt }),
@@ -24,7 +25,7 @@ const WebhookDeliveryRef = builder.objectRef<ops.DeliveryView>('WebhookDelivery'
 const WebhookRef = builder.objectRef<ops.WebhookView>('Webhook').implement({
   description: 'An endpoint that receives the organization\'s events, signed with the Standard Webhooks scheme.',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', { description: 'The webhook id.' }),
     url: t.exposeString('url', { description: 'Where the events are POSTed.' }),
     events: t.exposeStringList('events', { description: 'The event types it receives, or ["*"] for all.', complexity: fixedList(ops.WEBHOOK_EVENTS.length) }),
     description: t.exposeString('description', { description: 'What its owners wrote about it.' }),
@@ -44,8 +45,9 @@ const WebhookRef = builder.objectRef<ops.WebhookView>('Webhook').implement({
 });
 
 const WebhookWithSecret = builder.objectRef<{ webhook: ops.WebhookView; secret: string | null }>('WebhookWithSecret').implement({
+  description: 'A webhook just created or changed, with its signing secret when there is a new one.',
   fields: (t) => ({
-    webhook: t.field({ type: WebhookRef, resolve: (r) => r.webhook }),
+    webhook: t.field({ type: WebhookRef, description: 'The webhook, as listed from now on.', resolve: (r) => r.webhook }),
     secret: t.string({ nullable: true, description: 'The signing secret (whsec_...), only when just created or rotated. Store it now.', resolve: (r) => r.secret }),
   }),
 });
@@ -58,13 +60,14 @@ builder.queryField('webhook', (t) =>
   t.field({
     type: WebhookRef,
     description: ops.getWebhook.description,
-    errors: { types: [NotFoundError] },
-    args: { id: t.arg.id({ required: true }) },
+    errors: outcome('webhook', 'The webhook.', [NotFoundError]),
+    args: { id: t.arg.id({ required: true, description: 'The webhook id.' }) },
     resolve: (_r, args, ctx) => ops.getWebhook.call(ctx, args, undefined),
   }),
 );
 
 const CreateWebhookInput = builder.inputType('CreateWebhookInput', {
+  description: 'A new webhook: where to send which events.',
   fields: (t) => ({
     url: t.string({ description: 'https; must resolve to public addresses.' }),
     events: t.stringList({ description: `Any of: ${ops.WEBHOOK_EVENTS.join(', ')}.` }),
@@ -73,6 +76,7 @@ const CreateWebhookInput = builder.inputType('CreateWebhookInput', {
 });
 
 const UpdateWebhookInput = builder.inputType('UpdateWebhookInput', {
+  description: 'Fields left out stay as they are.',
   fields: (t) => ({
     url: t.string({ required: false, description: 'A new URL: https, on public addresses.' }),
     events: t.stringList({ required: false, description: `A new list of event types: any of ${ops.WEBHOOK_EVENTS.join(', ')}.` }),
@@ -86,8 +90,8 @@ builder.mutationField('createWebhook', (t) =>
   t.field({
     type: WebhookWithSecret,
     description: ops.createWebhook.description,
-    errors: { types: [ValidationError] },
-    args: { input: t.arg({ type: CreateWebhookInput, required: true }) },
+    errors: outcome('createWebhook', 'The webhook, with its signing secret (shown this once).', [ValidationError]),
+    args: { input: t.arg({ type: CreateWebhookInput, required: true, description: 'Its URL, events and description.' }) },
     resolve: (_r, args, ctx) => ops.createWebhook.call(ctx, args.input, undefined),
   }),
 );
@@ -96,8 +100,8 @@ builder.mutationField('updateWebhook', (t) =>
   t.field({
     type: WebhookWithSecret,
     description: ops.updateWebhook.description,
-    errors: { types: [ValidationError, NotFoundError] },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookInput, required: true }) },
+    errors: outcome('updateWebhook', 'The webhook as changed, with its new signing secret when it was rotated.', [ValidationError, NotFoundError]),
+    args: { id: t.arg.id({ required: true, description: 'The webhook id.' }), input: t.arg({ type: UpdateWebhookInput, required: true, description: 'The fields to change.' }) },
     resolve: (_r, args, ctx) => ops.updateWebhook.call(ctx, { ...args.input, id: args.id }, undefined),
   }),
 );
@@ -106,8 +110,8 @@ builder.mutationField('deleteWebhook', (t) =>
   t.field({
     type: 'ID',
     description: ops.deleteWebhook.description,
-    errors: { types: [NotFoundError] },
-    args: { id: t.arg.id({ required: true }) },
+    errors: outcome('deleteWebhook', 'The id of the deleted webhook.', [NotFoundError]),
+    args: { id: t.arg.id({ required: true, description: 'The webhook id.' }) },
     resolve: (_r, args, ctx) => ops.deleteWebhook.call(ctx, args, undefined),
   }),
 );
@@ -116,8 +120,8 @@ builder.mutationField('pingWebhook', (t) =>
   t.field({
     type: WebhookDeliveryRef,
     description: ops.pingWebhook.description,
-    errors: { types: [NotFoundError] },
-    args: { id: t.arg.id({ required: true }) },
+    errors: outcome('pingWebhook', 'The delivery of the ping: its status and the response.', [NotFoundError]),
+    args: { id: t.arg.id({ required: true, description: 'The webhook id.' }) },
     resolve: (_r, args, ctx) => ops.pingWebhook.call(ctx, args, undefined),
   }),
 );
@@ -126,8 +130,8 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
   t.field({
     type: WebhookDeliveryRef,
     description: ops.redeliver.description,
-    errors: { types: [NotFoundError] },
-    args: { webhookId: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }) },
+    errors: outcome('redeliverWebhookDelivery', 'The new delivery of the same message.', [NotFoundError]),
+    args: { webhookId: t.arg.id({ required: true, description: 'The webhook the delivery was for.' }), deliveryId: t.arg.id({ required: true, description: 'The delivery whose message is sent again.' }) },
     resolve: (_r, args, ctx) => ops.redeliver.call(ctx, args, undefined),
   }),
 );
