@@ -13,6 +13,7 @@ import { crc32 } from 'node:zlib';
 import pg from 'pg';
 import {
   CREATE_ISSUE_SQL,
+  createIssueArgs,
   ISSUES_PAGE_SQL,
   MEMBER_EXISTS_SQL,
   NESTED_TREE_SQL,
@@ -136,6 +137,8 @@ interface Caller {
   userId: string;
   orgId: string;
   role: string;
+  /** The API key it authenticated with (the history's via id); none without auth. */
+  keyId?: string;
 }
 const ROLE_RANK: Record<string, number> = { viewer: 0, member: 1, manager: 2, admin: 3, owner: 4 };
 
@@ -186,7 +189,7 @@ async function authenticate(req: IncomingMessage): Promise<Caller> {
     touched = now;
     void sql.query(TOUCH_KEY_SQL, [now, key.id]).catch(() => {});
   }
-  const caller = { userId: key.userId as string, orgId: key.orgId as string, role: key.role as string };
+  const caller = { userId: key.userId as string, orgId: key.orgId as string, role: key.role as string, keyId: key.id as string };
   keyCache.set(cacheKey, { id: key.id as string, caller, expiresAt, lastUsedAt: touched, filledAt: Date.now() });
   return caller;
 }
@@ -276,10 +279,13 @@ async function createIssue(req: IncomingMessage, res: ServerResponse, caller: Ca
   if (description !== null && (typeof description !== 'string' || description.length > 50_000)) throw new Problem(400, 'validation_failed', 'description');
   if (assignee_id !== null && (typeof assignee_id !== 'string' || !UUID.test(assignee_id))) throw new Problem(400, 'validation_failed', 'assignee_id');
   requireRole(caller, 'member');
-  // One statement, as the app: bump the project's counter (only if the assignee is a member) and insert.
-  const [row] = await sql.query(CREATE_ISSUE_SQL, [
-    new Date(), caller.orgId, project_id, assignee_id, randomUUID(), title.trim(), status, priority, description,
-  ]);
+  // One statement, as the app: bump the project's counter (only if the assignee is a member),
+  // insert, and write the history row and outbox rows, the payload's number and key filled in
+  // by the statement from placeholders (src/schema/issue-create.ts).
+  const [row] = await sql.query(
+    CREATE_ISSUE_SQL,
+    createIssueArgs({ orgId: caller.orgId, userId: caller.userId, keyId: caller.keyId ?? null }, { project_id, title: title.trim(), status, priority, description, assignee_id }),
+  );
   if (!row) {
     const [member] = assignee_id === null ? [true] : await sql.query(MEMBER_EXISTS_SQL, [caller.orgId, assignee_id, 1]);
     if (!member) throw new Problem(400, 'validation_failed', 'assignee_id: must be a member of the organization');

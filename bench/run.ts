@@ -29,6 +29,7 @@ import {
 import { capture, compareResponses, type Comparison } from './lib/compare.js';
 import { issueCountMismatches, planDataset, seedBase, seedIssues, type Plan } from './lib/dataset.js';
 import { explain, type Explained } from './lib/explain.js';
+import { AUTH_RATE_LIMIT_P50_US, RATIO_TARGETS, READ_FLAT_WITHIN } from './lib/targets.js';
 import { captureSql, layerCosts, measureAuthCost } from './lib/inprocess.js';
 import { drive, type LoadResult } from './lib/load.js';
 import { createBenchDatabase, DEFAULT_POSTGRES_URL, redactUrl } from './lib/pg-admin.js';
@@ -53,13 +54,6 @@ const LOAD_CORE = 1;
 const ROOT = resolve(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'bench', 'results');
 
-export const TARGETS = {
-  rest_read_ratio: 0.6,
-  rest_create_ratio: 0.5,
-  graphql_nested_ratio: 0.4,
-  auth_rate_limit_p50_us: 50,
-  read_flat_within: 0.2,
-};
 
 const started = Date.now();
 const log = (message: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
@@ -487,7 +481,7 @@ async function main() {
       shared,
     },
     config: { duration_s: DURATION, warmup_s: WARMUP, connections: CONNECTIONS, issues: ISSUES, rounds: ROUNDS, scale_rounds: SCALE_ROUNDS, pglite_rounds: PGLITE_ROUNDS, postgres_server: redactUrl(PG_SERVER) },
-    targets: TARGETS,
+    targets: { ratios: RATIO_TARGETS, auth_rate_limit_p50_us: AUTH_RATE_LIMIT_P50_US, read_flat_within: READ_FLAT_WITHIN },
     ...report,
     runs,
   };
@@ -585,11 +579,9 @@ function scaling(records: RunRecord[]) {
 function missedTargets(summary: Record<string, WorkloadSummary>, authP50: number, scale: ReturnType<typeof scaling>) {
   const missed: string[] = [];
   const ratio = (id: string) => summary[id]?.throughput_ratio ?? 0;
-  if (ratio('rest_read') < TARGETS.rest_read_ratio) missed.push('rest_read');
-  if (ratio('rest_create') < TARGETS.rest_create_ratio) missed.push('rest_create');
-  if (ratio('graphql_nested') < TARGETS.graphql_nested_ratio) missed.push('graphql_nested');
-  if (authP50 > TARGETS.auth_rate_limit_p50_us) missed.push('auth_rate_limit');
-  const flat = [scale.app_p50_change_small_project, scale.app_p50_change_big_project_vs_1k].every((c) => c !== null && Math.abs(c) <= TARGETS.read_flat_within);
+  for (const [id, target] of Object.entries(RATIO_TARGETS.postgres)) if (ratio(id) < target) missed.push(id);
+  if (authP50 > AUTH_RATE_LIMIT_P50_US) missed.push('auth_rate_limit');
+  const flat = [scale.app_p50_change_small_project, scale.app_p50_change_big_project_vs_1k].every((c) => c !== null && Math.abs(c) <= READ_FLAT_WITHIN);
   if (!flat) missed.push('read_flat');
   return missed;
 }

@@ -73,6 +73,8 @@ describe('webhooks', () => {
     expect(got.map((r) => r.payload.type)).toEqual(['issue.created', 'issue.updated', 'issue.updated', 'issue.updated', 'issue.updated']);
     expect(got.slice(1).map((r) => r.payload.changes![0]!.new)).toEqual(['Todo', 'In Progress', 'In Review', 'Done']);
     expect(got[0]!.payload).toMatchObject({ type: 'issue.created', data: { id: issue.id, key: issue.key, title: 'Hook me', status: 'Backlog' }, actor: { user_id: t.user('mark').id, via: 'pat' } });
+    // The created issue exactly as the create answered it (its number and key come from the statement).
+    expect(got[0]!.payload.data).toEqual(issue);
     expect(got[0]!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     // The webhook-id is the event id, which the history shows too.
     const history = await json(await t.call('GET', `/api/issues/${issue.id}/history`, { token: mark }));

@@ -1,6 +1,7 @@
 // The SQL the baseline server sends. The REST statements are byte for byte what the app sends
 // through Prisma (captured by wrapping the driver adapter, see bench/lib/sql-log.ts; the bench
 // re-captures them on every run and reports any drift). The GraphQL tree is hand-written.
+import { randomUUID } from 'node:crypto';
 
 /** PAT lookup by SHA-256 hash, joined with the membership for the role (src/auth/pat.ts, a $queryRaw). $1 = hash. On a PAT cache hit the app sends no lookup. */
 export const PAT_LOOKUP_SQL =
@@ -16,6 +17,43 @@ export const ISSUES_PAGE_SQL =
 
 /** The create: the app's own statement (src/schema/issue-create.ts), imported rather than copied. */
 export { CREATE_ISSUE_SQL } from '../../src/schema/issue-create.js';
+
+/**
+ * The create statement's 16 arguments, written by hand as the app's prepareEvents and
+ * webhookPayload would: the issue, its history row as JSON, and its webhook payload with the
+ * placeholders the statement fills with the number and the key.
+ */
+export function createIssueArgs(
+  caller: { orgId: string; userId: string; keyId: string | null },
+  input: { project_id: string; title: string; status: string; priority: string; description: string | null; assignee_id: string | null },
+): unknown[] {
+  const id = randomUUID();
+  const now = new Date();
+  const at = now.toISOString();
+  const number = `n${randomUUID().replaceAll('-', '')}`;
+  const key = `k${randomUUID().replaceAll('-', '')}`;
+  const eventId = randomUUID();
+  const { project_id, title, status, priority, description, assignee_id } = input;
+  const changes = [
+    { field: 'title', old: null, new: title },
+    { field: 'status', old: null, new: status },
+    { field: 'priority', old: null, new: priority },
+    ...(description === null ? [] : [{ field: 'description', old: null, new: description }]),
+    ...(assignee_id === null ? [] : [{ field: 'assigneeId', old: null, new: assignee_id }]),
+  ];
+  const data = { id, key: `${key}-${number}`, project_id, number, title, status, priority, description, assignee_id, created_at: at, updated_at: at };
+  const payload = JSON.stringify({
+    id: eventId,
+    type: 'issue.created',
+    timestamp: at,
+    organization_id: caller.orgId,
+    actor: { user_id: caller.userId, via: 'pat', via_id: caller.keyId },
+    data,
+    changes: changes.map((c) => ({ field: c.field === 'assigneeId' ? 'assignee_id' : c.field, old: c.old, new: c.new })),
+  });
+  const events = JSON.stringify([{ n: 0, id: eventId, type: 'issue.created', subject_id: id, project_id, changes, to_status: status, payload }]);
+  return [now, caller.orgId, project_id, assignee_id, id, title, status, priority, description, events, caller.userId, 'pat', caller.keyId, `"${number}"`, number, key];
+}
 
 /** Only for an empty page: does the project exist in the org? */
 export const PROJECT_EXISTS_SQL =

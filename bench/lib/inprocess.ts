@@ -22,7 +22,7 @@ import { createLogger } from '../../src/logger.js';
 import { allTokens, type Plan } from './dataset.js';
 import { createNoAuthApp, fixedPrincipal } from './noauth.js';
 import { openLoggedPostgres } from './sql-log.js';
-import { CREATE_ISSUE_SQL, ISSUES_PAGE_SQL, NESTED_TREE_SQL, PAT_LOOKUP_SQL, USER_SQL } from './baseline-sql.js';
+import { CREATE_ISSUE_SQL, createIssueArgs, ISSUES_PAGE_SQL, NESTED_TREE_SQL, PAT_LOOKUP_SQL, USER_SQL } from './baseline-sql.js';
 import { NESTED_QUERY, noAuthUser, workloads, type BenchRequest, type WorkloadId } from './workloads.js';
 
 export interface SqlProfile {
@@ -331,14 +331,14 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
     const create = (i: number) => w.rest_create.request(200_000 + i);
     const rest_create = {
       raw_pg_statement: await layer(n(300), async (i) => {
-        const input = JSON.parse(create(i).body!) as Record<string, string>;
-        const args = [new Date(), plan.orgId, input.project_id, input.assignee_id, randomUUID(), input.title, input.status, input.priority, input.description];
+        const input = JSON.parse(create(i).body!) as Parameters<typeof createIssueArgs>[1];
+        const args = createIssueArgs({ orgId: plan.orgId, userId: user.id, keyId: null }, input);
         const { rows } = await raw.query(CREATE_ISSUE_SQL, args);
         JSON.stringify(rows[0]);
       }),
       prisma_raw_statement: await layer(n(300), async (i) => {
-        const input = JSON.parse(create(i).body!) as Record<string, string>;
-        const args = [new Date(), plan.orgId, input.project_id, input.assignee_id, randomUUID(), input.title, input.status, input.priority, input.description];
+        const input = JSON.parse(create(i).body!) as Parameters<typeof createIssueArgs>[1];
+        const args = createIssueArgs({ orgId: plan.orgId, userId: user.id, keyId: null }, input);
         await db.prisma.$queryRawUnsafe(CREATE_ISSUE_SQL, ...args);
       }),
       rest_handler_operation_prisma: await layer(n(300), async (i) => {

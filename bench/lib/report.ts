@@ -6,6 +6,7 @@ import type { Comparison } from './compare.js';
 import type { Explained } from './explain.js';
 import type { SqlProfile } from './inprocess.js';
 import type { ProfileSummary } from './profile.js';
+import { AUTH_RATE_LIMIT_P50_US, RATIO_TARGETS, READ_FLAT_WITHIN } from './targets.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Any = any;
@@ -18,20 +19,19 @@ const LABELS: Record<string, string> = {
   rest_read_noauth: '(e) REST read, auth + rate limiting off',
   rest_read_small: "(a') REST read, 100-issue project",
 };
-const TARGET_RATIO: Record<string, number | undefined> = { rest_read: 0.6, rest_create: 0.5, graphql_nested: 0.4 };
 
 const f = (x: number | null | undefined, digits = 0) => (x === null || x === undefined || Number.isNaN(x) ? '—' : x.toFixed(digits));
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(0)}%`);
 const signed = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
 
-function summaryTable(summary: Record<string, Any>, sql: Record<string, SqlProfile> | undefined, baselineStatements: Record<string, number>): string[] {
+function summaryTable(summary: Record<string, Any>, sql: Record<string, SqlProfile> | undefined, baselineStatements: Record<string, number>, database: keyof typeof RATIO_TARGETS): string[] {
   const lines = [
     '| Workload | App req/s | App p50 / p99 ms | Baseline req/s | Baseline p50 / p99 ms | Throughput ratio (target) | Server CPU µs/req app / baseline | DB CPU µs/req app / baseline | SQL statements/req app / baseline |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const [id, s] of Object.entries(summary)) {
     if (id === 'rest_read_small') continue;
-    const target = TARGET_RATIO[id];
+    const target = (RATIO_TARGETS[database] as Record<string, number | undefined>)[id];
     const ratio = s.throughput_ratio as number | null;
     const verdict = target === undefined ? '' : ratio !== null && ratio >= target ? ` (≥ ${pct(target)} ✅)` : ` (≥ ${pct(target)} ❌)`;
     const q = sql?.[id];
@@ -87,7 +87,7 @@ export function renderMarkdown(report: Any): string {
   );
 
   lines.push('## PostgreSQL', '');
-  if (pgr.summary) lines.push(...summaryTable(pgr.summary, pgr.sql, baselineStatements(report.runs, 'postgres')), '');
+  if (pgr.summary) lines.push(...summaryTable(pgr.summary, pgr.sql, baselineStatements(report.runs, 'postgres'), 'postgres'), '');
   if (pgr.summary && commonTable(pgr.summary).length) {
     lines.push('### Against the common stack', '', 'bench/common-stack-server.ts: the REST workloads as a conventional Fastify + Prisma service (same database, same auth lookup without a key cache, zod validation, Prisma calls as documented).', '', ...commonTable(pgr.summary), '');
   }
@@ -103,13 +103,13 @@ export function renderMarkdown(report: Any): string {
   const a = pgr.auth_rate_limit;
   const s = pgr.scaling;
   lines.push('### Targets', '', '| Target | Measured | Met |', '|---|---|---|');
-  for (const id of ['rest_read', 'rest_create', 'graphql_nested']) {
+  for (const [id, target] of Object.entries(RATIO_TARGETS.postgres)) {
     const r = pgr.summary?.[id]?.throughput_ratio;
-    lines.push(`| ${LABELS[id]} ≥ ${pct(TARGET_RATIO[id])} of baseline throughput | ${pct(r)} | ${r >= TARGET_RATIO[id]! ? '✅' : '❌'} |`);
+    lines.push(`| ${LABELS[id]} ≥ ${pct(target)} of baseline throughput | ${pct(r)} | ${r >= target ? '✅' : '❌'} |`);
   }
-  if (a) lines.push(`| Auth + rate limiting ≤ 50 µs at p50 (in-process) | ${a.auth_plus_rate_limit.p50_us} µs | ${a.auth_plus_rate_limit.p50_us <= 50 ? '✅' : '❌'} |`);
+  if (a) lines.push(`| Auth + rate limiting ≤ ${AUTH_RATE_LIMIT_P50_US} µs at p50 (in-process) | ${a.auth_plus_rate_limit.p50_us} µs | ${a.auth_plus_rate_limit.p50_us <= AUTH_RATE_LIMIT_P50_US ? '✅' : '❌'} |`);
   if (s) {
-    const ok = [s.app_p50_change_small_project, s.app_p50_change_big_project_vs_1k].every((x: number | null) => x !== null && Math.abs(x) <= 0.2);
+    const ok = [s.app_p50_change_small_project, s.app_p50_change_big_project_vs_1k].every((x: number | null) => x !== null && Math.abs(x) <= READ_FLAT_WITHIN);
     lines.push(`| REST read p50 flat within 20% from 1k to ${c.issues} issues | ${signed(s.app_p50_change_small_project)} (same 100-issue project), ${signed(s.app_p50_change_big_project_vs_1k)} (largest project) | ${ok ? '✅' : '❌'} |`);
   }
   lines.push('');
@@ -195,7 +195,7 @@ export function renderMarkdown(report: Any): string {
 
   if (report.pglite?.summary) {
     lines.push('## PGlite (embedded)', '');
-    lines.push(...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite')), '');
+    lines.push(...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite'), 'pglite'), '');
     if (commonTable(report.pglite.summary).length) lines.push(...commonTable(report.pglite.summary), '');
     lines.push(
       'One process per data directory: the app and the baseline (same SQL through PGlite directly) run one after the other, each over every workload, not interleaved. ' +
@@ -247,7 +247,7 @@ function summaryBlock(report: Any): string {
       `**${m.shared ? 'run while the machine was shared (other engineers\' test runs)' : 'machine otherwise idle'}**.`,
     '',
   ];
-  if (pgr.summary) lines.push('PostgreSQL:', '', ...summaryTable(pgr.summary, pgr.sql, baselineStatements(report.runs, 'postgres')), '');
+  if (pgr.summary) lines.push('PostgreSQL:', '', ...summaryTable(pgr.summary, pgr.sql, baselineStatements(report.runs, 'postgres'), 'postgres'), '');
   if (pgr.summary && commonTable(pgr.summary).length) lines.push('Against the common stack (Fastify + Prisma, bench/common-stack-server.ts):', '', ...commonTable(pgr.summary), '');
   const a = pgr.auth_rate_limit;
   const s = pgr.scaling;
@@ -255,7 +255,7 @@ function summaryBlock(report: Any): string {
   if (s) lines.push(`REST read p50 from 1k to ${report.config.issues} issues: ${signed(s.app_p50_change_small_project)} on the same 100-issue project, ${signed(s.app_p50_change_big_project_vs_1k)} on the largest project.`);
   if (pgr.missed_targets) lines.push(`Missed targets: ${pgr.missed_targets.length ? pgr.missed_targets.join(', ') : 'none'}.`);
   if (report.pglite?.summary) {
-    lines.push('', 'PGlite:', '', ...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite')));
+    lines.push('', 'PGlite:', '', ...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite'), 'pglite'));
     const common = commonTable(report.pglite.summary);
     if (common.length) lines.push('', 'PGlite against the common stack:', '', ...common);
   }

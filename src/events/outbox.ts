@@ -25,24 +25,37 @@ export function pingPayload(id: string, orgId: string, webhookId: string, at: Da
   return JSON.stringify({ id, type: 'webhook.ping', timestamp: at.toISOString(), organization_id: orgId, data: { webhook_id: webhookId } });
 }
 
+/** The events of a write as rows, from a JSON array parameter (what recordEvents sends). */
+export const eventRowsSql = (json: string) =>
+  `SELECT * FROM jsonb_to_recordset(${json}) AS e(n int, id uuid, type text, subject_id uuid, project_id uuid, changes jsonb, to_status text, payload text)`;
+
 /**
- * One statement for the history rows and their outbox rows: the events are inserted, and each
- * is queued for every enabled webhook of the organization that wants its type (none: nothing
- * more is written). $1 org, $2 actor, $3 via, $4 via id, $5 created at, $6 the events as JSON.
+ * The CTEs that write a CTE `e` of events (shaped as eventRowsSql gives them): `ev` inserts the
+ * history rows (returning seq and id), `outbox` queues each event for every enabled webhook of
+ * the organization that wants its type (none: nothing more is written). The arguments are the
+ * SQL of the organization, the actor, through what, its id and the time. The one place the
+ * history and the outbox are written: RECORD_EVENTS_SQL and the issue create
+ * (src/schema/issue-create.ts) both end with these.
  */
-export const RECORD_EVENTS_SQL = `
-WITH e AS (
-  SELECT * FROM jsonb_to_recordset($6::jsonb)
-    AS e(n int, id uuid, type text, subject_id uuid, project_id uuid, changes jsonb, to_status text, payload text)
-), ev AS (
+export function writeEventsCtes(org: string, actor: string, via: string, viaId: string, at: string): string {
+  return `ev AS (
   INSERT INTO events (id, org_id, type, subject_id, project_id, actor_id, via, via_id, changes, to_status, created_at)
-  SELECT e.id, $1::uuid, e.type, e.subject_id, e.project_id, $2::uuid, $3, $4, e.changes, e.to_status, $5::timestamptz
+  SELECT e.id, ${org}, e.type, e.subject_id, e.project_id, ${actor}, ${via}, ${viaId}, e.changes, e.to_status, ${at}
     FROM e ORDER BY e.n
   RETURNING seq, id
 ), outbox AS (
   INSERT INTO webhook_deliveries (id, webhook_id, org_id, message_id, event_type, order_key, payload, next_attempt_at)
-  SELECT gen_random_uuid(), w.id, w.org_id, e.id::text, e.type, e.subject_id::text, e.payload, $5::timestamptz
-    FROM e JOIN webhooks w ON w.org_id = $1::uuid AND w.enabled AND (e.type = ANY(w.events) OR '*' = ANY(w.events))
+  SELECT gen_random_uuid(), w.id, w.org_id, e.id::text, e.type, e.subject_id::text, e.payload, ${at}
+    FROM e JOIN webhooks w ON w.org_id = ${org} AND w.enabled AND (e.type = ANY(w.events) OR '*' = ANY(w.events))
    ORDER BY e.n, w.id
-)
+)`;
+}
+
+/**
+ * One statement for the history rows and their outbox rows. $1 org, $2 actor, $3 via, $4 via
+ * id, $5 created at, $6 the events as JSON.
+ */
+export const RECORD_EVENTS_SQL = `
+WITH e AS (${eventRowsSql('$6::jsonb')}),
+${writeEventsCtes('$1::uuid', '$2::uuid', '$3', '$4', '$5::timestamptz')}
 SELECT seq::text AS seq, id::text AS id FROM ev`;

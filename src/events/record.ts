@@ -85,16 +85,22 @@ function toStatusOf(change: Change): string | null {
   return typeof status === 'string' ? status : null;
 }
 
+/** A write's events before they are inserted: what the statement needs, and what they will be once recorded. */
+export interface PreparedEvents {
+  actor: ReturnType<typeof actorOf>;
+  createdAt: Date;
+  events: Omit<RecordedEvent, 'seq'>[];
+  /** The events as the JSON array the statements read (eventRowsSql in outbox.ts), payloads included. */
+  json: string;
+}
+
 /**
- * Records the changes of a write, inside its transaction: one history row per change (an update
- * that changed nothing records none) and one outbox row per webhook that wants it, so the change,
- * its history and its deliveries commit or roll back together. The one place events are written.
+ * The events of a write's changes (an update that changed nothing records none): ids, who acted,
+ * the status reached, and each webhook payload as the exact text that will be signed.
  */
-export async function recordEvents(tx: Tx, ctx: Context, orgId: string, changes: Change[]): Promise<RecordedEvent[]> {
+export function prepareEvents(ctx: Context, orgId: string, changes: Change[], createdAt = new Date()): PreparedEvents {
   const wanted = changes.filter((change) => change.changes.length > 0 || !change.type.endsWith('.updated'));
-  if (wanted.length === 0) return [];
   const actor = actorOf(ctx.principal);
-  const createdAt = new Date();
   const events = wanted.map((change) => ({ ...change, ...actor, id: randomUUID(), orgId, toStatus: toStatusOf(change), createdAt }));
   const rows = events.map((event, n) => ({
     n,
@@ -106,11 +112,31 @@ export async function recordEvents(tx: Tx, ctx: Context, orgId: string, changes:
     to_status: event.toStatus,
     payload: webhookPayload(event),
   }));
+  return { actor, createdAt, events, json: JSON.stringify(rows) };
+}
+
+/**
+ * Records the changes of a write, inside its transaction: one history row per change and one
+ * outbox row per webhook that wants it, so the change, its history and its deliveries commit or
+ * roll back together. (The issue create writes them in its own single statement, with the same
+ * CTEs: src/schema/issue-create.ts.)
+ */
+export async function recordEvents(tx: Tx, ctx: Context, orgId: string, changes: Change[]): Promise<RecordedEvent[]> {
+  const prepared = prepareEvents(ctx, orgId, changes);
+  if (prepared.events.length === 0) return [];
+  const { actor, createdAt } = prepared;
   const inserted = await tx.$queryRawUnsafe<{ seq: string; id: string }[]>(
-    RECORD_EVENTS_SQL, orgId, actor.actorId, actor.via, actor.viaId, createdAt, JSON.stringify(rows),
+    RECORD_EVENTS_SQL, orgId, actor.actorId, actor.via, actor.viaId, createdAt, prepared.json,
   );
   const seqs = new Map(inserted.map((row) => [row.id, BigInt(row.seq)]));
-  return events.map((event): RecordedEvent => ({ ...event, seq: seqs.get(event.id)! }));
+  return prepared.events.map((event): RecordedEvent => ({ ...event, seq: seqs.get(event.id)! }));
+}
+
+/** After the commit: the delivery worker wakes up, live updates publish. */
+export function announceEvents(ctx: Context, events: RecordedEvent[]): void {
+  if (events.length === 0) return;
+  eventsCommitted(events);
+  ctx.liveUpdates?.publish(events);
 }
 
 /**
@@ -132,9 +158,6 @@ export async function writeWithEvents<T>(
     // concurrent creates in one project wait for its row lock in turn, and for the pool.
     { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: TRANSACTION_TIMEOUT_MS },
   );
-  if (done.events.length) {
-    eventsCommitted(done.events);
-    ctx.liveUpdates?.publish(done.events);
-  }
+  announceEvents(ctx, done.events);
   return done;
 }

@@ -1,17 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { Issue, Prisma } from '../generated/prisma/client.js';
+import type { Context } from '../context.js';
+import { eventRowsSql, writeEventsCtes } from '../events/outbox.js';
+import { announceEvents, prepareEvents, type RecordedEvent } from '../events/record.js';
+import { issueChange, issueData } from '../events/subjects.js';
+import type { Issue } from '../generated/prisma/client.js';
 import { NotFoundError } from './errors.js';
 import { checkAssignee, type CreateIssue } from './issue-input.js';
 
 /** An issue row as the GraphQL Issue object reads it, with its project's key (for `key`). */
 export type CreatedIssue = Issue & { project: { key: string } };
 
-type Row = Omit<CreatedIssue, 'project'> & { projectKey: string };
+type Row = Omit<CreatedIssue, 'project'> & { projectKey: string; seq: string };
 
 /**
  * $1 now, $2 org, $3 project, $4 assignee or null, $5 new id, $6 title, $7 status, $8 priority,
- * $9 description. Exported for the benchmark's baseline, which sends the same statement.
+ * $9 description; the history: $10 the event as JSON (prepareEvents), $11 actor, $12 via,
+ * $13 via id, and the placeholders its webhook payload holds for what only this statement knows:
+ * $14 the number's (quoted, as the JSON number's place), $15 the number's inside the key, $16 the
+ * project key's. Exported for the benchmark's baseline, which sends the same statement.
  */
 export const CREATE_ISSUE_SQL = `
 WITH project AS (
@@ -24,34 +31,58 @@ WITH project AS (
   SELECT $5::uuid, $2::uuid, $3::uuid, project.issue_count, $6, $7, $8, $9, $4::uuid, $1::timestamptz, $1::timestamptz
     FROM project
   RETURNING *
-)
+), e AS (
+  SELECT r.n, r.id, r.type, r.subject_id, r.project_id, r.changes, r.to_status,
+         replace(replace(replace(r.payload, $14, issue.number::text), $15, issue.number::text), $16, project.key) AS payload
+    FROM (${eventRowsSql('$10::jsonb')}) AS r, issue, project
+),
+${writeEventsCtes('$2::uuid', '$11::uuid', '$12', '$13', '$1::timestamptz')}
 SELECT issue.id::text AS "id", issue.org_id::text AS "orgId", issue.project_id::text AS "projectId", issue.number,
        issue.title, issue.status, issue.priority, issue.description, issue.assignee_id::text AS "assigneeId",
-       issue.created_at AS "createdAt", issue.updated_at AS "updatedAt", project.key AS "projectKey"
+       issue.created_at AS "createdAt", issue.updated_at AS "updatedAt", project.key AS "projectKey",
+       (SELECT seq::text FROM ev) AS seq
   FROM issue, project`;
 
 /**
  * Creates an issue in one statement: the project's counter is incremented and the issue
  * inserted with the new number, only if the project is the organization's and the assignee
- * (if any) is a member. One statement is one implicit transaction: the row lock taken by the
- * UPDATE serialises concurrent creates in a project until it commits, so numbers have no gaps
- * and no duplicates, and a refused create never takes a number. (Prisma's interactive
- * transaction did the same in five round trips and about ten times the CPU; see bench/SUMMARY.md.)
+ * (if any) is a member; the same statement writes its history row and its webhook outbox rows
+ * (the CTEs of src/events/outbox.ts). One statement is one implicit transaction: the row lock
+ * taken by the UPDATE serialises concurrent creates in a project until it commits, so numbers
+ * have no gaps and no duplicates, a refused create never takes a number, and the issue never
+ * exists without its history. (Prisma's interactive transaction did the same in four round
+ * trips and several times the CPU; see bench/SUMMARY.md.) The events are announced after it.
  */
-export async function insertIssue(db: Prisma.TransactionClient, orgId: string, input: z.output<typeof CreateIssue>): Promise<CreatedIssue> {
+export async function insertIssue(ctx: Context, orgId: string, input: z.output<typeof CreateIssue>): Promise<CreatedIssue> {
   // Ids and times come from this process, as for every other row Prisma writes.
   const id = randomUUID();
   const now = new Date();
   const assigneeId = input.assigneeId ?? null;
-  const rows = await db.$queryRawUnsafe<Row[]>(
+  // The webhook payload is text built here (webhookPayload: the bytes that are signed), but the
+  // number and the key come from the project's counter, inside the statement. The payload is
+  // built with random placeholders in their place, which the statement replaces: JSON.stringify
+  // writes them as they are (letters and digits), and no text of a request can hold them by
+  // chance (122 random bits each). The history row's `changes` hold neither.
+  const number = `n${randomUUID().replaceAll('-', '')}`;
+  const key = `k${randomUUID().replaceAll('-', '')}`;
+  const provisional = {
+    id, orgId, projectId: input.projectId, number: number as unknown as number, title: input.title, status: input.status,
+    priority: input.priority, description: input.description ?? null, assigneeId, createdAt: now, updatedAt: now, project: { key },
+  };
+  const prepared = prepareEvents(ctx, orgId, [issueChange('issue.created', null, provisional)], now);
+  const { actor } = prepared;
+  const rows = await ctx.prisma.$queryRawUnsafe<Row[]>(
     CREATE_ISSUE_SQL, now, orgId, input.projectId, assigneeId, id, input.title, input.status, input.priority, input.description ?? null,
+    prepared.json, actor.actorId, actor.via, actor.viaId, `"${number}"`, number, key,
   );
   const row = rows[0];
   if (!row) {
     // Nothing written: say why, the assignee first (as a validation error), else the project.
-    await checkAssignee(db, orgId, assigneeId);
+    await checkAssignee(ctx.prisma, orgId, assigneeId);
     throw new NotFoundError('project');
   }
-  const { projectKey, ...issue } = row;
-  return { ...issue, project: { key: projectKey } };
+  const { projectKey, seq, ...columns } = row;
+  const issue: CreatedIssue = { ...columns, project: { key: projectKey } };
+  announceEvents(ctx, prepared.events.map((event): RecordedEvent => ({ ...event, data: issueData(issue), seq: BigInt(seq) })));
+  return issue;
 }

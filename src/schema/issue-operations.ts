@@ -96,10 +96,7 @@ export const createIssue = defineOperation({
   input: CreateIssue,
   async run(ctx, input, query: IssueQuery) {
     const orgId = activeOrgId(ctx);
-    const { result: issue } = await writeWithEvents(ctx, orgId, async (tx) => {
-      const issue = await insertIssue(tx, orgId, input);
-      return { result: issue, changes: [issueChange('issue.created', null, issue)] };
-    });
+    const issue = await insertIssue(ctx, orgId, input);
     // The written row answers the usual selections (every column and the key); relations are read.
     if (selectionCovered(query.select, issue)) return issue;
     return ctx.prisma.issue.findUniqueOrThrow({ ...query, where: { id: issue.id } });
