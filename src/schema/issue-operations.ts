@@ -1,4 +1,4 @@
-import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { parseCursorConnectionArgs } from '@pothos/plugin-relay';
 import { z } from 'zod';
 import { writeWithEvents } from '../events/record.js';
 import { definedFields, issueChange, lockIssue } from '../events/subjects.js';
@@ -49,27 +49,41 @@ export const listIssues = defineOperation({
     const order = new IssueOrder(args.orderBy);
     const matching: Prisma.IssueWhereInput[] = [{ orgId }, ...(args.filter ? issueFilterWhere(args.filter) : [])];
     if (args.projectId) matching.push({ projectId: args.projectId });
-    const page = await resolveCursorConnection<Promise<IssueRow[]>>(
-      { args, defaultSize: PAGE_SIZE_DEFAULT, maxSize: PAGE_SIZE_MAX, toCursor: (issue) => order.cursorOf(issue) },
-      async ({ after, before, limit, inverted }): Promise<IssueRow[]> => {
-        const where = [...matching];
-        if (after) where.push(order.seek(after, 'after'));
-        if (before) where.push(order.seek(before, 'before'));
-        const issues = await ctx.prisma.issue.findMany({
-          // Every column (the cursors are made of the sort keys), whatever the surface asks for.
-          select: { ...query.select, ...ISSUE_COLUMNS },
-          where: { AND: where },
-          orderBy: order.orderBy(inverted),
-          take: limit,
-        });
-        // Only an empty page needs to tell "no issues yet" from "no such project here".
-        if (args.projectId && issues.length === 0) {
-          const project = await ctx.prisma.project.findFirst({ where: { id: args.projectId, orgId }, select: { id: true } });
-          if (!project) throw new NotFoundError('project');
-        }
-        return issues;
+    const { before, after, limit, inverted, expectedSize, hasPreviousPage, hasNextPage } = parseCursorConnectionArgs({
+      args,
+      defaultSize: PAGE_SIZE_DEFAULT,
+      maxSize: PAGE_SIZE_MAX,
+    });
+    const where = [...matching];
+    if (after) where.push(order.seek(after, 'after'));
+    if (before) where.push(order.seek(before, 'before'));
+    const issues: IssueRow[] = await ctx.prisma.issue.findMany({
+      // Every column (the cursors are made of the sort keys), whatever the surface asks for.
+      select: { ...query.select, ...ISSUE_COLUMNS },
+      where: { AND: where },
+      orderBy: order.orderBy(inverted),
+      take: limit,
+    });
+    // Only an empty page needs to tell "no issues yet" from "no such project here".
+    if (args.projectId && issues.length === 0) {
+      const project = await ctx.prisma.project.findFirst({ where: { id: args.projectId, orgId }, select: { id: true } });
+      if (!project) throw new NotFoundError('project');
+    }
+    const nodes = issues.slice(0, expectedSize);
+    if (inverted) nodes.reverse();
+    // Relay's connection (what resolveCursorConnection builds), with each cursor made when it is
+    // read: a REST page reads only the last one, a GraphQL query only those it selects, and
+    // encoding a cursor for each of 100 rows was 7% of a REST page's CPU.
+    const cursor = (i: number) => (nodes[i] ? order.cursorOf(nodes[i]) : (args.after ?? args.before ?? ''));
+    const page = {
+      edges: nodes.map((node) => ({ node, get cursor() { return order.cursorOf(node); } })),
+      pageInfo: {
+        get startCursor() { return cursor(0); },
+        get endCursor() { return cursor(nodes.length - 1); },
+        hasPreviousPage: hasPreviousPage(issues.length),
+        hasNextPage: hasNextPage(issues.length),
       },
-    );
+    };
     // Counted only when a surface calls it (GraphQL: when `totalCount` is selected).
     return { ...page, totalCount: () => ctx.prisma.issue.count({ where: { AND: matching } }) };
   },
