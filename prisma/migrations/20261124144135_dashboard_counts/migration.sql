@@ -135,3 +135,7 @@ INSERT INTO issue_completions (issue_id, week, org_id, project_id)
 SELECT DISTINCT e.subject_id, date_trunc('week', e.created_at, 'UTC'), e.org_id, e.project_id
   FROM events e
  WHERE e.to_status = 'Done' AND EXISTS (SELECT 1 FROM issues i WHERE i.id = e.subject_id);
+
+-- The dashboard counted completions from the history through this index; it reads
+-- issue_completions now, and the index would only slow every history insert.
+DROP INDEX "events_org_id_to_status_created_at_idx";
