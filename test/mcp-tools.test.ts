@@ -242,6 +242,16 @@ describe('retries of a create (idempotency_key)', () => {
     expect(tools.find((tool) => tool.name === 'create_issue')!.inputSchema.properties).toHaveProperty('idempotency_key');
     expect(tools.find((tool) => tool.name === 'update_issue')!.inputSchema.properties).not.toHaveProperty('idempotency_key');
   });
+
+  test('a key that is not printable ASCII is an error result, and nothing is created', async () => {
+    const client = await connect(t.user('mark').token);
+    const project = ((await client.callTool({ name: 'list_projects', arguments: {} })).structuredContent as { items: { id: string }[] }).items[0]!;
+    for (const key of ['nul\u0000inside', 'caf\u00e9', '']) {
+      const refused = problemOf(await client.callTool({ name: 'create_issue', arguments: { project_id: project.id, title: 'Unkeyable', idempotency_key: key } }));
+      expect(refused.errors).toEqual([{ field: 'idempotency_key', message: 'must be 1 to 255 printable ASCII characters' }]);
+    }
+    expect(await t.app.db.prisma.issue.count({ where: { title: 'Unkeyable' } })).toBe(0);
+  });
 });
 
 describe('malformed calls', () => {

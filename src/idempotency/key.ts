@@ -8,6 +8,14 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 export const KEY_MAX_LENGTH = 255;
 
+/**
+ * What a key may hold however it comes (the header, or an MCP tool's idempotency_key argument):
+ * 1 to 255 printable ASCII characters, what a Structured Field string can carry. (A NUL or other
+ * control character could not even be stored.)
+ */
+export const KEY_TEXT = new RegExp(`^[\\x20-\\x7E]{1,${KEY_MAX_LENGTH}}$`);
+export const KEY_RULE = `must be 1 to ${KEY_MAX_LENGTH} printable ASCII characters`;
+
 /** How long the first answer is kept and replayed (the draft leaves it to the server). */
 export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 

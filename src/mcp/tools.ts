@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Context } from '../context.js';
 import { idempotencyProblems } from '../idempotency/http.js';
-import { KEY_MAX_LENGTH } from '../idempotency/key.js';
+import { KEY_MAX_LENGTH, KEY_RULE, KEY_TEXT } from '../idempotency/key.js';
 import { fingerprint, idempotent, keyScope } from '../idempotency/run.js';
 import { openApiDocument } from '../rest/openapi.js';
 import { nextCursor } from '../rest/links.js';
@@ -86,6 +86,7 @@ const idempotencyProperty = {
   type: 'string',
   minLength: 1,
   maxLength: KEY_MAX_LENGTH,
+  pattern: '^[ -~]+$',
   description:
     'Optional. A unique value (a UUID) for this create: a retry with the same key and arguments within 24 hours ' +
     'returns the first result without creating again; the same key with other arguments is an error.',
@@ -162,9 +163,8 @@ export function errorResult(problem: HttpProblem): ToolResult {
 export async function callTool(tool: McpTool, ctx: Context, input: Record<string, unknown>, request: Request): Promise<ToolResult> {
   const { [IDEMPOTENCY_ARGUMENT]: key, ...args } = input;
   if (tool.route.method !== 'post' || key === undefined) return runTool(tool, ctx, input, request);
-  if (typeof key !== 'string' || key.length < 1 || key.length > KEY_MAX_LENGTH) {
-    const message = `must be a string of 1 to ${KEY_MAX_LENGTH} characters`;
-    return errorResult(new HttpProblem(400, 'VALIDATION_FAILED', `${IDEMPOTENCY_ARGUMENT}: ${message}`, [{ field: IDEMPOTENCY_ARGUMENT, message }]));
+  if (typeof key !== 'string' || !KEY_TEXT.test(key)) {
+    return errorResult(new HttpProblem(400, 'VALIDATION_FAILED', `${IDEMPOTENCY_ARGUMENT}: ${KEY_RULE}`, [{ field: IDEMPOTENCY_ARGUMENT, message: KEY_RULE }]));
   }
   const scope = keyScope(ctx.principal, key);
   if (!scope) return runTool(tool, ctx, args, request);
