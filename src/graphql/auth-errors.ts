@@ -1,4 +1,5 @@
 import type { HttpProblem } from '../rest/problem.js';
+import { Response } from '../http/fetch-api.js';
 
 export const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
 

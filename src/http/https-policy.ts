@@ -1,3 +1,5 @@
+import { Response } from './fetch-api.js';
+
 /**
  * When the public address is https, a request that reached us over plain HTTP is sent to the
  * same path on the https address with 308 (method and body preserved). Behind a TLS-terminating

@@ -4,6 +4,7 @@ import { HttpProblem } from '../rest/problem.js';
 import { IDEMPOTENCY_HEADER, parseIdempotencyKey } from './key.js';
 import { fingerprint, idempotent, keyScope, type IdempotencyOptions } from './run.js';
 import type { StoredResponse } from './store.js';
+import { Response } from '../http/fetch-api.js';
 
 /** Set on a replayed answer, so a client (and its logs) can tell it from a first one. */
 export const REPLAYED_HEADER = 'idempotent-replayed';

@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { callTool, buildTools, type McpTool } from './tools.js';
+import { Response } from '../http/fetch-api.js';
 
 const SERVER_INFO = { name: 'workmgmt', version: '1.0.0' };
 

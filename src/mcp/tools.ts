@@ -9,6 +9,7 @@ import { HttpProblem } from '../rest/problem.js';
 import type { Method, Route, ToolHints } from '../rest/route.js';
 import { runRoute } from '../rest/router.js';
 import { ROUTES } from '../rest/routes/index.js';
+import { Response } from '../http/fetch-api.js';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import { withTimeout } from '../timeout.js';
+import { Response } from '../http/fetch-api.js';
 
 /** One dependency readiness depends on: resolves when it is usable, rejects (with the reason) when not. */
 export interface ReadinessCheck {

@@ -1,3 +1,5 @@
+import { Headers, Response } from '../http/fetch-api.js';
+
 /**
  * CORS (Fetch standard, "CORS protocol") for the endpoints a browser app on another origin
  * calls with a bearer token: every /api route, the OAuth metadata, JWKS, registration, token,

@@ -16,6 +16,7 @@ import { serveChartAssets } from '../web/dashboard.js';
 import { serveGraphiQLAsset } from '../web/graphiql.js';
 import { notFoundPage } from '../web/org-page.js';
 import type { Exchange } from './exchange.js';
+import { Response } from '../http/fetch-api.js';
 
 export const MCP_PATH = '/api/mcp';
 /** A GraphQL subscription over SSE (yoga's transport): the client accepts an event stream. */

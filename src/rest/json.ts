@@ -1,3 +1,5 @@
+import { Response } from '../http/fetch-api.js';
+
 /** A JSON response; the REST surface answers nothing else on success. */
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
   return new Response(JSON.stringify(body), {

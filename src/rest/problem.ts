@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { currentRequestId } from '../ops/request-scope.js';
 import { MAX_FIELD_ERRORS, type FieldError } from '../schema/errors.js';
+import { Response } from '../http/fetch-api.js';
 
 /**
  * The most a problem says, so that its size is bounded whatever the request held (a body of

@@ -12,6 +12,7 @@ import { json, noContent } from './json.js';
 import { HttpProblem, problems } from './problem.js';
 import type { Route, RouteInput, RouteResult } from './route.js';
 import { ROUTES } from './routes/index.js';
+import { Response } from '../http/fetch-api.js';
 
 /** `/issues/{id}` (OpenAPI) -> `/issues/:id` (itty-router). */
 const ittyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');

@@ -6,6 +6,7 @@ import { SCHEMES } from '../rest/openapi-protocol.js';
 import { problems } from '../rest/problem.js';
 import { page } from './render.js';
 import { assetSet, CSS, JS } from './static-assets.js';
+import { Response } from '../http/fetch-api.js';
 
 /**
  * GET /api/docs: the API reference, Swagger UI rendering /api/openapi.json, with every file it

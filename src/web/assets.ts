@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Response } from '../http/fetch-api.js';
 
 const TYPES: Record<string, string> = {
   'app.css': 'text/css; charset=utf-8',

@@ -8,6 +8,7 @@ import { membersOf, namesOf, WORKFLOW } from './org-data.js';
 import { issueListData } from './issues.js';
 import { orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
 import { assetSet, JS } from './static-assets.js';
+import { Response } from '../http/fetch-api.js';
 
 /**
  * GET /orgs/:slug: the organization's dashboard, the default page after sign-in. Every figure

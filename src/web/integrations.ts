@@ -6,6 +6,7 @@ import { flashCookie } from './flash.js';
 import { formFailure, readForm } from './forms.js';
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
 import { redirect } from './render.js';
+import { Response } from '../http/fetch-api.js';
 
 /**
  * Settings > Integrations: the caller's API keys in the organization and, for owners and

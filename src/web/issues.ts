@@ -10,6 +10,7 @@ import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from '
 import { redirect } from './render.js';
 import { nextCursor } from '../rest/links.js';
 import { runGetRoute } from './rest-route.js';
+import { Response } from '../http/fetch-api.js';
 
 /**
  * Issues: the list (the REST list's filters, sorts and cursors, in the URL), the board by status,

@@ -8,6 +8,7 @@ import { membersOf, namesOf, projectsOf, WORKFLOW, type ProjectView } from './or
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
 import { redirect } from './render.js';
 import { openCountsByProject } from './project-counts.js';
+import { Response } from '../http/fetch-api.js';
 
 /**
  * Projects: the list with issue counts, create (managers and above), and one project's page

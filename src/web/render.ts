@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
+import { Response } from '../http/fetch-api.js';
 
 // Every `<%= %>` is HTML-escaped by Eta; raw output (`<%~ %>`) is used only for the layout's body.
 const eta = new Eta({ views: fileURLToPath(new URL('./templates', import.meta.url)), autoEscape: true, cache: true });

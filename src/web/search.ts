@@ -2,6 +2,7 @@ import type { Context } from '../context.js';
 import { paletteSearch } from '../schema/palette.js';
 import { formFailure } from './forms.js';
 import { orgPage, orgView, type PageRequest } from './org-page.js';
+import { Response } from '../http/fetch-api.js';
 
 /**
  * GET /orgs/:slug/search?q=: the command palette's search as a page, for a browser without

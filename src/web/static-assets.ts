@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { problems } from '../rest/problem.js';
+import { Response } from '../http/fetch-api.js';
 
 /**
  * Files of npm packages (Swagger UI, GraphiQL, Chart.js) and our own scripts for them, served

@@ -8,6 +8,7 @@ import { membersOf } from './org-data.js';
 import { orgPage, orgView, signInFirst, type OrgPage, type PageRequest } from './org-page.js';
 import { page, redirect } from './render.js';
 import { loadShell } from './shell.js';
+import { Response } from '../http/fetch-api.js';
 
 /**
  * The team: members and roles (owners and admins change and remove), invitations (create a

@@ -10,6 +10,7 @@ import { singleValued } from './params.js';
 import { CONSENT_SCOPES, DEFAULT_SCOPE, parseScope, SCOPES, type Scope } from './scopes.js';
 import { apiAudience, CODE_SECONDS, GRANT_DAYS } from './tokens.js';
 import { isStorableText } from '../../schema/text.js';
+import { Response } from '../../http/fetch-api.js';
 
 interface AuthorizationRequest {
   client: OAuthClient;

@@ -1,3 +1,5 @@
+import { Response } from '../../http/fetch-api.js';
+
 /** An RFC 6749 error, answered as JSON `{ error, error_description }`. */
 export class OAuthError extends Error {
   constructor(

@@ -5,6 +5,7 @@ import { readForm } from './params.js';
 import { grantOfToken } from './revoke.js';
 import type { SigningKeys } from './signing-keys.js';
 import { apiAudience } from './tokens.js';
+import { Response } from '../../http/fetch-api.js';
 
 const inactive = () => json({ active: false });
 

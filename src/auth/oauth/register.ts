@@ -8,6 +8,7 @@ import { OAuthError } from './errors.js';
 import { redirectUriProblem } from './redirect-uri.js';
 import { randomSecret } from './tokens.js';
 import { storableString } from '../../schema/text.js';
+import { Response } from '../../http/fetch-api.js';
 
 const Registration = z.object({
   client_name: storableString().trim().min(1).max(100).optional(),

@@ -6,6 +6,7 @@ import { readForm } from './params.js';
 import type { SigningKeys } from './signing-keys.js';
 import { revokeGrant } from './token.js';
 import { looksLikeJwt, verifyAccessToken } from './tokens.js';
+import { Response } from '../../http/fetch-api.js';
 
 /** The grant behind a refresh or access token we issued, whatever its state; null for anything else. */
 export async function grantOfToken(ctx: Context, keys: SigningKeys, token: string) {

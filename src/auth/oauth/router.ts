@@ -12,6 +12,7 @@ import { register } from './register.js';
 import { revoke } from './revoke.js';
 import type { SigningKeys } from './signing-keys.js';
 import { token } from './token.js';
+import { Response } from '../../http/fetch-api.js';
 
 function json(body: unknown, cache = 'public, max-age=300'): Response {
   return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json', 'cache-control': cache } });

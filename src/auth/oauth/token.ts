@@ -9,6 +9,7 @@ import { readForm } from './params.js';
 import { parseScope } from './scopes.js';
 import type { SigningKeys } from './signing-keys.js';
 import { apiAudience, issueTokens } from './tokens.js';
+import { Response } from '../../http/fetch-api.js';
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 

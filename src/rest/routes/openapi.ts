@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
 import { openApiDocument } from '../openapi.js';
 import { route } from '../route.js';
+import { Response } from '../../http/fetch-api.js';
 
 /** The serialized document and its ETag, per base URL (the document depends on nothing else). */
 const serialized = new Map<string, { body: string; etag: string }>();
