@@ -5,11 +5,12 @@ import type { Principal } from '../src/auth/principal.js';
 import type { Context } from '../src/context.js';
 import type { Database } from '../src/db/client.js';
 import { aggregateIssues, answeredByCounts, ISSUE_GROUPINGS, weekStartOf, type IssueAggregates } from '../src/schema/issue-aggregates.js';
-import { MAX_FILTER_DEPTH, type IssueFilterShape } from '../src/schema/issue-filter.js';
+import type { IssueFilterShape } from '../src/schema/issue-filter.js';
 import { listIssues } from '../src/schema/issue-operations.js';
 import { operatorContext } from '../src/schema/operator.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/workflow.js';
 import { openTestDatabase } from './support/database.js';
+import { createWorld, DAY, filterArbitrary, issueSpec, NOW, resolveAssignees, WEEKS } from './support/issue-world.js';
 
 let db: Database;
 beforeAll(async () => {
@@ -17,7 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-const DAY = 24 * 3600 * 1000;
 // The groupings over the issues' own columns; completedWeek (from the history) is tested through the API.
 const ISSUE_COLUMNS_GROUPINGS = ISSUE_GROUPINGS.filter((g) => g !== 'completedWeek');
 // Without the weeks, a filter on status, priority and assignee alone is answered from the counts
@@ -36,127 +36,6 @@ async function checkBothWays(ctx: Context, filter: IssueFilterShape, projectId: 
   const { createdPerWeek: _weeks, ...expectedGroups } = expected;
   expect({ filter, groups }).toEqual({ filter, groups: expectedGroups });
 }
-const NOW = Date.now();
-const WEEKS = 20;
-// Titles and descriptions share words in different cases, and LIKE's wildcards as plain text.
-const WORDS = ['Login', 'login', 'LOGIN page', 'export 100%', 'snake_case', 'back\\slash', 'Dashboard'];
-
-interface IssueSpec {
-  project: number;
-  status: (typeof ISSUE_STATUSES)[number];
-  priority: (typeof ISSUE_PRIORITIES)[number];
-  assignee: number | null;
-  title: string;
-  description: string | null;
-  /** Days before now: some before the weekly window, some in it. */
-  ageDays: number;
-  updatedAgeDays: number;
-}
-
-const issueSpec: fc.Arbitrary<IssueSpec> = fc.record({
-  project: fc.integer({ min: 0, max: 1 }),
-  status: fc.constantFrom(...ISSUE_STATUSES),
-  priority: fc.constantFrom(...ISSUE_PRIORITIES),
-  assignee: fc.option(fc.integer({ min: 0, max: 2 })),
-  title: fc.constantFrom(...WORDS),
-  description: fc.option(fc.constantFrom(...WORDS)),
-  ageDays: fc.integer({ min: 0, max: 7 * (WEEKS + 4) }),
-  updatedAgeDays: fc.integer({ min: 0, max: 30 }),
-});
-
-/** A world: an organization with two projects, three members, and random issues. */
-interface World {
-  orgId: string;
-  projectIds: string[];
-  userIds: string[];
-}
-
-async function createWorld(specs: IssueSpec[]): Promise<World> {
-  const suffix = randomUUID().slice(0, 8);
-  const org = await db.prisma.organization.create({ data: { name: `Org ${suffix}`, slug: `org-${suffix}` } });
-  const projectIds: string[] = [];
-  for (const key of ['AA', 'BB']) {
-    projectIds.push((await db.prisma.project.create({ data: { orgId: org.id, name: key, key, issueCount: specs.length } })).id);
-  }
-  const userIds: string[] = [];
-  for (let i = 0; i < 3; i++) {
-    const user = await db.prisma.user.create({ data: { email: `u${i}-${suffix}@example.com`, name: `U${i}`, username: `u${i}-${suffix}` } });
-    await db.prisma.membership.create({ data: { orgId: org.id, userId: user.id, role: 'member' } });
-    userIds.push(user.id);
-  }
-  await db.prisma.issue.createMany({
-    data: specs.map((s, i) => ({
-      orgId: org.id,
-      projectId: projectIds[s.project]!,
-      number: i + 1,
-      title: s.title,
-      status: s.status,
-      priority: s.priority,
-      description: s.description,
-      assigneeId: s.assignee === null ? null : userIds[s.assignee]!,
-      createdAt: new Date(NOW - s.ageDays * DAY - i * 1000),
-      updatedAt: new Date(NOW - s.updatedAgeDays * DAY),
-    })),
-  });
-  return { orgId: org.id, projectIds, userIds };
-}
-
-// Assignees are named by index (`@0`) until the world's users exist; a stranger's id matches nothing.
-const STRANGER = randomUUID();
-
-/** An object with at most two of these fields (none at times). */
-function someOf<T extends Record<string, fc.Arbitrary<unknown>>>(fields: T): fc.Arbitrary<{ [K in keyof T]?: T[K] extends fc.Arbitrary<infer V> ? V : never }> {
-  const one = fc.oneof(...Object.entries(fields).map(([key, value]) => value.map((v) => ({ [key]: v }))));
-  return fc.array(one, { maxLength: 2 }).map((parts) => Object.assign({}, ...parts));
-}
-
-/** A random filter over every field of IssueFilter, and/or/not nested up to three levels. */
-function filterArbitrary(): fc.Arbitrary<IssueFilterShape> {
-  const instant = fc.integer({ min: 0, max: 7 * (WEEKS + 5) }).map((days) => new Date(NOW - days * DAY));
-  const word = fc.constantFrom(...WORDS, 'LOG', 'in', '%', '_', 'slash');
-  const number = fc.integer({ min: 0, max: 42 });
-  // One field per condition (two at most in a leaf): with every field at once, nearly every
-  // filter would select nothing, and a wrong comparison would go unseen.
-  const condition = fc.oneof(
-    fc.record({ status: fc.subarray([...ISSUE_STATUSES]) }),
-    fc.record({ priority: fc.subarray([...ISSUE_PRIORITIES]) }),
-    fc.record({ assigneeId: fc.constantFrom('none', '@0', '@1', '@2', STRANGER) }),
-    fc.record({ q: word }),
-    fc.record({ title: someOf({ equals: word, contains: word, startsWith: word }) }),
-    fc.record({ number: someOf({ eq: number, gt: number, gte: number, lt: number, lte: number, in: fc.array(number, { maxLength: 5 }) }) }),
-    fc.record({ createdAfter: instant }),
-    fc.record({ createdBefore: instant }),
-    fc.record({ updatedAfter: instant }),
-    fc.record({ updatedBefore: instant }),
-  );
-  const leaf: fc.Arbitrary<IssueFilterShape> = fc.array(condition, { maxLength: 2 }).map((parts) => Object.assign({}, ...parts));
-  // As deep as the filter may nest (MAX_FILTER_DEPTH), at most 3 branches a level (40 filters in all).
-  const nested = (levels: number): fc.Arbitrary<IssueFilterShape> => {
-    if (levels === 1) return leaf;
-    const inner = nested(levels - 1);
-    return fc.oneof(
-      { withCrossShrink: true },
-      { arbitrary: leaf, weight: 4 },
-      fc.record({ and: fc.array(inner, { maxLength: 3 }), status: fc.subarray([...ISSUE_STATUSES]) }, { requiredKeys: ['and'] }),
-      fc.record({ or: fc.array(inner, { maxLength: 3 }) }),
-      fc.record({ not: inner, priority: fc.subarray([...ISSUE_PRIORITIES]) }, { requiredKeys: ['not'] }),
-    );
-  };
-  return nested(MAX_FILTER_DEPTH);
-}
-
-/** The filter with its `@n` assignees replaced by the world's user ids. */
-function resolveAssignees(filter: IssueFilterShape, userIds: string[]): IssueFilterShape {
-  const resolve = (f: IssueFilterShape): IssueFilterShape => ({
-    ...f,
-    ...(f.assigneeId?.startsWith('@') ? { assigneeId: userIds[Number(f.assigneeId.slice(1))]! } : {}),
-    ...(f.and ? { and: f.and.map(resolve) } : {}),
-    ...(f.or ? { or: f.or.map(resolve) } : {}),
-    ...(f.not ? { not: resolve(f.not) } : {}),
-  });
-  return resolve(filter);
-}
-
 /** Every issue the list returns for `filter`, page after page of the smallest size that makes paging matter. */
 async function pageThrough(ctx: Context, filter: IssueFilterShape, projectId: string | null) {
   const rows = [];
@@ -210,7 +89,7 @@ describe('issue aggregates', () => {
         // Several filters over each world: worlds cost inserts, filters only reads.
         fc.array(fc.tuple(filterArbitrary(), fc.option(fc.integer({ min: 0, max: 1 }))), { minLength: 1, maxLength: 8 }),
         async (specs, queries) => {
-          const world = await createWorld(specs);
+          const world = await createWorld(db, specs);
           for (const [anyFilter, projectIndex] of queries) {
             const filter = resolveAssignees(anyFilter, world.userIds);
             const projectId = projectIndex === null ? null : world.projectIds[projectIndex]!;
@@ -226,7 +105,7 @@ describe('issue aggregates', () => {
 
   test('equal the paged counts for each filter field alone, on one fixed world (what the random filters may miss)', async () => {
     const specs = fc.sample(fc.array(issueSpec, { minLength: 40, maxLength: 40 }), { seed: 18, numRuns: 1 })[0]!;
-    const world = await createWorld(specs);
+    const world = await createWorld(db, specs);
     const at = (days: number) => new Date(NOW - days * DAY);
     const filters: IssueFilterShape[] = [
       { status: ['Todo', 'Done'] }, { status: [] }, { priority: ['urgent'] }, { assigneeId: 'none' }, { assigneeId: '@1' },
@@ -241,7 +120,7 @@ describe('issue aggregates', () => {
   });
 
   test('the weekly series ends with the current week and counts only its weeks', async () => {
-    const world = await createWorld([
+    const world = await createWorld(db, [
       { project: 0, status: 'Todo', priority: 'high', assignee: null, title: 'a', description: null, ageDays: 0, updatedAgeDays: 0 },
       { project: 0, status: 'Todo', priority: 'high', assignee: null, title: 'b', description: null, ageDays: 400, updatedAgeDays: 0 },
     ]);
@@ -253,8 +132,8 @@ describe('issue aggregates', () => {
   });
 
   test("see nothing of another organization, and take the list's rules", async () => {
-    const mine = await createWorld([{ project: 0, status: 'Todo', priority: 'high', assignee: 0, title: 'a', description: null, ageDays: 1, updatedAgeDays: 0 }]);
-    const theirs = await createWorld([{ project: 1, status: 'Done', priority: 'low', assignee: 1, title: 'b', description: null, ageDays: 1, updatedAgeDays: 0 }]);
+    const mine = await createWorld(db, [{ project: 0, status: 'Todo', priority: 'high', assignee: 0, title: 'a', description: null, ageDays: 1, updatedAgeDays: 0 }]);
+    const theirs = await createWorld(db, [{ project: 1, status: 'Done', priority: 'low', assignee: 1, title: 'b', description: null, ageDays: 1, updatedAgeDays: 0 }]);
     const ctx = userContext(mine.orgId);
     const result = await aggregateIssues.call(ctx, { groupBy: ['status', 'assignee', 'project'] }, undefined);
     expect(result.total).toBe(1);

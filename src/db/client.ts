@@ -2,12 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { isPostgresUrl, redactUrl } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, lockDataDir as lockDir } from './data-dir-lock.js';
 import { countQueries, type QueryCounter } from './query-counter.js';
+import { registerReader, SqlReader } from './sql-reader.js';
 
 export type Db = PrismaClient;
 
@@ -42,7 +44,10 @@ export class DatabaseInUseError extends Error {
  */
 export async function openDatabase(url: string): Promise<Database> {
   if (isPostgresUrl(url)) {
-    return wrap(new PrismaPg({ connectionString: url }), 'postgres', async () => {});
+    // One pool for Prisma and the SQL reader (src/db/sql-reader.ts): the adapter would open a
+    // pool per connection otherwise, and the database would see twice the connections.
+    const pool = new pg.Pool({ connectionString: url });
+    return wrap(new PrismaPg(pool), 'postgres', () => pool.end());
   }
   if (url.startsWith('memory://')) {
     const pg = await PGlite.create();
@@ -54,7 +59,7 @@ export async function openDatabase(url: string): Promise<Database> {
     const release = await lockDataDir(dir);
     try {
       const pg = await PGlite.create(dir);
-      return wrap(new PrismaPGlite(pg), 'pglite', async () => {
+      return await wrap(new PrismaPGlite(pg), 'pglite', async () => {
         await pg.close();
         await release();
       });
@@ -80,14 +85,16 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   }
 }
 
-function wrap(
+async function wrap(
   factory: SqlMigrationAwareDriverAdapterFactory,
   kind: Database['kind'],
   closeDriver: () => Promise<void>,
-): Database {
+): Promise<Database> {
   const queries: QueryCounter = { count: 0, timers: new Set() };
   const adapterFactory = countQueries(factory, queries);
   const prisma = new PrismaClient({ adapter: adapterFactory });
+  const reader = await SqlReader.connect(adapterFactory);
+  registerReader(prisma, reader);
   return {
     prisma,
     adapterFactory,
@@ -95,6 +102,7 @@ function wrap(
     queries,
     async close() {
       await prisma.$disconnect();
+      await reader.dispose();
       await closeDriver();
     },
   };

@@ -9,7 +9,8 @@ import { insertIssue } from './issue-create.js';
 import { IssueFilter, issueFilterWhere } from './issue-filter.js';
 import { checkAssignee, CreateIssue, UpdateIssue } from './issue-input.js';
 import { issueIdOf, issueWhere } from './issue-lookup.js';
-import { IssueOrder, IssueOrderArgs } from './issue-order.js';
+import { listBySql, sqlListCovers } from './issue-list.js';
+import { IssueOrder, IssueOrderArgs, keysetWhere } from './issue-order.js';
 import { defineOperation } from './operation.js';
 import { nonEmpty, selectionCovered } from './selection.js';
 import { uuid } from './uuid.js';
@@ -54,16 +55,16 @@ export const listIssues = defineOperation({
       defaultSize: PAGE_SIZE_DEFAULT,
       maxSize: PAGE_SIZE_MAX,
     });
-    const where = [...matching];
-    if (after) where.push(order.seek(after, 'after'));
-    if (before) where.push(order.seek(before, 'before'));
-    const issues: IssueRow[] = await ctx.prisma.issue.findMany({
-      // Every column (the cursors are made of the sort keys), whatever the surface asks for.
-      select: { ...query.select, ...ISSUE_COLUMNS },
-      where: { AND: where },
-      orderBy: order.orderBy(inverted),
-      take: limit,
-    });
+    const seeks = [...(after ? [order.seek(after, 'after')] : []), ...(before ? [order.seek(before, 'before')] : [])];
+    const issues = sqlListCovers(query.select)
+      ? await listBySql(ctx, { orgId, projectId: args.projectId, filter: args.filter, order: order.sortKeys(inverted), seeks, take: limit, select: query.select })
+      : await ctx.prisma.issue.findMany({
+          // Every column (the cursors are made of the sort keys), whatever the surface asks for.
+          select: { ...query.select, ...ISSUE_COLUMNS },
+          where: { AND: [...matching, ...seeks.map(keysetWhere)] },
+          orderBy: order.orderBy(inverted),
+          take: limit,
+        });
     // Only an empty page needs to tell "no issues yet" from "no such project here".
     if (args.projectId && issues.length === 0) {
       const project = await ctx.prisma.project.findFirst({ where: { id: args.projectId, orgId }, select: { id: true } });

@@ -50,7 +50,7 @@ export const IssueOrderInput = builder.inputType('IssueOrder', {
 });
 
 type KeyName = 'createdAt' | 'updatedAt' | 'title' | 'status' | 'priority' | 'id';
-type SortKey = { name: KeyName; desc: boolean };
+export type SortKey = { name: KeyName; desc: boolean };
 type KeyValue = Date | string;
 export type SortableIssue = Pick<Issue, KeyName>;
 
@@ -89,21 +89,31 @@ function orderByKey({ name, desc }: SortKey): Prisma.IssueOrderByWithRelationInp
   return { [name]: direction };
 }
 
-/** Rows strictly after `value` in this key's order. */
-function pastValue({ name, desc }: SortKey, value: KeyValue): Prisma.IssueWhereInput {
-  const workflow = WORKFLOW[name];
-  if (workflow) {
-    const at = workflow.indexOf(value as string);
-    return { [name]: { in: desc ? workflow.slice(0, at) : workflow.slice(at + 1) } };
-  }
-  return { [name]: { [desc ? 'lt' : 'gt']: value } };
+/** A sort key with the cursor row's value in it: one term of a keyset condition. */
+export interface SeekKey extends SortKey {
+  value: KeyValue;
+  /** For a status or priority: the values that come after this one in the key's direction. */
+  workflowPast?: string[];
 }
 
-/** Keyset condition: after the cursor row in the order of `keys`, ties broken key by key. */
-function after(keys: SortKey[], values: KeyValue[]): Prisma.IssueWhereInput {
+function seekKey(key: SortKey, value: KeyValue): SeekKey {
+  const workflow = WORKFLOW[key.name];
+  if (!workflow) return { ...key, value };
+  const at = workflow.indexOf(value as string);
+  return { ...key, value, workflowPast: key.desc ? workflow.slice(0, at) : workflow.slice(at + 1) };
+}
+
+/** Rows strictly after the key's value in its order. */
+function pastValue(key: SeekKey): Prisma.IssueWhereInput {
+  if (key.workflowPast) return { [key.name]: { in: key.workflowPast } };
+  return { [key.name]: { [key.desc ? 'lt' : 'gt']: key.value } };
+}
+
+/** Keyset condition: after the cursor row in the order of `keys` (from IssueOrder.seek), ties broken key by key. */
+export function keysetWhere(keys: SeekKey[]): Prisma.IssueWhereInput {
   return {
     OR: keys.map((key, i) => ({
-      AND: [...keys.slice(0, i).map((k, j) => ({ [k.name]: values[j] })), pastValue(key, values[i]!)],
+      AND: [...keys.slice(0, i).map((k) => ({ [k.name]: k.value })), pastValue(key)],
     })),
   };
 }
@@ -137,9 +147,14 @@ export class IssueOrder {
     this.keys = keysFor(this.field, this.direction === 'DESC');
   }
 
-  /** Prisma orderBy; `reversed` for pages read backwards (`last` / `before`). */
+  /** The sort keys in reading order; `reversed` for pages read backwards (`last` / `before`). */
+  sortKeys(reversed = false): SortKey[] {
+    return reversed ? this.keys.map((key) => ({ ...key, desc: !key.desc })) : this.keys;
+  }
+
+  /** Prisma orderBy of sortKeys. */
   orderBy(reversed = false): Prisma.IssueOrderByWithRelationInput[] {
-    return this.keys.map((key) => orderByKey(reversed ? { ...key, desc: !key.desc } : key));
+    return this.sortKeys(reversed).map(orderByKey);
   }
 
   cursorOf(issue: SortableIssue): string {
@@ -150,14 +165,17 @@ export class IssueOrder {
     return Buffer.from(JSON.stringify([this.field, this.direction, ...values])).toString('base64url');
   }
 
-  /** Rows after (or, for `before`, ahead of) the cursor; a cursor not made by this order is a ValidationError. */
-  seek(cursor: string, side: 'after' | 'before'): Prisma.IssueWhereInput {
+  /**
+   * The keyset terms of the rows after (or, for `before`, ahead of) the cursor, for keysetWhere
+   * or the hand-written statement (src/schema/issue-list-sql.ts); a cursor not made by this
+   * order is a ValidationError.
+   */
+  seek(cursor: string, side: 'after' | 'before'): SeekKey[] {
     const values = this.decode(cursor);
     if (!values) {
       throw new ValidationError([{ field: side, message: 'is not a cursor of this list and order; start again without it' }]);
     }
-    const keys = side === 'after' ? this.keys : this.keys.map((k) => ({ ...k, desc: !k.desc }));
-    return after(keys, values);
+    return this.sortKeys(side === 'before').map((key, i) => seekKey(key, values[i]!));
   }
 
   private decode(cursor: string): KeyValue[] | undefined {

@@ -1,0 +1,25 @@
+import type { Context } from '../context.js';
+import { readerOf } from '../db/sql-reader.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { ISSUE_COLUMNS, type IssueRow } from './issue-columns.js';
+import { issueListStatement, type IssueListQuery } from './issue-list-sql.js';
+import { selectionCovered } from './selection.js';
+
+/** What the hand-written list statement can give each issue: its columns, the description and the project's key. */
+const SQL_ROW_SHAPE = { ...ISSUE_COLUMNS, description: true, project: { key: true } };
+
+/** Whether the list statement answers this selection (else Prisma's findMany, which loads relations too). */
+export function sqlListCovers(select: Prisma.IssueSelect | undefined): boolean {
+  // `project: true` would ask for every column of the project, not only its key.
+  return select !== undefined && select.project !== true && selectionCovered(select as Record<string, unknown>, SQL_ROW_SHAPE);
+}
+
+type SqlRow = IssueRow & { description?: string | null; projectKey?: string };
+
+/** One page of issues through the SQL reader, shaped as Prisma's findMany would give it. */
+export async function listBySql(ctx: Context, query: Omit<IssueListQuery, 'description' | 'projectKey'> & { select: Prisma.IssueSelect | undefined }) {
+  const { select, ...rest } = query;
+  const statement = issueListStatement({ ...rest, description: Boolean(select?.description), projectKey: Boolean(select?.project) });
+  const rows = await readerOf(ctx.prisma).rows<SqlRow>(statement);
+  return rows.map(({ projectKey, ...row }) => (projectKey === undefined ? row : { ...row, project: { key: projectKey } }));
+}

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import type { Database } from '../../src/db/client.js';
+import { MAX_FILTER_DEPTH, type IssueFilterShape } from '../../src/schema/issue-filter.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../../src/schema/workflow.js';
+
+/**
+ * Random worlds of issues and random filters over them, for the property tests that compare two
+ * ways of answering the same question (test/issue-aggregates.test.ts, test/issue-list-sql.test.ts).
+ */
+
+export const DAY = 24 * 3600 * 1000;
+export const NOW = Date.now();
+export const WEEKS = 20;
+// Titles and descriptions share words in different cases, and LIKE's wildcards as plain text.
+export const WORDS = ['Login', 'login', 'LOGIN page', 'export 100%', 'snake_case', 'back\\slash', 'Dashboard'];
+
+export interface IssueSpec {
+  project: number;
+  status: (typeof ISSUE_STATUSES)[number];
+  priority: (typeof ISSUE_PRIORITIES)[number];
+  assignee: number | null;
+  title: string;
+  description: string | null;
+  /** Days before now: some before the weekly window, some in it. */
+  ageDays: number;
+  updatedAgeDays: number;
+}
+
+export const issueSpec: fc.Arbitrary<IssueSpec> = fc.record({
+  project: fc.integer({ min: 0, max: 1 }),
+  status: fc.constantFrom(...ISSUE_STATUSES),
+  priority: fc.constantFrom(...ISSUE_PRIORITIES),
+  assignee: fc.option(fc.integer({ min: 0, max: 2 })),
+  title: fc.constantFrom(...WORDS),
+  description: fc.option(fc.constantFrom(...WORDS)),
+  ageDays: fc.integer({ min: 0, max: 7 * (WEEKS + 4) }),
+  updatedAgeDays: fc.integer({ min: 0, max: 30 }),
+});
+
+/** A world: an organization with two projects, three members, and random issues. */
+export interface World {
+  orgId: string;
+  projectIds: string[];
+  userIds: string[];
+}
+
+export async function createWorld(db: Database, specs: IssueSpec[]): Promise<World> {
+  const suffix = randomUUID().slice(0, 8);
+  const org = await db.prisma.organization.create({ data: { name: `Org ${suffix}`, slug: `org-${suffix}` } });
+  const projectIds: string[] = [];
+  for (const key of ['AA', 'BB']) {
+    projectIds.push((await db.prisma.project.create({ data: { orgId: org.id, name: key, key, issueCount: specs.length } })).id);
+  }
+  const userIds: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const user = await db.prisma.user.create({ data: { email: `u${i}-${suffix}@example.com`, name: `U${i}`, username: `u${i}-${suffix}` } });
+    await db.prisma.membership.create({ data: { orgId: org.id, userId: user.id, role: 'member' } });
+    userIds.push(user.id);
+  }
+  await db.prisma.issue.createMany({
+    data: specs.map((s, i) => ({
+      orgId: org.id,
+      projectId: projectIds[s.project]!,
+      number: i + 1,
+      title: s.title,
+      status: s.status,
+      priority: s.priority,
+      description: s.description,
+      assigneeId: s.assignee === null ? null : userIds[s.assignee]!,
+      createdAt: new Date(NOW - s.ageDays * DAY - i * 1000),
+      updatedAt: new Date(NOW - s.updatedAgeDays * DAY),
+    })),
+  });
+  return { orgId: org.id, projectIds, userIds };
+}
+
+// Assignees are named by index (`@0`) until the world's users exist; a stranger's id matches nothing.
+export const STRANGER = randomUUID();
+
+/** An object with at most two of these fields (none at times). */
+function someOf<T extends Record<string, fc.Arbitrary<unknown>>>(fields: T): fc.Arbitrary<{ [K in keyof T]?: T[K] extends fc.Arbitrary<infer V> ? V : never }> {
+  const one = fc.oneof(...Object.entries(fields).map(([key, value]) => value.map((v) => ({ [key]: v }))));
+  return fc.array(one, { maxLength: 2 }).map((parts) => Object.assign({}, ...parts));
+}
+
+/** A random filter over every field of IssueFilter, and/or/not nested up to three levels. */
+export function filterArbitrary(): fc.Arbitrary<IssueFilterShape> {
+  const instant = fc.integer({ min: 0, max: 7 * (WEEKS + 5) }).map((days) => new Date(NOW - days * DAY));
+  const word = fc.constantFrom(...WORDS, 'LOG', 'in', '%', '_', 'slash');
+  const number = fc.integer({ min: 0, max: 42 });
+  // One field per condition (two at most in a leaf): with every field at once, nearly every
+  // filter would select nothing, and a wrong comparison would go unseen.
+  const condition = fc.oneof(
+    fc.record({ status: fc.subarray([...ISSUE_STATUSES]) }),
+    fc.record({ priority: fc.subarray([...ISSUE_PRIORITIES]) }),
+    fc.record({ assigneeId: fc.constantFrom('none', '@0', '@1', '@2', STRANGER) }),
+    fc.record({ q: word }),
+    fc.record({ title: someOf({ equals: word, contains: word, startsWith: word }) }),
+    fc.record({ number: someOf({ eq: number, gt: number, gte: number, lt: number, lte: number, in: fc.array(number, { maxLength: 5 }) }) }),
+    fc.record({ createdAfter: instant }),
+    fc.record({ createdBefore: instant }),
+    fc.record({ updatedAfter: instant }),
+    fc.record({ updatedBefore: instant }),
+  );
+  const leaf: fc.Arbitrary<IssueFilterShape> = fc.array(condition, { maxLength: 2 }).map((parts) => Object.assign({}, ...parts));
+  // As deep as the filter may nest (MAX_FILTER_DEPTH), at most 3 branches a level (40 filters in all).
+  const nested = (levels: number): fc.Arbitrary<IssueFilterShape> => {
+    if (levels === 1) return leaf;
+    const inner = nested(levels - 1);
+    return fc.oneof(
+      { withCrossShrink: true },
+      { arbitrary: leaf, weight: 4 },
+      fc.record({ and: fc.array(inner, { maxLength: 3 }), status: fc.subarray([...ISSUE_STATUSES]) }, { requiredKeys: ['and'] }),
+      fc.record({ or: fc.array(inner, { maxLength: 3 }) }),
+      fc.record({ not: inner, priority: fc.subarray([...ISSUE_PRIORITIES]) }, { requiredKeys: ['not'] }),
+    );
+  };
+  return nested(MAX_FILTER_DEPTH);
+}
+
+/** The filter with its `@n` assignees replaced by the world's user ids. */
+export function resolveAssignees(filter: IssueFilterShape, userIds: string[]): IssueFilterShape {
+  const resolve = (f: IssueFilterShape): IssueFilterShape => ({
+    ...f,
+    ...(f.assigneeId?.startsWith('@') ? { assigneeId: userIds[Number(f.assigneeId.slice(1))]! } : {}),
+    ...(f.and ? { and: f.and.map(resolve) } : {}),
+    ...(f.or ? { or: f.or.map(resolve) } : {}),
+    ...(f.not ? { not: resolve(f.not) } : {}),
+  });
+  return resolve(filter);
+}
+
