@@ -26,19 +26,26 @@ export class SqlReader {
   }
 
   /**
-   * The rows as objects keyed by column name: timestamps as Dates, 64-bit integers as numbers
+   * The rows as objects keyed by column name, a dotted name (`"project.key"`) making a nested
+   * object as Prisma gives a selected relation; timestamps as Dates, 64-bit integers as numbers
    * (counts here never pass 2^53), every other value as the driver adapter gives it.
    */
   async rows<T>(statement: SqlStatement): Promise<T[]> {
     const argTypes: ArgType[] = statement.values.map(() => ({ scalarType: 'unknown', arity: 'scalar' }));
     const result = await this.adapter.queryRaw({ sql: statement.text, args: statement.values, argTypes });
-    const { columnNames, columnTypes } = result;
-    const convert = columnTypes.map((type) => (type === ColumnTypeEnum.DateTime ? toDate : type === ColumnTypeEnum.Int64 ? toNumber : undefined));
+    const columns = result.columnNames.map((name, i) => {
+      const type = result.columnTypes[i];
+      const convert = type === ColumnTypeEnum.DateTime ? toDate : type === ColumnTypeEnum.Int64 ? toNumber : undefined;
+      const dot = name.indexOf('.');
+      return { name: dot < 0 ? name : name.slice(dot + 1), parent: dot < 0 ? undefined : name.slice(0, dot), convert };
+    });
     return result.rows.map((values) => {
       const row: Record<string, unknown> = {};
-      for (let i = 0; i < columnNames.length; i++) {
-        const value = values[i];
-        row[columnNames[i]!] = value === null || !convert[i] ? value : convert[i]!(value);
+      for (let i = 0; i < columns.length; i++) {
+        const { name, parent, convert } = columns[i]!;
+        const value = values[i] === null || !convert ? values[i] : convert(values[i]);
+        if (parent === undefined) row[name] = value;
+        else ((row[parent] ??= {}) as Record<string, unknown>)[name] = value;
       }
       return row as T;
     });

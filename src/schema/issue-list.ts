@@ -14,12 +14,9 @@ export function sqlListCovers(select: Prisma.IssueSelect | undefined): boolean {
   return select !== undefined && select.project !== true && selectionCovered(select as Record<string, unknown>, SQL_ROW_SHAPE);
 }
 
-type SqlRow = IssueRow & { description?: string | null; projectKey?: string };
-
 /** One page of issues through the SQL reader, shaped as Prisma's findMany would give it. */
 export async function listBySql(ctx: Context, query: Omit<IssueListQuery, 'description' | 'projectKey'> & { select: Prisma.IssueSelect | undefined }) {
   const { select, ...rest } = query;
   const statement = issueListStatement({ ...rest, description: Boolean(select?.description), projectKey: Boolean(select?.project) });
-  const rows = await readerOf(ctx.prisma).rows<SqlRow>(statement);
-  return rows.map(({ projectKey, ...row }) => (projectKey === undefined ? row : { ...row, project: { key: projectKey } }));
+  return readerOf(ctx.prisma).rows<IssueRow & { description?: string | null; project?: { key: string } }>(statement);
 }

@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import type { Prisma } from '../generated/prisma/client.js';
+import { readerOf } from '../db/sql-reader.js';
+import type { Prisma, User } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
+import { NotFoundError } from './errors.js';
 import { defineOperation } from './operation.js';
 import { NodeRef } from './node.js';
 import { seesEmail } from './person.js';
+import { selectionCovered } from './selection.js';
 import { viewer } from './viewer.js';
 
 builder.prismaObject('User', {
@@ -32,8 +35,23 @@ export const getMe = defineOperation({
   kind: 'read',
   access: {},
   input: z.strictObject({}),
-  run: (ctx, _input, query: { select?: Prisma.UserSelect }) => ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: viewer(ctx).userId } }),
+  async run(ctx, _input, query: { select?: Prisma.UserSelect }) {
+    const id = viewer(ctx).userId;
+    // The usual selections (the REST representation, the web app's header) are one hand-written
+    // statement, sent without Prisma's client (src/db/sql-reader.ts); others go through Prisma.
+    const [user] = selectionCovered(query.select, USER_COLUMNS)
+      ? // Typed as the whole model, as Prisma types a row of any selection.
+        await readerOf(ctx.prisma).rows<User>({ text: USER_SQL, values: [id] })
+      : [await ctx.prisma.user.findUnique({ ...query, where: { id } })];
+    // Deleted since the credential was checked.
+    if (!user) throw new NotFoundError('user');
+    return user;
+  },
 });
+
+/** The columns USER_SQL reads: the public ones and the email, never the password hash. */
+const USER_COLUMNS = { id: true, email: true, name: true, username: true, locale: true } as const;
+const USER_SQL = 'SELECT id, email, name, username, locale FROM users WHERE id = $1::uuid';
 
 builder.queryField('me', (t) =>
   t.prismaField({

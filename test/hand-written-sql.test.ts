@@ -10,12 +10,15 @@ import { sqlListCovers } from '../src/schema/issue-list.js';
 import { listIssues } from '../src/schema/issue-operations.js';
 import { ISSUE_SORT_FIELDS } from '../src/schema/issue-order.js';
 import { operatorContext } from '../src/schema/operator.js';
+import { getMe } from '../src/schema/user.js';
 import { openTestDatabase } from './support/database.js';
 import { createWorld, filterArbitrary, issueSpec, resolveAssignees } from './support/issue-world.js';
 
-// The issue list is answered by a hand-written statement (src/schema/issue-list-sql.ts) when the
-// caller selects only the issue's columns, its description and its project's key, and by Prisma's
-// findMany otherwise. Both must give the same rows, page by page, for every filter, order and cursor.
+// The hot reads sent to the driver adapter by hand (src/db/sql-reader.ts) against the Prisma
+// queries they stand in for. The issue list is answered by a hand-written statement
+// (src/schema/issue-list-sql.ts) when the caller selects only the issue's columns, its
+// description and its project's key, and by Prisma's findMany otherwise: both must give the same
+// rows, page by page, for every filter, order and cursor. `me` likewise, for its usual columns.
 
 let db: Database;
 beforeAll(async () => {
@@ -116,5 +119,21 @@ describe('the issue list statement', () => {
     const page = await listIssues.call(ctx, {}, { select: BY_SQL });
     expect(page.edges.map((e) => e!.node.title)).toEqual(['mine']);
     await expect(listIssues.call(ctx, { projectId: theirs.projectIds[0] }, { select: BY_SQL })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('the signed-in user statement', () => {
+  test('gives the columns Prisma gives, and NOT_FOUND both ways once the user is gone', async () => {
+    const world = await createWorld(db, []);
+    const ctx = { ...viewerOf(world.orgId), principal: { ...(viewerOf(world.orgId).principal as Extract<Principal, { kind: 'user' }>), userId: world.userIds[1]! } };
+    const columns = { id: true, email: true, name: true, username: true, locale: true } as const;
+    const bySql = await getMe.call(ctx, {}, { select: columns });
+    const { createdAt, ...byPrisma } = await getMe.call(ctx, {}, { select: { ...columns, createdAt: true } });
+    expect(createdAt).toBeInstanceOf(Date);
+    expect(bySql).toEqual(byPrisma);
+    expect(bySql).toMatchObject({ id: world.userIds[1], name: 'U1' });
+    await db.prisma.user.delete({ where: { id: world.userIds[1]! } });
+    await expect(getMe.call(ctx, {}, { select: columns })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(getMe.call(ctx, {}, { select: { ...columns, createdAt: true } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
