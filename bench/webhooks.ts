@@ -111,7 +111,7 @@ await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
 }));
 const released = performance.now();
 await db.prisma.webhook.update({ where: { id: hook.id }, data: { enabled: true } });
-committedEvents.emit('committed', []);
+committedEvents.emit('queued');
 await waitFor(backlogStart + EVENTS);
 const drained = performance.now();
 

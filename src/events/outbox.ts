@@ -32,8 +32,9 @@ export const eventRowsSql = (json: string) =>
 /**
  * The CTEs that write a CTE `e` of events (shaped as eventRowsSql gives them): `ev` inserts the
  * history rows (returning seq and id), `outbox` queues each event for every enabled webhook of
- * the organization that wants its type (none: nothing more is written). The arguments are the
- * SQL of the organization, the actor, through what, its id and the time. The one place the
+ * the organization that wants its type (none: nothing more is written), returning a row for each
+ * (the statement counts them: only a write that queued a delivery wakes the worker). The
+ * arguments are the SQL of the organization, the actor, through what, its id and the time. The one place the
  * history and the outbox are written: RECORD_EVENTS_SQL and the issue create
  * (src/schema/issue-create.ts) both end with these.
  */
@@ -48,6 +49,7 @@ export function writeEventsCtes(org: string, actor: string, via: string, viaId: 
   SELECT gen_random_uuid(), w.id, w.org_id, e.id::text, e.type, e.subject_id::text, e.payload, ${at}
     FROM e JOIN webhooks w ON w.org_id = ${org} AND w.enabled AND (e.type = ANY(w.events) OR '*' = ANY(w.events))
    ORDER BY e.n, w.id
+  RETURNING 1
 )`;
 }
 
@@ -58,4 +60,4 @@ export function writeEventsCtes(org: string, actor: string, via: string, viaId: 
 export const RECORD_EVENTS_SQL = `
 WITH e AS (${eventRowsSql('$6::jsonb')}),
 ${writeEventsCtes('$1::uuid', '$2::uuid', '$3', '$4', '$5::timestamptz')}
-SELECT seq::text AS seq, id::text AS id FROM ev`;
+SELECT seq::text AS seq, id::text AS id, (SELECT count(*)::int FROM outbox) AS queued FROM ev`;

@@ -121,21 +121,27 @@ export function prepareEvents(ctx: Context, orgId: string, changes: Change[], cr
  * roll back together. (The issue create writes them in its own single statement, with the same
  * CTEs: src/schema/issue-create.ts.)
  */
-export async function recordEvents(tx: Tx, ctx: Context, orgId: string, changes: Change[]): Promise<RecordedEvent[]> {
+export async function recordEvents(tx: Tx, ctx: Context, orgId: string, changes: Change[]): Promise<Recorded> {
   const prepared = prepareEvents(ctx, orgId, changes);
-  if (prepared.events.length === 0) return [];
+  if (prepared.events.length === 0) return { events: [], queued: 0 };
   const { actor, createdAt } = prepared;
-  const inserted = await tx.$queryRawUnsafe<{ seq: string; id: string }[]>(
+  const inserted = await tx.$queryRawUnsafe<{ seq: string; id: string; queued: number }[]>(
     RECORD_EVENTS_SQL, orgId, actor.actorId, actor.via, actor.viaId, createdAt, prepared.json,
   );
   const seqs = new Map(inserted.map((row) => [row.id, BigInt(row.seq)]));
-  return prepared.events.map((event): RecordedEvent => ({ ...event, seq: seqs.get(event.id)! }));
+  return { events: prepared.events.map((event): RecordedEvent => ({ ...event, seq: seqs.get(event.id)! })), queued: inserted[0]?.queued ?? 0 };
 }
 
-/** After the commit: the delivery worker wakes up, live updates publish. */
-export function announceEvents(ctx: Context, events: RecordedEvent[]): void {
+/** Events written, and how many webhook deliveries they queued. */
+export interface Recorded {
+  events: RecordedEvent[];
+  queued: number;
+}
+
+/** After the commit: the delivery worker wakes up if deliveries were queued; live updates publish. */
+export function announceEvents(ctx: Context, { events, queued }: Recorded): void {
   if (events.length === 0) return;
-  eventsCommitted(events);
+  eventsCommitted(events, queued);
   ctx.liveUpdates?.publish(events);
 }
 
@@ -148,16 +154,16 @@ export async function writeWithEvents<T>(
   ctx: Context,
   orgId: string,
   write: (tx: Tx) => Promise<{ result: T; changes: Change[] }>,
-): Promise<{ result: T; events: RecordedEvent[] }> {
+): Promise<{ result: T } & Recorded> {
   const done = await ctx.prisma.$transaction(
     async (tx) => {
       const { result, changes } = await write(tx);
-      return { result, events: await recordEvents(tx, ctx, orgId, changes) };
+      return { result, ...(await recordEvents(tx, ctx, orgId, changes)) };
     },
     // Prisma's defaults (2 s to get a connection, 5 s in all) fail writes that merely queue: many
     // concurrent creates in one project wait for its row lock in turn, and for the pool.
     { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: TRANSACTION_TIMEOUT_MS },
   );
-  announceEvents(ctx, done.events);
+  announceEvents(ctx, done);
   return done;
 }

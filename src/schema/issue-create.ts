@@ -11,7 +11,7 @@ import { checkAssignee, type CreateIssue } from './issue-input.js';
 /** An issue row as the GraphQL Issue object reads it, with its project's key (for `key`). */
 export type CreatedIssue = Issue & { project: { key: string } };
 
-type Row = Omit<CreatedIssue, 'project'> & { projectKey: string; seq: string };
+type Row = Omit<CreatedIssue, 'project'> & { projectKey: string; seq: string; queued: number };
 
 /**
  * $1 now, $2 org, $3 project, $4 assignee or null, $5 new id, $6 title, $7 status, $8 priority,
@@ -40,7 +40,7 @@ ${writeEventsCtes('$2::uuid', '$11::uuid', '$12', '$13', '$1::timestamptz')}
 SELECT issue.id::text AS "id", issue.org_id::text AS "orgId", issue.project_id::text AS "projectId", issue.number,
        issue.title, issue.status, issue.priority, issue.description, issue.assignee_id::text AS "assigneeId",
        issue.created_at AS "createdAt", issue.updated_at AS "updatedAt", project.key AS "projectKey",
-       (SELECT seq::text FROM ev) AS seq
+       (SELECT seq::text FROM ev) AS seq, (SELECT count(*)::int FROM outbox) AS queued
   FROM issue, project`;
 
 /**
@@ -81,8 +81,8 @@ export async function insertIssue(ctx: Context, orgId: string, input: z.output<t
     await checkAssignee(ctx.prisma, orgId, assigneeId);
     throw new NotFoundError('project');
   }
-  const { projectKey, seq, ...columns } = row;
+  const { projectKey, seq, queued, ...columns } = row;
   const issue: CreatedIssue = { ...columns, project: { key: projectKey } };
-  announceEvents(ctx, prepared.events.map((event): RecordedEvent => ({ ...event, data: issueData(issue), seq: BigInt(seq) })));
+  announceEvents(ctx, { events: prepared.events.map((event): RecordedEvent => ({ ...event, data: issueData(issue), seq: BigInt(seq) })), queued });
   return issue;
 }

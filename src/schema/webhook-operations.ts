@@ -202,7 +202,7 @@ async function enqueue(ctx: Context, webhook: Webhook, message: { messageId: str
     select: DELIVERY_SELECT,
     data: { webhookId: webhook.id, orgId: webhook.orgId, ...message, orderKey: null, nextAttemptAt: new Date() },
   });
-  eventsCommitted([]);
+  eventsCommitted([], 1);
   return delivery as DeliveryView;
 }
 

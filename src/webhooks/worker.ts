@@ -42,7 +42,7 @@ const BATCH = 32;
 const POLL_MS = 1000;
 
 /**
- * The delivery worker of one instance: wakes when this process commits events and polls for
+ * The delivery worker of one instance: wakes when this process queues deliveries and polls for
  * the others' (and for retries that fall due), sends what it claims, and records each outcome.
  */
 export class DeliveryWorker {
@@ -59,7 +59,7 @@ export class DeliveryWorker {
   ) {}
 
   start(): void {
-    committedEvents.on('committed', this.wake);
+    committedEvents.on('queued', this.wake);
     this.timer = setInterval(this.wake, POLL_MS);
     this.timer.unref();
     void this.tick();
@@ -67,7 +67,7 @@ export class DeliveryWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    committedEvents.off('committed', this.wake);
+    committedEvents.off('queued', this.wake);
     clearInterval(this.timer);
     await this.running;
   }
