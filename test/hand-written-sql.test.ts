@@ -14,7 +14,7 @@ import { getMe } from '../src/schema/user.js';
 import { openTestDatabase } from './support/database.js';
 import { createWorld, filterArbitrary, issueSpec, resolveAssignees } from './support/issue-world.js';
 
-// The hot reads sent to the driver adapter by hand (src/db/sql-reader.ts) against the Prisma
+// The hot reads sent to the driver adapter by hand (src/db/direct-sql.ts) against the Prisma
 // queries they stand in for. The issue list is answered by a hand-written statement
 // (src/schema/issue-list-sql.ts) when the caller selects only the issue's columns, its
 // description and its project's key, and by Prisma's findMany otherwise: both must give the same

@@ -9,7 +9,7 @@ import { isPostgresUrl, redactUrl } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, lockDataDir as lockDir } from './data-dir-lock.js';
 import { countQueries, type QueryCounter } from './query-counter.js';
-import { registerReader, SqlReader } from './sql-reader.js';
+import { registerDirectSql, DirectSql } from './direct-sql.js';
 
 export type Db = PrismaClient;
 
@@ -44,7 +44,7 @@ export class DatabaseInUseError extends Error {
  */
 export async function openDatabase(url: string): Promise<Database> {
   if (isPostgresUrl(url)) {
-    // One pool for Prisma and the SQL reader (src/db/sql-reader.ts): the adapter would open a
+    // One pool for Prisma and DirectSql (src/db/direct-sql.ts): the adapter would open a
     // pool per connection otherwise, and the database would see twice the connections.
     const pool = new pg.Pool({ connectionString: url });
     return wrap(new PrismaPg(pool), 'postgres', () => pool.end());
@@ -93,8 +93,8 @@ async function wrap(
   const queries: QueryCounter = { count: 0, timers: new Set() };
   const adapterFactory = countQueries(factory, queries);
   const prisma = new PrismaClient({ adapter: adapterFactory });
-  const reader = await SqlReader.connect(adapterFactory);
-  registerReader(prisma, reader);
+  const direct = await DirectSql.connect(adapterFactory);
+  registerDirectSql(prisma, direct);
   return {
     prisma,
     adapterFactory,
@@ -102,7 +102,7 @@ async function wrap(
     queries,
     async close() {
       await prisma.$disconnect();
-      await reader.dispose();
+      await direct.dispose();
       await closeDriver();
     },
   };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Context } from '../context.js';
 import { eventRowsSql, writeEventsCtes } from '../events/outbox.js';
+import { directSql } from '../db/direct-sql.js';
 import { announceEvents, prepareEvents, type RecordedEvent } from '../events/record.js';
 import { issueChange, issueData } from '../events/subjects.js';
 import type { Issue } from '../generated/prisma/client.js';
@@ -71,10 +72,14 @@ export async function insertIssue(ctx: Context, orgId: string, input: z.output<t
   };
   const prepared = prepareEvents(ctx, orgId, [issueChange('issue.created', null, provisional)], now);
   const { actor } = prepared;
-  const rows = await ctx.prisma.$queryRawUnsafe<Row[]>(
-    CREATE_ISSUE_SQL, now, orgId, input.projectId, assigneeId, id, input.title, input.status, input.priority, input.description ?? null,
-    prepared.json, actor.actorId, actor.via, actor.viaId, `"${number}"`, number, key,
-  );
+  // One statement, its own transaction: sent without Prisma's client (src/db/direct-sql.ts).
+  const rows = await directSql(ctx.prisma).rows<Row>({
+    text: CREATE_ISSUE_SQL,
+    values: [
+      now, orgId, input.projectId, assigneeId, id, input.title, input.status, input.priority, input.description ?? null,
+      prepared.json, actor.actorId, actor.via, actor.viaId, `"${number}"`, number, key,
+    ],
+  });
   const row = rows[0];
   if (!row) {
     // Nothing written: say why, the assignee first (as a validation error), else the project.

@@ -1,11 +1,11 @@
-import type { SqlStatement } from '../db/sql-reader.js';
+import type { SqlStatement } from '../db/direct-sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { IssueFilterShape } from './issue-filter.js';
 import type { SeekKey } from './issue-order.js';
 import { escapeLike } from './search-text.js';
 
 /**
- * The issue list as one hand-written statement, for the SQL reader (src/db/sql-reader.ts): the
+ * The issue list as one hand-written statement, for DirectSql (src/db/direct-sql.ts): the
  * same conditions, order and keyset as the Prisma query of `listIssues`, which it replaces when
  * the caller asks for nothing but the issue's own columns and its project's key (the REST list,
  * and GraphQL lists that select no other relation). Each function here mirrors one in

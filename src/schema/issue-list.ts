@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { readerOf } from '../db/sql-reader.js';
+import { directSql } from '../db/direct-sql.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ISSUE_COLUMNS, type IssueRow } from './issue-columns.js';
 import { issueListStatement, type IssueListQuery } from './issue-list-sql.js';
@@ -14,9 +14,9 @@ export function sqlListCovers(select: Prisma.IssueSelect | undefined): boolean {
   return select !== undefined && select.project !== true && selectionCovered(select as Record<string, unknown>, SQL_ROW_SHAPE);
 }
 
-/** One page of issues through the SQL reader, shaped as Prisma's findMany would give it. */
+/** One page of issues through DirectSql, shaped as Prisma's findMany would give it. */
 export async function listBySql(ctx: Context, query: Omit<IssueListQuery, 'description' | 'projectKey'> & { select: Prisma.IssueSelect | undefined }) {
   const { select, ...rest } = query;
   const statement = issueListStatement({ ...rest, description: Boolean(select?.description), projectKey: Boolean(select?.project) });
-  return readerOf(ctx.prisma).rows<IssueRow & { description?: string | null; project?: { key: string } }>(statement);
+  return directSql(ctx.prisma).rows<IssueRow & { description?: string | null; project?: { key: string } }>(statement);
 }

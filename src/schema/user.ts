@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readerOf } from '../db/sql-reader.js';
+import { directSql } from '../db/direct-sql.js';
 import type { Prisma, User } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { NotFoundError } from './errors.js';
@@ -38,10 +38,10 @@ export const getMe = defineOperation({
   async run(ctx, _input, query: { select?: Prisma.UserSelect }) {
     const id = viewer(ctx).userId;
     // The usual selections (the REST representation, the web app's header) are one hand-written
-    // statement, sent without Prisma's client (src/db/sql-reader.ts); others go through Prisma.
+    // statement, sent without Prisma's client (src/db/direct-sql.ts); others go through Prisma.
     const [user] = selectionCovered(query.select, USER_COLUMNS)
       ? // Typed as the whole model, as Prisma types a row of any selection.
-        await readerOf(ctx.prisma).rows<User>({ text: USER_SQL, values: [id] })
+        await directSql(ctx.prisma).rows<User>({ text: USER_SQL, values: [id] })
       : [await ctx.prisma.user.findUnique({ ...query, where: { id } })];
     // Deleted since the credential was checked.
     if (!user) throw new NotFoundError('user');
