@@ -203,10 +203,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STATUSES = new Set(['Backlog', 'Todo', 'In Progress', 'In Review', 'Done', 'Canceled']);
 const PRIORITIES = new Set(['urgent', 'high', 'medium', 'low', 'none']);
 
-function issueJson(r: Row) {
+function issueJson(r: Row, projectKey: string) {
   return {
     id: r.id,
-    key: `${(r.project as { key: string }).key}-${r.number as number}`,
+    key: `${projectKey}-${r.number as number}`,
     project_id: r.projectId,
     number: r.number,
     title: r.title,
@@ -220,7 +220,7 @@ function issueJson(r: Row) {
 }
 
 async function getMe(res: ServerResponse, caller: Caller) {
-  const [user] = await sql.query(USER_SQL, [caller.userId, 1]);
+  const [user] = await sql.query(USER_SQL, [caller.userId]);
   if (!user) throw new Problem(404, 'not_found', 'no such user');
   send(res, 200, { id: user.id, email: user.email, name: user.name, username: user.username, locale: user.locale });
 }
@@ -239,7 +239,7 @@ async function listIssues(res: ServerResponse, caller: Caller, url: URL) {
   const limit = limitText === undefined ? 50 : /^-?\d{1,15}$/.test(limitText) ? Number(limitText) : NaN;
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Problem(400, 'validation_failed', 'limit: must be between 1 and 100');
   if (projectId === undefined) throw new Problem(400, 'bad_user_input', 'the baseline needs project_id');
-  const rows = await sql.query(ISSUES_PAGE_SQL, [1, caller.orgId, projectId, limit + 1]);
+  const rows = await sql.query(ISSUES_PAGE_SQL, [caller.orgId, projectId, limit + 1]);
   if (rows.length === 0) {
     const [project] = await sql.query(PROJECT_EXISTS_SQL, [projectId, caller.orgId, 1]);
     if (!project) throw new Problem(404, 'not_found', 'project not found');
@@ -255,7 +255,7 @@ async function listIssues(res: ServerResponse, caller: Caller, url: URL) {
     next.searchParams.set('cursor', Buffer.from(cursor).toString('base64url'));
     headers.link = `<${next.href}>; rel="next"`;
   }
-  send(res, 200, page.map(issueJson), headers);
+  send(res, 200, page.map((r) => issueJson(r, r['project.key'] as string)), headers);
 }
 
 async function createIssue(req: IncomingMessage, res: ServerResponse, caller: Caller) {
@@ -291,8 +291,7 @@ async function createIssue(req: IncomingMessage, res: ServerResponse, caller: Ca
     if (!member) throw new Problem(400, 'validation_failed', 'assignee_id: must be a member of the organization');
     throw new Problem(404, 'not_found', 'project not found');
   }
-  const issue: Row = { ...row, project: { key: row.projectKey } };
-  send(res, 201, issueJson(issue), { location: `${BASE_URL}/api/issues/${issue.id as string}` });
+  send(res, 201, issueJson(row, row.projectKey as string), { location: `${BASE_URL}/api/issues/${row.id as string}` });
 }
 
 /** The one GraphQL document the benchmark sends, answered from one hand-written statement. */

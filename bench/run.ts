@@ -323,8 +323,8 @@ async function main() {
       const big = [...plan.projects].sort((a, b) => b.total - a.total)[0]!;
       const user = noAuthUser(plan);
       return explain(created.url, {
-        [`issues_page_small_project@${stage}`]: { sql: ISSUES_PAGE_SQL, params: [1, plan.orgId, small.id, 101] },
-        [`issues_page_big_project@${stage}`]: { sql: ISSUES_PAGE_SQL, params: [1, plan.orgId, big.id, 101] },
+        [`issues_page_small_project@${stage}`]: { sql: ISSUES_PAGE_SQL, params: [plan.orgId, small.id, 101] },
+        [`issues_page_big_project@${stage}`]: { sql: ISSUES_PAGE_SQL, params: [plan.orgId, big.id, 101] },
         [`graphql_tree_app_sql@${stage}`]: { sql: tree1k.sql[1]!, params: tree1k.args[1]! },
         [`graphql_tree_baseline_sql@${stage}`]: { sql: NESTED_TREE_SQL, params: [user.id, plan.orgId] },
       });
@@ -361,7 +361,7 @@ async function main() {
     const auth = await measureAuthCost(created.url, plan);
     log(`auth + rate limit p50 ${auth.auth_plus_rate_limit.p50_us} us (bare PAT lookup ${auth.bare_pat_lookup_sql_over_pg.p50_us} us)`);
     const layers = await layerCosts(created.url, plan, Math.min(1, Math.max(0.2, DURATION / 20)));
-    log(`layers (CPU us/request): REST read raw ${layers.rest_read.raw_pg_query_and_json.cpu_us}, Prisma ${layers.rest_read.prisma_findMany.cpu_us}, REST handler ${layers.rest_read.rest_handler_operation_prisma.cpu_us}, full ${layers.rest_read.full_app_fetch.cpu_us}`);
+    log(`layers (CPU us/request): REST read raw ${layers.rest_read.raw_pg_query_and_json.cpu_us}, Prisma ${layers.rest_read.prisma_findMany.cpu_us}, DirectSql ${layers.rest_read.direct_sql.cpu_us}, REST handler ${layers.rest_read.rest_handler_operation.cpu_us}, full ${layers.rest_read.full_app_fetch.cpu_us}`);
     await sampleBusy('postgres, before the main runs');
 
     for (let r = 1; r <= ROUNDS; r++) {

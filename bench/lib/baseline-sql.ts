@@ -1,7 +1,10 @@
 // The SQL the baseline server sends. The REST statements are byte for byte what the app sends
-// through Prisma (captured by wrapping the driver adapter, see bench/lib/sql-log.ts; the bench
-// re-captures them on every run and reports any drift). The GraphQL tree is hand-written.
+// (its own hand-written statements imported, the others captured from Prisma by wrapping the
+// driver adapter, see bench/lib/sql-log.ts; the bench re-captures them on every run and reports
+// any drift). The GraphQL tree is hand-written.
 import { randomUUID } from 'node:crypto';
+import { issueListStatement } from '../../src/schema/issue-list-sql.js';
+import { IssueOrder } from '../../src/schema/issue-order.js';
 
 /** PAT lookup by SHA-256 hash, joined with the membership for the role (src/auth/pat.ts, a $queryRaw). $1 = hash. On a PAT cache hit the app sends no lookup. */
 export const PAT_LOOKUP_SQL =
@@ -11,9 +14,21 @@ export const PAT_LOOKUP_SQL =
 export const TOUCH_KEY_SQL =
   'UPDATE "public"."api_keys" SET "last_used_at" = $1 WHERE ("public"."api_keys"."id" = $2 AND 1=1) RETURNING "public"."api_keys"."id"';
 
-/** The page with each issue's project key (for `key`). $1 = 1, $2 = org, $3 = project, $4 = limit + 1. */
-export const ISSUES_PAGE_SQL =
-  'SELECT "t0"."id", "t0"."number", "t0"."org_id" AS "orgId", "t0"."project_id" AS "projectId", "Issue_project"."__prisma_data__" AS "project", "t0"."title", "t0"."status", "t0"."priority", "t0"."description", "t0"."assignee_id" AS "assigneeId", "t0"."created_at" AS "createdAt", "t0"."updated_at" AS "updatedAt" FROM "public"."issues" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT(\'key\', "t1"."key") AS "__prisma_data__" FROM "public"."projects" AS "t1" WHERE ("t0"."org_id" = "t1"."org_id" AND "t0"."project_id" = "t1"."id") LIMIT $1) AS "Issue_project" ON true WHERE ("t0"."org_id" = $2 AND "t0"."project_id" = $3) ORDER BY "t0"."created_at" DESC, "t0"."id" DESC LIMIT $4';
+/**
+ * The page with each issue's project key (for `key`): the app's own statement for the default
+ * order of one project (src/schema/issue-list-sql.ts), built here rather than copied. $1 = org,
+ * $2 = project, $3 = limit + 1.
+ */
+export const ISSUES_PAGE_SQL = issueListStatement({
+  orgId: 'org',
+  projectId: 'project',
+  filter: null,
+  order: new IssueOrder().sortKeys(),
+  seeks: [],
+  take: 0,
+  description: true,
+  projectKey: true,
+}).text;
 
 /** The create: the app's own statement (src/schema/issue-create.ts), imported rather than copied. */
 export { CREATE_ISSUE_SQL } from '../../src/schema/issue-create.js';
@@ -63,9 +78,8 @@ export const PROJECT_EXISTS_SQL =
 export const MEMBER_EXISTS_SQL =
   'SELECT "t0"."id" FROM "public"."memberships" AS "t0" WHERE (("t0"."org_id" = $1 AND "t0"."user_id" = $2) AND 1=1) LIMIT $3';
 
-/** $1 = user, $2 = 1. */
-export const USER_SQL =
-  'SELECT "t0"."id", "t0"."email", "t0"."name", "t0"."username", "t0"."locale" FROM "public"."users" AS "t0" WHERE ("t0"."id" = $1 AND 1=1) LIMIT $2';
+/** The app's own statement (src/schema/user.ts). $1 = user. */
+export { USER_SQL } from '../../src/schema/user.js';
 
 /**
  * memberships > organization > projects > issues(first: 50) > assignee, hand-written: one

@@ -12,8 +12,12 @@ import { PatCache } from '../../src/auth/pat-cache.js';
 import { hashToken } from '../../src/auth/pat-token.js';
 import { testConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
+import { directSql, type SqlStatement } from '../../src/db/direct-sql.js';
 import type { Context } from '../../src/context.js';
+import { IssueJson, UserJson } from '../../src/rest/resources.js';
 import { createRestRouter } from '../../src/rest/router.js';
+import { listIssues } from '../../src/schema/issue-operations.js';
+import { getMe } from '../../src/schema/user.js';
 import { schema } from '../../src/schema/index.js';
 import { RateLimiter, rateLimitSubject } from '../../src/limits/limiter.js';
 import { MemoryStore } from '../../src/limits/memory-store.js';
@@ -45,7 +49,7 @@ const toRequest = (r: BenchRequest) => new Request(`${BASE}${r.path}`, { method:
  * once-a-minute last_used_at update (fire and forget) does not land in the counted requests.
  */
 export async function captureSql(url: string, plan: Plan, ids: WorkloadId[], n = 20): Promise<Record<string, SqlProfile>> {
-  const { db, log } = openLoggedPostgres(url);
+  const { db, log } = await openLoggedPostgres(url);
   const config = testConfig({ databaseUrl: url, logLevel: 'silent' });
   const app = await createApp(config, { db });
   const logger = createLogger('silent');
@@ -154,7 +158,7 @@ async function timeAuth(deps: AuthDeps, config: Config, setup: AuthSetup, header
  * per call); next to the bare SQL lookup over `pg` and the CPU this process spends per call.
  */
 export async function measureAuthCost(url: string, plan: Plan, iterations = 4000) {
-  const { db } = openLoggedPostgres(url);
+  const { db } = await openLoggedPostgres(url);
   const config = testConfig({ databaseUrl: url, logLevel: 'silent' });
   const keys = await SigningKeys.open(db.prisma);
   const deps: AuthDeps = { db: db.prisma, keys, config };
@@ -254,12 +258,13 @@ async function layer(iterations: number, fn: (i: number) => Promise<unknown>): P
 
 /**
  * Where a request's time goes, layer by layer, measured in this process on the same database:
- * the raw pg query (the baseline's work without HTTP), the same data through Prisma, the REST
- * handler (GraphQL operation over Pothos + Prisma + JSON), the handler behind the router (no
+ * the raw pg query (the baseline's work without HTTP), the same data through Prisma (what the app
+ * no longer sends on these paths, for comparison) and through the schema operation over DirectSql,
+ * the REST handler (the route calling the operation, JSON), the handler behind the router (no
  * auth), and the whole app.fetch (rate limit + authentication + routing). Sequential calls.
  */
 export async function layerCosts(url: string, plan: Plan, scale = 1) {
-  const { db } = openLoggedPostgres(url);
+  const { db } = await openLoggedPostgres(url);
   const config = testConfig({ databaseUrl: url, logLevel: 'silent' });
   const app = await createApp(config, { db });
   const logger = createLogger('silent');
@@ -282,8 +287,8 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
     const readUrl = `${BASE}${read.path}`;
     const rest_read = {
       raw_pg_query_and_json: await layer(n(400), async () => {
-        const { rows } = await raw.query(ISSUES_PAGE_SQL, [1, plan.orgId, big.id, 101]);
-        JSON.stringify(rows.slice(0, 100).map((r) => ({ ...r, key: `${r.project.key}-${r.number}`, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() })));
+        const { rows } = await raw.query(ISSUES_PAGE_SQL, [plan.orgId, big.id, 101]);
+        JSON.stringify(rows.slice(0, 100).map((r) => ({ ...r, key: `${r['project.key']}-${r.number}`, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() })));
       }),
       prisma_findMany: await layer(n(400), () =>
         db.prisma.issue.findMany({
@@ -293,7 +298,8 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
           include: { project: { select: { key: true } } },
         }),
       ),
-      rest_handler_operation_prisma: await layer(n(300), async () => body(await rest.fetch(new Request(readUrl), ctx()))),
+      direct_sql: await layer(n(400), () => listIssues.run(ctx(), { projectId: big.id, first: 100 }, { select: IssueJson.select })),
+      rest_handler_operation: await layer(n(300), async () => body(await rest.fetch(new Request(readUrl), ctx()))),
       router_no_auth: await layer(n(300), async () => body(await noauth.fetch(new Request(readUrl)))),
       full_app_fetch: await layer(n(300), async (i) => body(await app.fetch(toRequest(w.rest_read.request(i))))),
     };
@@ -320,10 +326,11 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
     };
     const rest_me = {
       raw_pg_query_and_json: await layer(n(800), async () => {
-        const { rows } = await raw.query(USER_SQL, [user.id, 1]);
+        const { rows } = await raw.query(USER_SQL, [user.id]);
         JSON.stringify(rows[0]);
       }),
       prisma_findUnique: await layer(n(800), () => db.prisma.user.findUniqueOrThrow({ where: { id: user.id } })),
+      direct_sql: await layer(n(800), () => getMe.run(ctx(), {}, { select: UserJson.select })),
       router_no_auth: await layer(n(800), async () => body(await noauth.fetch(new Request(`${BASE}/api/me`)))),
       full_app_fetch: await layer(n(800), async (i) => body(await app.fetch(toRequest(w.rest_me.request(i))))),
     };
@@ -341,7 +348,12 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
         const args = createIssueArgs({ orgId: plan.orgId, userId: user.id, keyId: null }, input);
         await db.prisma.$queryRawUnsafe(CREATE_ISSUE_SQL, ...args);
       }),
-      rest_handler_operation_prisma: await layer(n(300), async (i) => {
+      direct_sql_statement: await layer(n(300), async (i) => {
+        const input = JSON.parse(create(i).body!) as Parameters<typeof createIssueArgs>[1];
+        const args = createIssueArgs({ orgId: plan.orgId, userId: user.id, keyId: null }, input);
+        await directSql(db.prisma).rows({ text: CREATE_ISSUE_SQL, values: args as SqlStatement['values'] });
+      }),
+      rest_handler_operation: await layer(n(300), async (i) => {
         const r = create(i);
         return body(await rest.fetch(new Request(`${BASE}${r.path}`, { method: 'POST', headers: r.headers, body: r.body! }), ctx()));
       }),

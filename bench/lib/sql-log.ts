@@ -9,7 +9,9 @@ import type {
   SqlQueryable,
   Transaction,
 } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
 import type { Database } from '../../src/db/client.js';
+import { DirectSql, registerDirectSql } from '../../src/db/direct-sql.js';
 import { PrismaClient } from '../../src/generated/prisma/client.js';
 
 export interface SqlLog {
@@ -57,11 +59,14 @@ export function logQueries(factory: SqlMigrationAwareDriverAdapterFactory, log: 
   };
 }
 
-/** A PostgreSQL Database (the shape openDatabase returns) whose statements are logged. */
-export function openLoggedPostgres(url: string): { db: Database; log: SqlLog } {
+/** A PostgreSQL Database (the shape openDatabase returns, DirectSql included) whose statements are logged. */
+export async function openLoggedPostgres(url: string): Promise<{ db: Database; log: SqlLog }> {
   const log: SqlLog = { count: 0, txControl: 0, statements: [], args: [] };
-  const adapterFactory = logQueries(new PrismaPg({ connectionString: url }), log);
+  const pool = new pg.Pool({ connectionString: url });
+  const adapterFactory = logQueries(new PrismaPg(pool), log);
   const prisma = new PrismaClient({ adapter: adapterFactory });
+  const direct = await DirectSql.connect(adapterFactory);
+  registerDirectSql(prisma, direct);
   return {
     log,
     db: {
@@ -69,7 +74,11 @@ export function openLoggedPostgres(url: string): { db: Database; log: SqlLog } {
       adapterFactory,
       kind: 'postgres',
       queries: log,
-      close: () => prisma.$disconnect(),
+      async close() {
+        await prisma.$disconnect();
+        await direct.dispose();
+        await pool.end();
+      },
     },
   };
 }

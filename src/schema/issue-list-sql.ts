@@ -134,7 +134,7 @@ export function issueListStatement(query: IssueListQuery): SqlStatement {
     ...(query.description ? ['i.description'] : []),
     ...(query.projectKey ? ['p.key AS "project.key"'] : []),
   ];
-  const orderBy = join(query.order.map((k) => sql`${ORDER_COLUMN[k.name]} ${raw(k.desc ? 'DESC' : 'ASC')}`));
+  const orderBy = join(query.order.map((k) => sql`${ORDER_COLUMN[k.name]} ${raw(k.desc ? 'DESC' : 'ASC')}`), ', ');
   const statement = sql`SELECT ${raw(columns.join(', '))} FROM issues i ${joins.length ? join(joins, ' ') : empty} WHERE ${join(where, ' AND ')} ORDER BY ${orderBy} LIMIT ${query.take}`;
   return { text: statement.text, values: statement.values as SqlStatement['values'] };
 }

@@ -51,7 +51,8 @@ export const getMe = defineOperation({
 
 /** The columns USER_SQL reads: the public ones and the email, never the password hash. */
 const USER_COLUMNS = { id: true, email: true, name: true, username: true, locale: true } as const;
-const USER_SQL = 'SELECT id, email, name, username, locale FROM users WHERE id = $1::uuid';
+/** Exported for the benchmark's baseline, which sends the same statement. */
+export const USER_SQL = 'SELECT id, email, name, username, locale FROM users WHERE id = $1::uuid';
 
 builder.queryField('me', (t) =>
   t.prismaField({
