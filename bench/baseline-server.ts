@@ -255,7 +255,7 @@ async function listIssues(res: ServerResponse, caller: Caller, url: URL) {
     next.searchParams.set('cursor', Buffer.from(cursor).toString('base64url'));
     headers.link = `<${next.href}>; rel="next"`;
   }
-  send(res, 200, page.map((r) => issueJson(r, r['project.key'] as string)), headers);
+  send(res, 200, page.map((r) => issueJson(r, (r.project as { key: string }).key)), headers);
 }
 
 async function createIssue(req: IncomingMessage, res: ServerResponse, caller: Caller) {

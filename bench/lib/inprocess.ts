@@ -288,7 +288,7 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
     const rest_read = {
       raw_pg_query_and_json: await layer(n(400), async () => {
         const { rows } = await raw.query(ISSUES_PAGE_SQL, [plan.orgId, big.id, 101]);
-        JSON.stringify(rows.slice(0, 100).map((r) => ({ ...r, key: `${r['project.key']}-${r.number}`, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() })));
+        JSON.stringify(rows.slice(0, 100).map((r) => ({ ...r, key: `${r.project.key}-${r.number}`, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() })));
       }),
       prisma_findMany: await layer(n(400), () =>
         db.prisma.issue.findMany({

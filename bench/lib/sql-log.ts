@@ -65,8 +65,13 @@ export async function openLoggedPostgres(url: string): Promise<{ db: Database; l
   const pool = new pg.Pool({ connectionString: url });
   const adapterFactory = logQueries(new PrismaPg(pool), log);
   const prisma = new PrismaClient({ adapter: adapterFactory });
-  const direct = await DirectSql.connect(adapterFactory);
-  registerDirectSql(prisma, direct);
+  // DirectSql's statements logged as the adapter's are (its counter is the log).
+  const run = (text: string, values: unknown[]) => {
+    log.statements.push(text);
+    log.args.push(values);
+    return pool.query(text, values);
+  };
+  registerDirectSql(prisma, new DirectSql(run, log));
   return {
     log,
     db: {
@@ -76,7 +81,6 @@ export async function openLoggedPostgres(url: string): Promise<{ db: Database; l
       queries: log,
       async close() {
         await prisma.$disconnect();
-        await direct.dispose();
         await pool.end();
       },
     },

@@ -9,7 +9,7 @@ import { isPostgresUrl, redactUrl } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, lockDataDir as lockDir } from './data-dir-lock.js';
 import { countQueries, type QueryCounter } from './query-counter.js';
-import { registerDirectSql, DirectSql } from './direct-sql.js';
+import { DirectSql, registerDirectSql, type RunStatement } from './direct-sql.js';
 
 export type Db = PrismaClient;
 
@@ -44,14 +44,13 @@ export class DatabaseInUseError extends Error {
  */
 export async function openDatabase(url: string): Promise<Database> {
   if (isPostgresUrl(url)) {
-    // One pool for Prisma and DirectSql (src/db/direct-sql.ts): the adapter would open a
-    // pool per connection otherwise, and the database would see twice the connections.
+    // One pool for Prisma and DirectSql (src/db/direct-sql.ts).
     const pool = new pg.Pool({ connectionString: url });
-    return wrap(new PrismaPg(pool), 'postgres', () => pool.end());
+    return wrap(new PrismaPg(pool), 'postgres', (text, values) => pool.query(text, values), () => pool.end());
   }
   if (url.startsWith('memory://')) {
     const pg = await PGlite.create();
-    return wrap(new PrismaPGlite(pg), 'pglite', () => pg.close());
+    return wrap(new PrismaPGlite(pg), 'pglite', (text, values) => pg.query(text, values), () => pg.close());
   }
   if (url.startsWith('file:')) {
     const dir = resolve(url.slice('file:'.length));
@@ -59,7 +58,7 @@ export async function openDatabase(url: string): Promise<Database> {
     const release = await lockDataDir(dir);
     try {
       const pg = await PGlite.create(dir);
-      return await wrap(new PrismaPGlite(pg), 'pglite', async () => {
+      return wrap(new PrismaPGlite(pg), 'pglite', (text, values) => pg.query(text, values), async () => {
         await pg.close();
         await release();
       });
@@ -85,16 +84,16 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   }
 }
 
-async function wrap(
+function wrap(
   factory: SqlMigrationAwareDriverAdapterFactory,
   kind: Database['kind'],
+  run: RunStatement,
   closeDriver: () => Promise<void>,
-): Promise<Database> {
+): Database {
   const queries: QueryCounter = { count: 0, timers: new Set() };
   const adapterFactory = countQueries(factory, queries);
   const prisma = new PrismaClient({ adapter: adapterFactory });
-  const direct = await DirectSql.connect(adapterFactory);
-  registerDirectSql(prisma, direct);
+  registerDirectSql(prisma, new DirectSql(run, queries));
   return {
     prisma,
     adapterFactory,
@@ -102,7 +101,6 @@ async function wrap(
     queries,
     async close() {
       await prisma.$disconnect();
-      await direct.dispose();
       await closeDriver();
     },
   };

@@ -111,7 +111,7 @@ export interface IssueListQuery {
   projectKey: boolean;
 }
 
-/** The statement; its rows have the columns of ISSUE_COLUMNS (camelCase), and `description` and `project.key` when asked for. */
+/** The statement; its rows have the columns of ISSUE_COLUMNS (camelCase), and `description` and `project: { key }` when asked for. */
 export function issueListStatement(query: IssueListQuery): SqlStatement {
   const where = [sql`i.org_id = ${query.orgId}::uuid`];
   if (query.projectId) where.push(sql`i.project_id = ${query.projectId}::uuid`);
@@ -132,7 +132,8 @@ export function issueListStatement(query: IssueListQuery): SqlStatement {
     'i.created_at AS "createdAt"',
     'i.updated_at AS "updatedAt"',
     ...(query.description ? ['i.description'] : []),
-    ...(query.projectKey ? ['p.key AS "project.key"'] : []),
+    // As Prisma gives a selected relation (the drivers parse json).
+    ...(query.projectKey ? ["json_build_object('key', p.key) AS project"] : []),
   ];
   const orderBy = join(query.order.map((k) => sql`${ORDER_COLUMN[k.name]} ${raw(k.desc ? 'DESC' : 'ASC')}`), ', ');
   const statement = sql`SELECT ${raw(columns.join(', '))} FROM issues i ${joins.length ? join(joins, ' ') : empty} WHERE ${join(where, ' AND ')} ORDER BY ${orderBy} LIMIT ${query.take}`;
