@@ -48,8 +48,12 @@ export const listIssues = defineOperation({
   async run(ctx, args, query: IssueQuery) {
     const orgId = activeOrgId(ctx);
     const order = new IssueOrder(args.orderBy);
-    const matching: Prisma.IssueWhereInput[] = [{ orgId }, ...(args.filter ? issueFilterWhere(args.filter) : [])];
-    if (args.projectId) matching.push({ projectId: args.projectId });
+    // Prisma's conditions, built only where Prisma runs (the list's findMany, totalCount).
+    const matching = (): Prisma.IssueWhereInput[] => [
+      { orgId },
+      ...(args.filter ? issueFilterWhere(args.filter) : []),
+      ...(args.projectId ? [{ projectId: args.projectId }] : []),
+    ];
     const { before, after, limit, inverted, expectedSize, hasPreviousPage, hasNextPage } = parseCursorConnectionArgs({
       args,
       defaultSize: PAGE_SIZE_DEFAULT,
@@ -61,7 +65,7 @@ export const listIssues = defineOperation({
       : await ctx.prisma.issue.findMany({
           // Every column (the cursors are made of the sort keys), whatever the surface asks for.
           select: { ...query.select, ...ISSUE_COLUMNS },
-          where: { AND: [...matching, ...seeks.map(keysetWhere)] },
+          where: { AND: [...matching(), ...seeks.map(keysetWhere)] },
           orderBy: order.orderBy(inverted),
           take: limit,
         });
@@ -86,7 +90,7 @@ export const listIssues = defineOperation({
       },
     };
     // Counted only when a surface calls it (GraphQL: when `totalCount` is selected).
-    return { ...page, totalCount: () => ctx.prisma.issue.count({ where: { AND: matching } }) };
+    return { ...page, totalCount: () => ctx.prisma.issue.count({ where: { AND: matching() } }) };
   },
 });
 
