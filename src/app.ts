@@ -34,6 +34,7 @@ import { createRestRouter } from './rest/router.js';
 import { API_DOCS_PAGE_PATH } from './web/api-docs.js';
 import { createWebRouter } from './web/router.js';
 import { DeliveryWorker } from './webhooks/worker.js';
+import { requestUrl } from './http/request-url.js';
 
 export interface RequestInfo {
   /** The socket's peer address (the Node adapter passes it; tests may). */
@@ -130,7 +131,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     bindContext(ctx);
     return {
       request,
-      url: new URL(request.url),
+      url: requestUrl(request),
       ip,
       credentials,
       auth: {
@@ -156,7 +157,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
    * surface, and the response headers (CORS among them).
    */
   async function fetch(request: Request, info: RequestInfo = {}): Promise<Response> {
-    const path = new URL(request.url).pathname;
+    const path = requestUrl(request).pathname;
     const preflight = cors.preflight(request, path);
     if (preflight) return preflight;
     const exchange = begin(request, info);

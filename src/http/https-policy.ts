@@ -1,4 +1,5 @@
 import { Response } from './fetch-api.js';
+import { requestUrl } from './request-url.js';
 
 /**
  * When the public address is https, a request that reached us over plain HTTP is sent to the
@@ -7,9 +8,9 @@ import { Response } from './fetch-api.js';
  * The redirect goes to BASE_URL's host, never to the request's Host header.
  */
 export function httpsRedirect(request: Request, baseUrl: string, trustProxy: boolean): Response | null {
+  if (!/^https:/i.test(baseUrl)) return null;
   const base = new URL(baseUrl);
-  if (base.protocol !== 'https:') return null;
-  const url = new URL(request.url);
+  const url = requestUrl(request);
   const forwarded = trustProxy ? request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() : undefined;
   const scheme = forwarded || url.protocol.replace(':', '');
   if (scheme === 'https') return null;

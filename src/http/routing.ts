@@ -1,4 +1,5 @@
 import type { IRequest, RouterType } from 'itty-router';
+import { requestUrl } from './request-url.js';
 
 /**
  * What an itty-router router is handed to match a request: its method and its URL without the
@@ -14,7 +15,7 @@ export async function routeWithoutQuery<Args extends unknown[]>(
   request: Request,
   ...args: Args
 ): Promise<Response> {
-  const url = new URL(request.url);
+  const url = requestUrl(request);
   const routing = { method: request.method, url: `${url.origin}${url.pathname}` } as IRequest;
   const response = (await router.fetch(routing, ...args, request)) as Response;
   Object.assign(request, { params: routing.params, route: routing.route });

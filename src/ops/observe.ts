@@ -12,6 +12,7 @@ import { logAccess } from './access-log.js';
 import { Health, type ReadinessCheck } from './health.js';
 import { hasMetricsToken, Metrics } from './metrics.js';
 import { reportRoute, runInScope, type RequestScope } from './request-scope.js';
+import { requestUrl } from '../http/request-url.js';
 
 export type FetchHandler = (request: Request, info?: RequestInfo) => Promise<Response>;
 
@@ -80,7 +81,7 @@ export class Ops {
 
   /** GET /metrics on the metrics port (METRICS_PORT): the token, when set, is required there too. */
   async metricsEndpoint(request: Request): Promise<Response> {
-    const path = new URL(request.url).pathname;
+    const path = requestUrl(request).pathname;
     if (!this.metrics || path !== '/metrics') return problems.notFound().toResponse();
     return this.metricsAnswer(request);
   }
@@ -123,7 +124,7 @@ export class Ops {
   /** The operations endpoints, or null for everything else. */
   private async answerOwn(request: Request): Promise<Response | null> {
     if (request.method !== 'GET' && request.method !== 'HEAD') return null;
-    const path = new URL(request.url).pathname;
+    const path = requestUrl(request).pathname;
     if (path === '/healthz') {
       reportRoute(path);
       return this.health.live();

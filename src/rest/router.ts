@@ -13,6 +13,7 @@ import { HttpProblem, problems } from './problem.js';
 import type { Route, RouteInput, RouteResult } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { Response } from '../http/fetch-api.js';
+import { requestUrl } from '../http/request-url.js';
 
 /** `/issues/{id}` (OpenAPI) -> `/issues/:id` (itty-router). */
 const ittyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -71,7 +72,7 @@ export async function runRoute(route: Route, ctx: Context, raw: RawRouteInput, u
 
 /** Serves one declared route over HTTP. */
 async function serve(route: Route, request: Request, ctx: Context, params: Record<string, string | undefined>): Promise<Response> {
-  const url = new URL(request.url);
+  const url = requestUrl(request);
   const raw = { params: () => decodeParams(params), query: queryObject(url), body: () => readJsonObject(request) };
   const result = await runRoute(route, ctx, raw, url, request);
   if (result instanceof Response) return result;
@@ -93,7 +94,7 @@ export function createRestRouter(logger: Logger): { routes: RouteEntry[]; fetch(
     router[route.method](ittyPath(route.path), (routing: IRequest, ctx: Context, request: Request) => serve(route, request, ctx, routing.params));
   }
   router.all('*', (request: IRequest) => {
-    const path = new URL(request.url).pathname;
+    const path = requestUrl(request).pathname;
     const allow = router.routes.filter(([method, pattern]) => method !== 'ALL' && pattern.test(path)).map(([method]) => method);
     throw allow.length ? problems.methodNotAllowed([...new Set(allow)]) : problems.notFound();
   });
