@@ -17,6 +17,8 @@ export interface AccessEntry {
  * query string is logged. The request id comes from the logger's mixin.
  */
 export function logAccess(logger: Logger, entry: AccessEntry): void {
+  // LOG_LEVEL=warn and above: no line, so nothing to build either.
+  if (!logger.isLevelEnabled('info')) return;
   const principal = entry.principal?.kind === 'user' ? entry.principal : null;
   logger.info(
     {

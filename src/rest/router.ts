@@ -102,4 +102,5 @@ export function createRestRouter(logger: Logger): { routes: RouteEntry[]; fetch(
 }
 
 /** Routes anyone may read, answered before the credential check. */
-export const isPublicPath = (path: string) => ROUTES.some((route) => !route.operation && `/api${route.path}` === path);
+export const isPublicPath = (path: string) => PUBLIC_PATHS.has(path);
+const PUBLIC_PATHS = new Set(ROUTES.filter((route) => !route.operation).map((route) => `/api${route.path}`));
