@@ -4,16 +4,17 @@ import { builder } from './builder.js';
 import { defineOperation } from './operation.js';
 import { NodeRef } from './node.js';
 import { seesEmail } from './person.js';
+import { USER_COLUMNS } from './user-columns.js';
 import { viewer } from './viewer.js';
 
 builder.prismaObject('User', {
   interfaces: [NodeRef],
   // Never the password hash; the email only when asked for. The small public columns come with
   // every row and resolve as plain fields (see the Issue object for why not `t.expose*`).
-  select: { id: true, name: true, username: true, locale: true },
+  select: USER_COLUMNS,
   description: 'A person with an account: you (me), or a member of your organization (an assignee, a node).',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The user id (what assigneeId holds).' }),
+    id: t.id({ description: 'The user id (what assigneeId holds).', resolve: (user) => user.id }),
     email: t.string({
       nullable: true,
       description: "Your own, always; other people's only for managers, admins and owners (null otherwise).",
