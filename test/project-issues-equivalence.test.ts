@@ -54,8 +54,8 @@ async function sqlPages(ctx: Context, projectIds: string[], args: Args, select: 
   // The fields a query selects, named as the selection's keys: the statement loads their columns.
   const pages = await listProjectIssues.call(ctx, { projectIds, ...args }, { select, fields: new Set(Object.keys(select)) });
   const formatted = (page: ProjectIssuePage) => ({
-    // Compared as plain data (string keys): what Prisma would have answered for the selection.
-    nodes: page.nodes.map((node) => Object.fromEntries(Object.keys(node).map((key) => [key, node[key]]))),
+    // What Prisma would have answered for the selection (a row also keeps the statement's own columns, unread).
+    nodes: page.nodes.map((node) => Object.fromEntries(Object.keys(select).map((key) => [key, node[key]]))),
     cursors: page.nodes.map((node) => Buffer.from(`GPC:S:${node.id}`).toString('base64')),
     hasNextPage: page.hasNextPage,
     hasPreviousPage: page.hasPreviousPage,

@@ -40,7 +40,7 @@ export function projectIssues(ctx: Context, projectId: string, args: ConnectionA
   let page: Promise<ProjectIssuePage> | undefined;
   const load = () => {
     // The batch runs every field with the same arguments and selection together.
-    const group = JSON.stringify([args.first, args.last, args.after, args.before, query.select, query.fields && [...query.fields]]);
+    const group = JSON.stringify([args.first, args.last, args.after, args.before, query.select, query.fields && [...query.fields], query.relationFields?.assignee && [...query.relationFields.assignee]]);
     const { first, last, after, before } = args;
     return (page ??= pages(ctx, group, { args: { first, last, after, before }, query }, projectId).then((found) => found ?? EMPTY));
   };

@@ -76,8 +76,16 @@ export interface PageShape {
   onRow: string[];
 }
 
-/** `fields`: the names of the Issue fields the query selects (null: unknown, every column). */
-export function pageShape(select: Prisma.IssueSelect | undefined, fields: ReadonlySet<string> | null): PageShape {
+/**
+ * `fields`: the names of the Issue fields the query selects (null: unknown, every column);
+ * `relationFields`: those it selects of a relation (absent: unknown). A relation that answers
+ * from the row is loaded with the fields the query reads of it (and its id) only.
+ */
+export function pageShape(
+  select: Prisma.IssueSelect | undefined,
+  fields: ReadonlySet<string> | null,
+  relationFields: Partial<Record<string, ReadonlySet<string> | null>> = {},
+): PageShape {
   const columns = new Set<IssueColumn>(['id']);
   for (const field of fields ?? ['*']) {
     const read = FIELD_COLUMNS[field];
@@ -101,9 +109,12 @@ export function pageShape(select: Prisma.IssueSelect | undefined, fields: Readon
     else rest[field] = wanted;
   }
   if (Object.keys(rest).length) shape.rest = rest as Prisma.IssueSelect;
-  for (const [relation, fields] of Object.entries(shape.joined) as [Joinable, string[]][]) {
+  for (const [relation, joined] of Object.entries(shape.joined) as [Joinable, string[]][]) {
     const plain: readonly string[] = JOINABLE[relation].plain;
-    if (fields.every((field) => plain.includes(field))) shape.onRow.push(relation);
+    if (!joined.every((field) => plain.includes(field))) continue;
+    shape.onRow.push(relation);
+    const read = relationFields[relation];
+    if (read) shape.joined[relation] = joined.filter((field) => field === 'id' || read.has(field));
   }
   return shape;
 }
@@ -178,11 +189,14 @@ export function countStatement(projectIds: string[], readable: Prisma.Sql): Pris
      WHERE p.id = ANY(${projectIds}::uuid[]) AND ${readable}`;
 }
 
-/** A row of pageStatement as Prisma would have answered the selection: relations as nested objects. */
-export function rowToIssue(row: Record<string, unknown>, shape: PageShape): { projectId: string; issue: PageRow } {
-  const issue: Record<string | symbol, unknown> = {};
-  for (const column of shape.columns) issue[column] = row[column];
-  if (shape.description) issue.description = row.description;
+/**
+ * A row of pageStatement as Prisma would have answered the selection, relations as nested
+ * objects. The row itself becomes the issue (its columns are named as the Issue's fields read
+ * them): one object less per issue; the statement's own columns (`pageOf`, `assignee.name`)
+ * stay on it unread.
+ */
+export function rowToIssue(row: Record<string, unknown>, shape: PageShape): PageRow {
+  const issue: Record<string | symbol, unknown> = row;
   for (const [relation, fields] of Object.entries(shape.joined) as [Joinable, string[]][]) {
     // An unassigned issue has no assignee (the left join finds no user): null, as Prisma answers.
     if (relation === 'assignee' && row['assignee.id'] === null) {
@@ -194,5 +208,5 @@ export function rowToIssue(row: Record<string, unknown>, shape: PageShape): { pr
     issue[relation] = value;
   }
   if (shape.onRow.length) issue[LOADED_ON_ROW] = shape.onRow;
-  return { projectId: row.pageOf as string, issue: issue as unknown as PageRow };
+  return issue as unknown as PageRow;
 }

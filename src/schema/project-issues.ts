@@ -47,10 +47,12 @@ const ProjectIssuesInput = z.strictObject({
 
 /**
  * What a surface wants of each issue: the Prisma selection (GraphQL: the query's plan), and the
- * names of the Issue fields it will read (absent: all of them).
+ * names of the Issue fields it will read (absent: all of them), which decide the columns loaded.
  */
 export interface ProjectIssuesQuery extends IssueQuery {
   fields?: ReadonlySet<string> | null;
+  /** The fields it will read of a relation (absent: all of them). */
+  relationFields?: Partial<Record<'assignee', ReadonlySet<string> | null>>;
 }
 
 /** One project's page: its issues in the page's order (newest first), and whether more lie either side. */
@@ -70,12 +72,13 @@ export const listProjectIssues = defineOperation({
   input: ProjectIssuesInput,
   async run(ctx, { projectIds, ...args }, query: ProjectIssuesQuery): Promise<Map<string, ProjectIssuePage>> {
     const page = pageArgs(ctx, args);
-    const shape = pageShape(query.select, query.fields ?? null);
+    const shape = pageShape(query.select, query.fields ?? null, query.relationFields);
     const rows = await ctx.prisma.$queryRaw<Record<string, unknown>[]>(pageStatement(projectIds, readableOrgs(ctx, Prisma.sql`p.org_id`), page, shape));
     const byProject = new Map<string, PageRow[]>();
     const issues: PageRow[] = [];
     for (const row of rows) {
-      const { projectId, issue } = rowToIssue(row, shape);
+      const projectId = row.pageOf as string;
+      const issue = rowToIssue(row, shape);
       issues.push(issue);
       const list = byProject.get(projectId);
       if (list) list.push(issue);

@@ -33,6 +33,7 @@ export const ProjectRef = builder.prismaObject('Project', {
         projectIssues(ctx, project.id, args, {
           ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
           fields: selectedFieldNames(info, ['edges', 'node']) ?? new Set(),
+          relationFields: { assignee: selectedFieldNames(info, ['edges', 'node', 'assignee']) },
         }),
     }, IssueConnection),
   }),
