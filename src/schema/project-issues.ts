@@ -5,7 +5,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type IssueQuery } from './issue-operations.js';
 import { defineOperation } from './operation.js';
-import { countStatement, pageShape, pageStatement, rowToIssue, type PageArgs, type PageRow } from './project-issues-sql.js';
+import { countStatement, issueFromRow, pageShape, pageStatement, type PageArgs, type PageRow } from './project-issues-sql.js';
 import { uuid } from './uuid.js';
 import { viewer } from './viewer.js';
 
@@ -76,9 +76,10 @@ export const listProjectIssues = defineOperation({
     const rows = await ctx.prisma.$queryRaw<Record<string, unknown>[]>(pageStatement(projectIds, readableOrgs(ctx, Prisma.sql`p.org_id`), page, shape));
     const byProject = new Map<string, PageRow[]>();
     const issues: PageRow[] = [];
+    const toIssue = issueFromRow(shape);
     for (const row of rows) {
       const projectId = row.pageOf as string;
-      const issue = rowToIssue(row, shape);
+      const issue = toIssue(row);
       issues.push(issue);
       const list = byProject.get(projectId);
       if (list) list.push(issue);
