@@ -15,7 +15,7 @@ import type { Prisma } from '../src/generated/prisma/client.js';
 import { builder } from '../src/schema/builder.js';
 import '../src/schema/index.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../src/schema/issue-operations.js';
-import { countProjectIssues, listProjectIssues, type ProjectIssuePage } from '../src/schema/project-issues.js';
+import { countProjectIssues, listProjectIssues, type ProjectIssuePage } from '../src/schema/project-issues-operations.js';
 import { operatorContext } from '../src/schema/operator.js';
 import { openTestDatabase } from './support/database.js';
 

@@ -1,7 +1,7 @@
 import { formatPrismaCursor } from '@pothos/plugin-prisma';
 import type { Context } from '../context.js';
 import { createBatch } from './batch.js';
-import { countProjectIssues, listProjectIssues, pageArgs, type ProjectIssuePage, type ProjectIssuesQuery } from './project-issues.js';
+import { countProjectIssues, listProjectIssues, pageArgs, type ProjectIssuePage, type ProjectIssuesQuery } from './project-issues-operations.js';
 import type { PageRow } from './project-issues-sql.js';
 
 interface ConnectionArgs {

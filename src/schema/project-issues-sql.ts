@@ -4,7 +4,7 @@ import { LOADED_ON_ROW } from './loaded-on-row.js';
 import { USER_COLUMNS } from './user-columns.js';
 
 /**
- * The statements behind Project.issues (src/schema/project-issues.ts): one page of issues for
+ * The statements behind Project.issues (src/schema/project-issues-operations.ts): one page of issues for
  * every project of a request in one statement, each page cut to its size inside the database
  * (`LATERAL ... LIMIT`). Prisma's nested relation builds a JSON object for every issue of each
  * project before it keeps 50, so its cost grew with the projects; its cursor pages are a

@@ -23,8 +23,9 @@ export const ProjectRef = builder.prismaObject('Project', {
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it or its issue numbering last changed.' }),
     organization: t.relation('org', { description: 'The organization it belongs to.' }),
-    // Batched over every project of the response (src/schema/project-issues.ts): one statement
-    // per request for the pages, whatever the number of projects.
+    // Batched over every project of the response (src/schema/project-issues-connection.ts, over the
+    // operations of src/schema/project-issues-operations.ts): one statement per request for the
+    // pages, whatever the number of projects.
     issues: t.connection({
       type: IssueRef,
       complexity: connectionPage(PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX),
