@@ -50,6 +50,18 @@ const FIELD_COLUMNS: Record<string, readonly IssueColumn[]> = {
   assignee: [],
 };
 
+/**
+ * The Issue fields that resolve from the row's columns alone, as plain fields (src/schema/issue.ts):
+ * the others (`key`, `description`, the relations) are Pothos prisma fields, which look up per
+ * row the plan that loaded it, unless the row answers them itself (`onRow`).
+ */
+const PLAIN_FIELDS: ReadonlySet<string> = new Set(['__typename', 'id', 'projectId', 'number', 'title', 'status', 'priority', 'assigneeId', 'createdAt', 'updatedAt']);
+
+/** Whether the rows of `shape` answer every field of `fields` without Pothos' plan (and so need none recorded for them). */
+export function answeredByRows(shape: PageShape, fields: ReadonlySet<string> | null): boolean {
+  return !!fields && [...fields].every((field) => PLAIN_FIELDS.has(field) || shape.onRow.includes(field));
+}
+
 type IssueColumn = keyof typeof ISSUE_COLUMNS;
 const COLUMN_SQL: Record<IssueColumn, string> = {
   id: 'id',

@@ -1,12 +1,10 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from './builder.js';
 import { boundedList, connectionPage, firstArg, LIST_BOUNDS } from './list-bounds.js';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from './errors.js';
 import { NodeRef } from './node.js';
 import { IssueConnection, IssueRef } from './issue.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './issue-operations.js';
-import { projectIssues } from './project-issues-connection.js';
-import { selectedFieldNames } from './selected-fields.js';
+import { issueSelection, projectIssues } from './project-issues-connection.js';
 import { PROJECT_NAME_MAX } from './project-fields.js';
 import * as ops from './project-operations.js';
 import { outcome } from './outcome.js';
@@ -30,12 +28,7 @@ export const ProjectRef = builder.prismaObject('Project', {
       type: IssueRef,
       complexity: connectionPage(PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX),
       description: 'The issues of the project, newest first.',
-      resolve: (project, args, ctx, info) =>
-        projectIssues(ctx, project.id, args, {
-          ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
-          fields: selectedFieldNames(info, ['edges', 'node']) ?? new Set(),
-          relationFields: { assignee: selectedFieldNames(info, ['edges', 'node', 'assignee']) },
-        }),
+      resolve: (project, args, ctx, info) => projectIssues(ctx, project.id, args, issueSelection(ctx, info, args)),
     }, IssueConnection),
   }),
 });
