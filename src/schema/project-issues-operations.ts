@@ -78,7 +78,7 @@ export const listProjectIssues = defineOperation({
     const issues: PageRow[] = [];
     const toIssue = issueFromRow(shape);
     for (const row of rows) {
-      const projectId = row.pageOf as string;
+      const projectId = projectIds[(row.pageOf as number) - 1]!;
       const issue = toIssue(row);
       issues.push(issue);
       const list = byProject.get(projectId);

@@ -157,7 +157,7 @@ export interface PageRow extends IssueRow {
 
 /**
  * The page of every project of `projectIds` that `readable` admits (a condition on `p.org_id`),
- * in the page's order, grouped by project.
+ * in the page's order, grouped by project; `pageOf` is the project's place in `projectIds`, from 1.
  */
 export function pageStatement(projectIds: string[], readable: Prisma.Sql, page: PageArgs, shape: PageShape): Prisma.Sql {
   const backwards = page.take < 0;
@@ -178,9 +178,12 @@ export function pageStatement(projectIds: string[], readable: Prisma.Sql, page: 
   const own = Prisma.raw(shape.columns.map((column) => `i.${COLUMN_SQL[column]} AS "${column}"`).join(', '));
   const description = Prisma.raw(shape.description ? ', i.description' : '');
   const users = shape.joined.assignee ? Prisma.raw('LEFT JOIN users u ON u.id = i.assignee_id') : Prisma.empty;
+  // A row names its project by its place in `projectIds` (a small number, where the id was a
+  // 36-character column to read on every row of the page).
   return Prisma.sql`
-    SELECT i.project_id AS "pageOf", ${own}${columns}
-      FROM projects p
+    SELECT ids.n::int AS "pageOf", ${own}${columns}
+      FROM unnest(${projectIds}::uuid[]) WITH ORDINALITY AS ids(id, n)
+      JOIN projects p ON p.id = ids.id
       CROSS JOIN LATERAL (
         SELECT i.id, i.project_id, i.number, i.title, i.status, i.priority, i.assignee_id, i.created_at, i.updated_at${description}
           FROM issues i
@@ -189,8 +192,8 @@ export function pageStatement(projectIds: string[], readable: Prisma.Sql, page: 
          LIMIT ${Math.abs(page.take)} OFFSET ${page.skip}
       ) i
       ${users}
-     WHERE p.id = ANY(${projectIds}::uuid[]) AND ${readable}
-     ORDER BY p.id, i.created_at DESC, i.id DESC`;
+     WHERE ${readable}
+     ORDER BY ids.n, i.created_at DESC, i.id DESC`;
 }
 
 /** How many issues each project of `projectIds` that `readable` admits holds. */
