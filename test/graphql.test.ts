@@ -84,6 +84,10 @@ describe('GraphQL at /api/graphql', () => {
       before = p.pageInfo.startCursor;
     }
     expect(backwards).toEqual(expected);
+    // Two pages of the same field in one query: each its own arguments.
+    const both = await gql(token, `query($p: ID!) { project(id: $p) { a: issues(first: 2) { edges { node { id } } } b: issues(last: 2) { edges { node { id } } } } }`, { p: project.id });
+    const ids = (connection: { edges: { node: { id: string } }[] }) => connection.edges.map((edge) => edge.node.id);
+    expect([ids(both.data!.project.a), ids(both.data!.project.b)]).toEqual([expected.slice(0, 2), expected.slice(-2)]);
   });
 
   test('createIssue returns the issue, or typed errors in its result union', async () => {
