@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 
 let t: TestApp;
@@ -35,6 +35,59 @@ describe('GraphQL at /api/graphql', () => {
     expect(second.data!.issues.pageInfo.hasNextPage).toBe(false);
     const ids = [...first.data!.issues.edges, ...second.data!.issues.edges].map((e: { node: { id: string } }) => e.node.id);
     expect(new Set(ids).size).toBe(4);
+  });
+
+  test('Project.issues pages forwards and backwards with its cursors, newest first, with totalCount', async () => {
+    const { token, org_id: orgId, id: userId } = t.user('mark');
+    const project = await t.app.db.prisma.project.create({ data: { orgId, name: 'Paging', key: 'PAGE' } });
+    // Equal creation times in pairs, so the id orders them.
+    await t.app.db.prisma.issue.createMany({
+      data: Array.from({ length: 7 }, (_, i) => ({
+        orgId, projectId: project.id, number: i + 1, title: `P${i}`, status: 'Todo', priority: 'low',
+        assigneeId: i % 2 ? userId : null, createdAt: new Date(Date.UTC(2026, 0, 1 + Math.floor(i / 2))),
+      })),
+    });
+    // Gone again at the end: other tests count the organization's projects.
+    onTestFinished(() => t.app.db.prisma.project.delete({ where: { id: project.id } }).then(() => undefined));
+    const expected = (await t.app.db.prisma.issue.findMany({ where: { projectId: project.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { id: true } })).map((i) => i.id);
+    const query = `query($p: ID!, $first: Int, $after: String, $last: Int, $before: String) { project(id: $p) { issues(first: $first, after: $after, last: $last, before: $before) {
+      totalCount edges { cursor node { id key assignee { id name } } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`;
+    type Page = { totalCount: number; edges: { cursor: string; node: { id: string; key: string; assignee: { id: string; name: string } | null } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } };
+    const page = async (variables: Record<string, unknown>) => {
+      const result = await gql(token, query, { p: project.id, ...variables });
+      expect(result.errors).toBeUndefined();
+      return result.data!.project.issues as Page;
+    };
+    const forwards: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const p: Page = await page({ first: 3, after });
+      expect(p.totalCount).toBe(7);
+      expect(p.pageInfo.startCursor).toBe(p.edges[0]?.cursor ?? null);
+      expect(p.pageInfo.endCursor).toBe(p.edges.at(-1)?.cursor ?? null);
+      expect(p.pageInfo.hasPreviousPage).toBe(after !== null);
+      for (const edge of p.edges) {
+        forwards.push(edge.node.id);
+        expect(edge.node.key).toMatch(/^PAGE-\d$/);
+        expect(edge.node.assignee?.id ?? null).toBe(Number(edge.node.key.slice(5)) % 2 === 0 ? userId : null);
+      }
+      if (!p.pageInfo.hasNextPage) break;
+      after = p.pageInfo.endCursor;
+    }
+    expect(forwards).toEqual(expected);
+    const backwards: string[] = [];
+    let before: string | null = null;
+    for (;;) {
+      const p: Page = await page({ last: 3, before });
+      backwards.unshift(...p.edges.map((edge) => edge.node.id));
+      if (!p.pageInfo.hasPreviousPage) break;
+      before = p.pageInfo.startCursor;
+    }
+    expect(backwards).toEqual(expected);
+    // Two pages of the same field in one query: each its own arguments.
+    const both = await gql(token, `query($p: ID!) { project(id: $p) { a: issues(first: 2) { edges { node { id } } } b: issues(last: 2) { edges { node { id } } } } }`, { p: project.id });
+    const ids = (connection: { edges: { node: { id: string } }[] }) => connection.edges.map((edge) => edge.node.id);
+    expect([ids(both.data!.project.a), ids(both.data!.project.b)]).toEqual([expected.slice(0, 2), expected.slice(-2)]);
   });
 
   test('createIssue returns the issue, or typed errors in its result union', async () => {

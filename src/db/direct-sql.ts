@@ -1,10 +1,18 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { timed, type QueryCounter } from './query-counter.js';
 
-/** A statement and its values, in order ($1, $2, ...). A Date is sent as ISO 8601 text: cast it (`$1::timestamptz`). */
+/** A value of a statement. A Date is sent as ISO 8601 text: cast it (`$1::timestamptz`); an array as an array (`$1::uuid[]`). */
+export type SqlValue = string | number | boolean | Date | null | readonly string[] | readonly number[];
+
+/** A statement and its values, in order ($1, $2, ...). */
 export interface SqlStatement {
   text: string;
-  values: (string | number | boolean | Date | null)[];
+  values: SqlValue[];
+}
+
+/** A statement made with Prisma's SQL template tag (`Prisma.sql`), whose values are numbered when it is put together. */
+export function sqlStatement(sql: { text: string; values: unknown[] }): SqlStatement {
+  return { text: sql.text, values: sql.values as SqlValue[] };
 }
 
 /** Sends one statement to the database driver (node-postgres' pool, or the PGlite instance) and gives its rows as objects. */

@@ -44,26 +44,32 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
         return;
       }
       setExecuteFn(async (executionArgs) => {
-        const expired = new AppError(
-          `The query did not finish within its deadline of ${options.timeoutMs} ms. Ask for less (fewer items or fewer nested lists).`,
-          'DEADLINE_EXCEEDED',
-          { timeoutMs: options.timeoutMs },
-        );
+        let expired: AppError | undefined;
+        const expire = () =>
+          (expired = new AppError(
+            `The query did not finish within its deadline of ${options.timeoutMs} ms. Ask for less (fewer items or fewer nested lists).`,
+            'DEADLINE_EXCEEDED',
+            { timeoutMs: options.timeoutMs },
+          ));
         const request = (executionArgs.contextValue as { request?: Request } | undefined)?.request;
         // The client going away ends the work too.
-        const deadline = deadlineSignal(options.timeoutMs, expired, request?.signal);
+        const deadline = deadlineSignal(options.timeoutMs, expire, request?.signal);
         try {
           return await executeFn({ ...executionArgs, signal: deadline.signal } as typeof executionArgs);
         } finally {
           deadline.dispose();
-          if (deadline.signal.reason === expired) log.info({ timeoutMs: options.timeoutMs }, 'GraphQL execution abandoned at its deadline');
+          if (expired && deadline.signal.reason === expired) log.info({ timeoutMs: options.timeoutMs }, 'GraphQL execution abandoned at its deadline');
         }
       });
       return {
         onExecuteDone({ result, setResult }) {
           if (!isSingleResult(result)) return;
-          const bytes = Buffer.byteLength(JSON.stringify(result));
-          if (bytes <= options.maxResponseBytes) return;
+          const text = JSON.stringify(result);
+          const bytes = Buffer.byteLength(text);
+          if (bytes <= options.maxResponseBytes) {
+            reuseText(result, text);
+            return;
+          }
           log.info({ bytes, maxResponseBytes: options.maxResponseBytes }, 'GraphQL response over the size limit replaced by an error');
           setResult({
             errors: [
@@ -119,6 +125,18 @@ function refusalOf(args: ExecutionArgsLike, maxCost: number): GraphQLError | nul
     if (error instanceof AppError) return error;
     throw error;
   }
+}
+
+/**
+ * The response body is the JSON just measured: graphql-yoga writes a result with its own
+ * `stringify` when it has one (as it does for graphql-jit's results), and a second
+ * `JSON.stringify` of a large result cost as much as the first. Only for a result yoga writes as
+ * it is (no errors, no extensions, which it rewrites); a plugin that replaces the result later
+ * gets an object this function is not called for, so yoga serialises that one itself.
+ */
+function reuseText(result: ExecutionResult, text: string): void {
+  if (result.errors?.length || result.extensions) return;
+  (result as ExecutionResult & { stringify?: (value: unknown) => string }).stringify = (value) => (value === result ? text : JSON.stringify(value));
 }
 
 function isSingleResult(result: unknown): result is ExecutionResult {

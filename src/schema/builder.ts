@@ -11,6 +11,7 @@ import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { ForbiddenError, InsufficientScopeError } from './errors.js';
 import { FIELD_COST, UNDECLARED_LIST_MULTIPLIER } from './list-bounds.js';
+import './loaded-on-row.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -21,7 +22,8 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: true;
 }>({
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, RelayPlugin, ComplexityPlugin],
+  // loadedOnRow wraps the prisma plugin's resolvers, so it comes before it.
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, 'loadedOnRow', PrismaPlugin, RelayPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
   defaultInputFieldRequiredness: true,
   scopeAuth: {

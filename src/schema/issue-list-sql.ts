@@ -1,4 +1,4 @@
-import type { SqlStatement } from '../db/direct-sql.js';
+import { sqlStatement, type SqlStatement } from '../db/direct-sql.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { IssueFilterShape } from './issue-filter.js';
 import type { SeekKey } from './issue-order.js';
@@ -137,5 +137,5 @@ export function issueListStatement(query: IssueListQuery): SqlStatement {
   ];
   const orderBy = join(query.order.map((k) => sql`${ORDER_COLUMN[k.name]} ${raw(k.desc ? 'DESC' : 'ASC')}`), ', ');
   const statement = sql`SELECT ${raw(columns.join(', '))} FROM issues i ${joins.length ? join(joins, ' ') : empty} WHERE ${join(where, ' AND ')} ORDER BY ${orderBy} LIMIT ${query.take}`;
-  return { text: statement.text, values: statement.values as SqlStatement['values'] };
+  return sqlStatement(statement);
 }

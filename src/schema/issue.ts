@@ -5,6 +5,7 @@ import { NodeRef } from './node.js';
 import { ISSUE_COLUMNS } from './issue-columns.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { IssueFilterInput } from './issue-filter.js';
+import { ANSWERS_FROM_ROW } from './loaded-on-row.js';
 import * as ops from './issue-operations.js';
 import { IssueOrderInput } from './issue-order.js';
 import { enumValueName, IssuePriorityEnum, IssueStatusEnum } from './issue-enums.js';
@@ -20,7 +21,7 @@ export const IssueRef = builder.prismaObject('Issue', {
   // resolves, which cost more CPU than the whole query on a 100-issue page.
   select: ISSUE_COLUMNS,
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The issue id (a UUID).' }),
+    id: t.id({ description: 'The issue id (a UUID).', resolve: (issue) => issue.id }),
     key: t.string({
       description: 'The human key: project key and number, e.g. WEB-12.',
       // Selected with the issue (a join in the same statement), so a list costs no extra query.
@@ -37,7 +38,12 @@ export const IssueRef = builder.prismaObject('Issue', {
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (issue) => issue.createdAt }),
     updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (issue) => issue.updatedAt }),
     project: t.relation('project', { description: 'The project the issue belongs to.' }),
-    assignee: t.relation('assignee', { nullable: true, description: 'The user working on it; null when unassigned.' }),
+    assignee: t.relation('assignee', {
+      nullable: true,
+      description: 'The user working on it; null when unassigned.',
+      // Project.issues' pages join it (src/schema/loaded-on-row.ts).
+      extensions: { [ANSWERS_FROM_ROW]: true },
+    }),
   }),
 });
 

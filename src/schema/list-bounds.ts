@@ -45,9 +45,14 @@ export function firstInput(max: number) {
   return z.number().int(range).min(1, range).max(max, range).nullish();
 }
 
+/** The `{ first }` schema of each bound, built once: a zod schema costs more to build than to run. */
+const firstSchemas = new Map<number, z.ZodType<{ first?: number | null | undefined }>>();
+
 /** The number of items a list returns: `first`, 1 to `max` (absent or null: `max`), or a ValidationError on `first`. */
 export function listSize(first: number | null | undefined, max: number): number {
-  return validate(z.object({ first: firstInput(max) }), { first }).first ?? max;
+  let schema = firstSchemas.get(max);
+  if (!schema) firstSchemas.set(max, (schema = z.object({ first: firstInput(max) })));
+  return validate(schema, { first }).first ?? max;
 }
 
 /** The cost of a list of `first` items, at most `max`. */

@@ -2,7 +2,9 @@ import { builder } from './builder.js';
 import { boundedList, connectionPage, firstArg, LIST_BOUNDS } from './list-bounds.js';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from './errors.js';
 import { NodeRef } from './node.js';
-import { IssueConnection } from './issue.js';
+import { IssueConnection, IssueRef } from './issue.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './issue-operations.js';
+import { issueSelection, projectIssues } from './project-issues-connection.js';
 import { PROJECT_NAME_MAX } from './project-fields.js';
 import * as ops from './project-operations.js';
 import { outcome } from './outcome.js';
@@ -19,14 +21,14 @@ export const ProjectRef = builder.prismaObject('Project', {
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it or its issue numbering last changed.' }),
     organization: t.relation('org', { description: 'The organization it belongs to.' }),
-    issues: t.relatedConnection('issues', {
-      cursor: 'id',
-      defaultSize: 50,
-      maxSize: 100,
-      complexity: connectionPage(50, 100),
-      query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
-      totalCount: true,
+    // Batched over every project of the response (src/schema/project-issues-connection.ts, over the
+    // operations of src/schema/project-issues-operations.ts): one statement per request for the
+    // pages, whatever the number of projects.
+    issues: t.connection({
+      type: IssueRef,
+      complexity: connectionPage(PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX),
       description: 'The issues of the project, newest first.',
+      resolve: (project, args, ctx, info) => projectIssues(ctx, project.id, args, issueSelection(ctx, info, args)),
     }, IssueConnection),
   }),
 });

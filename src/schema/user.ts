@@ -7,16 +7,17 @@ import { defineOperation } from './operation.js';
 import { NodeRef } from './node.js';
 import { seesEmail } from './person.js';
 import { selectionCovered } from './selection.js';
+import { USER_COLUMNS } from './user-columns.js';
 import { viewer } from './viewer.js';
 
 builder.prismaObject('User', {
   interfaces: [NodeRef],
   // Never the password hash; the email only when asked for. The small public columns come with
   // every row and resolve as plain fields (see the Issue object for why not `t.expose*`).
-  select: { id: true, name: true, username: true, locale: true },
+  select: USER_COLUMNS,
   description: 'A person with an account: you (me), or a member of your organization (an assignee, a node).',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The user id (what assigneeId holds).' }),
+    id: t.id({ description: 'The user id (what assigneeId holds).', resolve: (user) => user.id }),
     email: t.string({
       nullable: true,
       description: "Your own, always; other people's only for managers, admins and owners (null otherwise).",
@@ -39,7 +40,7 @@ export const getMe = defineOperation({
     const id = viewer(ctx).userId;
     // The usual selections (the REST representation, the web app's header) are one hand-written
     // statement, sent without Prisma's client (src/db/direct-sql.ts); others go through Prisma.
-    const [user] = selectionCovered(query.select, USER_COLUMNS)
+    const [user] = selectionCovered(query.select, ME_COLUMNS)
       ? // Typed as the whole model, as Prisma types a row of any selection.
         await directSql(ctx.prisma).rows<User>({ text: USER_SQL, values: [id] })
       : [await ctx.prisma.user.findUnique({ ...query, where: { id } })];
@@ -50,7 +51,7 @@ export const getMe = defineOperation({
 });
 
 /** The columns USER_SQL reads: the public ones and the email, never the password hash. */
-const USER_COLUMNS = { id: true, email: true, name: true, username: true, locale: true } as const;
+const ME_COLUMNS = { ...USER_COLUMNS, email: true } as const;
 /** Exported for the benchmark's baseline, which sends the same statement. */
 export const USER_SQL = 'SELECT id, email, name, username, locale FROM users WHERE id = $1::uuid';
 
