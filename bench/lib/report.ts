@@ -161,7 +161,7 @@ export function renderMarkdown(report: Any): string {
     const names: Record<string, string> = {
       raw_pg_query_and_json: 'raw pg: the same SQL + JSON (the baseline without HTTP)',
       raw_pg_hand_written_sql_and_json: 'raw pg: the hand-written tree SQL + JSON',
-      prisma_generated_sql_over_raw_pg: "raw pg: Prisma's generated tree SQL (relationJoins) + JSON",
+      prisma_generated_sql_over_raw_pg: "raw pg: the app's second statement (the Project.issues pages, after Prisma's memberships statement) + JSON",
       prisma_findMany: 'Prisma findMany (same rows; what the app sent before DirectSql)',
       prisma_findUnique: 'Prisma findUniqueOrThrow (what the app sent before DirectSql)',
       direct_sql: 'the schema operation over DirectSql (src/db/direct-sql.ts)',
