@@ -8,7 +8,6 @@
 // Workloads: rest_read rest_create rest_me graphql_nested (default: all four). BENCH_QUICK_PROFILE=1
 // also writes the app's CPU profile (bench/results/profiles/quick) and prints where its time went.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { openDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrations.js';
@@ -16,7 +15,7 @@ import { planDataset, seedBase, seedIssues, type Plan } from './lib/dataset.js';
 import { drive } from './lib/load.js';
 import { createBenchDatabase, DEFAULT_POSTGRES_URL } from './lib/pg-admin.js';
 import { summariseProfile } from './lib/profile.js';
-import { cpuSeconds, pinSelf, startChild, waitForHttp, type Child } from './lib/proc.js';
+import { cpuSeconds, freePort, pinSelf, startChild, waitForHttp, type Child } from './lib/proc.js';
 import { noAuthUser, workloads, type WorkloadId } from './lib/workloads.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -27,17 +26,6 @@ const DURATION = env('BENCH_DURATION', 5);
 const ROUNDS = env('BENCH_ROUNDS', 1);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 32);
 const TSX = ['--import', 'tsx'];
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-    server.on('error', fail);
-  });
-}
 
 async function dataset(): Promise<{ url: string; plan: Plan }> {
   if (existsSync(PLAN_FILE) && !process.env.BENCH_QUICK_RESEED) return JSON.parse(readFileSync(PLAN_FILE, 'utf8')) as { url: string; plan: Plan };

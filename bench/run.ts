@@ -13,7 +13,6 @@
 // pairs per workload on PostgreSQL), BENCH_SCALE_ROUNDS (1), BENCH_PGLITE_ROUNDS (1, 0 skips PGlite),
 // BENCH_PROFILE (missed | all | none), BENCH_POSTGRES_URL.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -33,7 +32,7 @@ import { AUTH_RATE_LIMIT_P50_US, RATIO_TARGETS, READ_FLAT_WITHIN } from './lib/t
 import { captureSql, layerCosts, measureAuthCost } from './lib/inprocess.js';
 import { drive, type LoadResult } from './lib/load.js';
 import { createBenchDatabase, DEFAULT_POSTGRES_URL, redactUrl } from './lib/pg-admin.js';
-import { busyProcesses, cpuSeconds, hasTaskset, machineBusySeconds, pinSelf, startChild, waitForHttp, type Child } from './lib/proc.js';
+import { busyProcesses, cpuSeconds, freePort, hasTaskset, machineBusySeconds, pinSelf, startChild, waitForHttp, type Child } from './lib/proc.js';
 import { summariseProfile, type ProfileSummary } from './lib/profile.js';
 import { writeReports } from './lib/report.js';
 import { noAuthUser, workloads, type Workload, type WorkloadId } from './lib/workloads.js';
@@ -58,16 +57,6 @@ const RESULTS = join(ROOT, 'bench', 'results');
 const started = Date.now();
 const log = (message: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 export interface RunRecord {
   target: 'postgres' | 'pglite';

@@ -2,6 +2,7 @@
 // their own pid (SIGTERM, then SIGKILL), and their CPU time read from /proc.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 
 export const hasTaskset = spawnSync('sh', ['-c', 'command -v taskset'], { encoding: 'utf8' }).status === 0;
 
@@ -124,4 +125,16 @@ export async function busyProcesses(ms = 1000, exclude: number[] = []): Promise<
     if (percent >= 5) rows.push({ pid, cpu_percent: Math.round(percent), command: now.command.slice(0, 100) });
   }
   return rows.sort((a, b) => b.cpu_percent - a.cpu_percent).slice(0, 8);
+}
+
+/** A port free on 127.0.0.1 now (for a child server to listen on). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+    server.on('error', reject);
+  });
 }
