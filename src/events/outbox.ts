@@ -34,8 +34,8 @@ export const eventRowsSql = (json: string) =>
  * history rows (returning seq and id), `outbox` queues each event for every enabled webhook of
  * the organization that wants its type (none: nothing more is written), returning a row for each
  * (the statement counts them: only a write that queued a delivery wakes the worker). The
- * arguments are the SQL of the organization, the actor, through what, its id and the time. The one place the
- * history and the outbox are written: RECORD_EVENTS_SQL and the issue create
+ * arguments are the SQL of the organization, the actor, through what, its id and the time. The
+ * one place the history and the outbox are written: RECORD_EVENTS_SQL and the issue create
  * (src/schema/issue-create.ts) both end with these.
  */
 export function writeEventsCtes(org: string, actor: string, via: string, viaId: string, at: string): string {
