@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { committedEvents } from '../src/events/committed.js';
 import { formPost, startTestApp, type TestApp } from './support/app.js';
 import { expectProblem } from './support/problem.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
@@ -214,5 +215,29 @@ describe('Settings > Webhooks page', () => {
 
     const maya = await t.signIn(t.user('maya').email);
     expect(await (await t.app.fetch(new Request(`http://localhost:4000${path}`, { headers: { cookie: maya } }))).text()).toContain('Only owners and admins manage webhooks');
+  });
+});
+
+// Last: its writes reach the receiver, which the tests above count.
+describe('waking the delivery worker', () => {
+  test('the delivery worker is woken only by a write that queued a delivery', async () => {
+    let wakes = 0;
+    const wake = () => wakes++;
+    committedEvents.on('queued', wake);
+    try {
+      // Globex has no webhook: its create and update queue nothing, and wake nobody.
+      const bella = t.user('bella', 'globex').token;
+      const quiet = await json(await t.call('POST', '/api/issues', { token: bella, body: { project_id: t.org('globex').projects[0]!.id, title: 'No hook here' } }), 201);
+      await json(await t.call('PATCH', `/api/issues/${quiet.id}`, { token: bella, body: { status: 'Done' } }));
+      expect(wakes).toBe(0);
+      // A hook of Acme wants both: each write wakes the worker.
+      await createHook({ url, events: ['issue.created', 'issue.updated'] });
+      const heard = await json(await t.call('POST', '/api/issues', { token: admin(), body: { project_id: projectId, title: 'A hook hears this' } }), 201);
+      expect(wakes).toBe(1);
+      await json(await t.call('PATCH', `/api/issues/${heard.id}`, { token: admin(), body: { status: 'Done' } }));
+      expect(wakes).toBe(2);
+    } finally {
+      committedEvents.off('queued', wake);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { timed, type QueryCounter } from './query-counter.js';
+import { counted, type QueryCounter } from './query-counter.js';
 
 /** A value of a statement. A Date is sent as ISO 8601 text: cast it (`$1::timestamptz`); an array as an array (`$1::uuid[]`). */
 export type SqlValue = string | number | boolean | Date | null | readonly string[] | readonly number[];
@@ -38,11 +38,9 @@ export class DirectSql {
   ) {}
 
   async rows<T>(statement: SqlStatement): Promise<T[]> {
-    this.counter.count++;
     // Dates as text with their zone, for no session setting to reinterpret.
     const values = statement.values.map((value) => (value instanceof Date ? value.toISOString() : value));
-    const run = this.run(statement.text, values);
-    const result = await (this.counter.timers?.size ? timed(run, this.counter.timers) : run);
+    const result = await counted(this.counter, () => this.run(statement.text, values));
     return result.rows as T[];
   }
 }

@@ -11,8 +11,15 @@ export interface QueryCounter {
   timers?: Set<(seconds: number) => void>;
 }
 
-/** Reports `run`'s duration to every timer when it settles (src/db/direct-sql.ts times its statements with it too). */
-export function timed<T>(run: Promise<T>, timers: Set<(seconds: number) => void>): Promise<T> {
+/** Counts one statement and times it when a timer listens: every statement of the adapter, and DirectSql's (src/db/direct-sql.ts). */
+export function counted<T>(counter: QueryCounter, send: () => Promise<T>): Promise<T> {
+  counter.count++;
+  const run = send();
+  return counter.timers?.size ? timed(run, counter.timers) : run;
+}
+
+/** Reports `run`'s duration to every timer when it settles. */
+function timed<T>(run: Promise<T>, timers: Set<(seconds: number) => void>): Promise<T> {
   const started = performance.now();
   const done = () => {
     const seconds = (performance.now() - started) / 1000;
@@ -28,11 +35,7 @@ function countOn<T extends SqlQueryable>(target: T, counter: QueryCounter): T {
       const value = Reflect.get(obj, prop, receiver);
       if (typeof value !== 'function') return value;
       if (prop === 'queryRaw' || prop === 'executeRaw') {
-        return (...args: unknown[]) => {
-          counter.count++;
-          const run = value.apply(obj, args);
-          return counter.timers?.size ? timed(run, counter.timers) : run;
-        };
+        return (...args: unknown[]) => counted(counter, () => value.apply(obj, args) as Promise<unknown>);
       }
       if (prop === 'startTransaction') {
         return async (...args: unknown[]) => countOn((await value.apply(obj, args)) as Transaction, counter);
