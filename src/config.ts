@@ -64,6 +64,8 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
+  // How many times a query document runs on yoga's executor before it is compiled (src/graphql/compiled-execution.ts); `never` keeps every query there.
+  GRAPHQL_COMPILE_AFTER: z.union([z.literal('never').transform(() => Number.POSITIVE_INFINITY), z.coerce.number().int().min(0)]).default(1),
   CORS_ORIGINS: corsOrigins.default('*'),
   // Hosts whose client metadata documents may be fetched although they resolve to private,
   // loopback or link-local addresses (an intranet tool, a test): comma-separated host names.
@@ -140,6 +142,8 @@ export interface Config {
   graphqlTimeoutMs: number;
   /** The largest GraphQL response, in bytes of JSON (RESPONSE_TOO_LARGE above). */
   graphqlMaxResponseBytes: number;
+  /** Runs of a query document on yoga's executor before it is compiled (Infinity: never). */
+  graphqlCompileAfter: number;
   /** Origins whose pages may call the API and the OAuth back-channel with a bearer token (src/pipeline/cors.ts). */
   corsOrigins: '*' | readonly string[];
   /** A JSON file of the documents operators registered: {"<sha256 hex of the document>": "<document>"}. */
@@ -231,6 +235,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     graphqlMaxResponseBytes: e.GRAPHQL_MAX_RESPONSE_BYTES,
+    graphqlCompileAfter: e.GRAPHQL_COMPILE_AFTER,
     corsOrigins: e.CORS_ORIGINS,
     clientMetadata: { allowedHosts: e.OAUTH_CLIENT_METADATA_ALLOWED_HOSTS, caPem },
     graphqlTrustedDocuments: e.GRAPHQL_TRUSTED_DOCUMENTS,
@@ -248,5 +253,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ LOG_LEVEL: 'silent' });
   // No delivery worker unless a test asks for one: its polls would count in tests that count statements.
-  return { ...base, databaseUrl: 'memory://', webhooks: { ...base.webhooks, worker: false }, ...overrides };
+  // Queries compiled from their first run, so that the suite's queries run on the executor production runs them on.
+  return { ...base, databaseUrl: 'memory://', webhooks: { ...base.webhooks, worker: false }, graphqlCompileAfter: 0, ...overrides };
 }

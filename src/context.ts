@@ -3,6 +3,7 @@ import type { AuthError } from './auth/auth-error.js';
 import type { Principal } from './auth/principal.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
+import type { Deadline } from './graphql/deadline.js';
 import type { PolicyDecision } from './limits/headers.js';
 import type { RateLimiter } from './limits/limiter.js';
 import type { LiveUpdates } from './live/live-updates.js';
@@ -26,4 +27,6 @@ export interface Context {
    * member): a subscription asks before each event. Absent outside API requests.
    */
   reauthenticate?: () => Promise<Principal | AuthError>;
+  /** The deadline of the GraphQL execution under way (src/graphql/query-bounds.ts); absent elsewhere. */
+  deadline?: Pick<Deadline, 'check'>;
 }

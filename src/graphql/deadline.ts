@@ -10,12 +10,27 @@
  */
 const CLOCK_EVERY = 32;
 
-export function deadlineSignal(timeoutMs: number, reason: () => Error, parent?: AbortSignal): { signal: AbortSignal; dispose(): void } {
+export interface Deadline {
+  signal: AbortSignal;
+  /**
+   * Throws the deadline's error once it has passed (reading the clock), and aborts the signal
+   * as soon as the work under way yields. Asked before each operation's statements
+   * (src/schema/operation.ts), so that an executor that does not ask the signal (graphql-jit,
+   * src/graphql/compiled-execution.ts) still stops sending statements at the deadline.
+   */
+  check(): void;
+  dispose(): void;
+}
+
+export function deadlineSignal(timeoutMs: number, reason: () => Error, parent?: AbortSignal): Deadline {
   const controller = new AbortController();
   const end = performance.now() + timeoutMs;
-  // Made when the deadline passes: an error's stack trace costs more than the rest of a small request's deadline.
+  // Made when the deadline passes: an error's stack trace costs more than the rest of a small
+  // request's deadline. One error, whoever notices first.
+  let error: Error | undefined;
+  const expired = () => (error ??= reason());
   const abort = () => {
-    if (!controller.signal.aborted) controller.abort(reason());
+    if (!controller.signal.aborted) controller.abort(expired());
   };
   const timer = setTimeout(abort, timeoutMs);
   const onParentAbort = () => controller.abort(parent?.reason);
@@ -55,6 +70,15 @@ export function deadlineSignal(timeoutMs: number, reason: () => Error, parent?: 
   };
   return {
     signal: signal as unknown as AbortSignal,
+    check() {
+      if (aborted) throw real.reason;
+      if (performance.now() < end) return;
+      if (!due) {
+        due = true;
+        queueMicrotask(abort);
+      }
+      throw expired();
+    },
     dispose() {
       clearTimeout(timer);
       parent?.removeEventListener('abort', onParentAbort);

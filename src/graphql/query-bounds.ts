@@ -51,12 +51,14 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
             'DEADLINE_EXCEEDED',
             { timeoutMs: options.timeoutMs },
           ));
-        const request = (executionArgs.contextValue as { request?: Request } | undefined)?.request;
+        const context = executionArgs.contextValue as Context & { request?: Request };
         // The client going away ends the work too.
-        const deadline = deadlineSignal(options.timeoutMs, expire, request?.signal);
+        const deadline = deadlineSignal(options.timeoutMs, expire, context.request?.signal);
+        context.deadline = deadline;
         try {
           return await executeFn({ ...executionArgs, signal: deadline.signal } as typeof executionArgs);
         } finally {
+          context.deadline = undefined;
           deadline.dispose();
           if (expired && deadline.signal.reason === expired) log.info({ timeoutMs: options.timeoutMs }, 'GraphQL execution abandoned at its deadline');
         }

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import { clientError } from '../schema/client-errors.js';
 import { schema } from '../schema/index.js';
 import { renderGraphiQL, useGraphiQLHeaders } from '../web/graphiql.js';
+import { useCompiledExecution } from './compiled-execution.js';
 import { yogaLogger } from './logging.js';
 import { useQueryBounds } from './query-bounds.js';
 import { useNotAcceptableProblem } from './not-acceptable.js';
@@ -47,6 +48,7 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
     maxRequestBodySize: BODY_LIMITS.api,
     plugins: [
       ...useTrustedDocuments(config),
+      useCompiledExecution({ compileAfter: config.graphqlCompileAfter }),
       EnvelopArmorPlugin({
         maxDepth: { n: QUERY_LIMITS.maxDepth },
         maxAliases: { n: QUERY_LIMITS.maxAliases },

@@ -12,6 +12,7 @@ import { getDatamodel } from '../generated/pothos-types.js';
 import { ForbiddenError, InsufficientScopeError } from './errors.js';
 import { FIELD_COST, UNDECLARED_LIST_MULTIPLIER } from './list-bounds.js';
 import './loaded-on-row.js';
+import './stable-paths.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -22,8 +23,9 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: true;
 }>({
-  // loadedOnRow wraps the prisma plugin's resolvers, so it comes before it.
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, 'loadedOnRow', PrismaPlugin, RelayPlugin, ComplexityPlugin],
+  // loadedOnRow and stablePaths wrap the prisma plugin's resolvers, so they come before it; a row
+  // that answers for itself needs no stable path.
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, 'loadedOnRow', 'stablePaths', PrismaPlugin, RelayPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
   defaultInputFieldRequiredness: true,
   scopeAuth: {

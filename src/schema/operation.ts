@@ -44,6 +44,7 @@ export function defineOperation<S extends z.ZodType, Out, Extra = undefined>(spe
     },
     parse: (input) => validate(spec.input, input),
     async call(ctx, input, extra) {
+      ctx.deadline?.check();
       await op.admit(ctx);
       return spec.run(ctx, op.parse(input), extra);
     },
