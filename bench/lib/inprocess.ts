@@ -2,6 +2,7 @@
 // workload sends (statement count and text), and what authentication plus rate limiting cost.
 import { randomUUID } from 'node:crypto';
 import { execute, parse } from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import pg from 'pg';
 import { createApp } from '../../src/app.js';
 import { AuthError } from '../../src/auth/auth-error.js';
@@ -306,6 +307,8 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
     const tree = (await captureSql(url, plan, ['graphql_nested'], 1)).graphql_nested!;
     const treeSql = tree.sql[1]!;
     const document = parse(NESTED_QUERY);
+    const compiledTree = compileQuery(schema, document);
+    if (!isCompiledQuery(compiledTree)) throw new Error(`graphql-jit cannot compile the nested query: ${compiledTree.errors?.[0]?.message}`);
     const graphql_nested = {
       raw_pg_hand_written_sql_and_json: await layer(n(150), async () => {
         const { rows } = await raw.query(NESTED_TREE_SQL, [user.id, plan.orgId]);
@@ -318,6 +321,11 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
       }),
       graphql_execute_pothos_prisma: await layer(n(60), async () => {
         const result = await execute({ schema, document, contextValue: ctx() });
+        if (result.errors?.length) throw result.errors[0];
+        JSON.stringify(result);
+      }),
+      graphql_compiled_pothos_prisma: await layer(n(60), async () => {
+        const result = await compiledTree.query(undefined, ctx(), {});
         if (result.errors?.length) throw result.errors[0];
         JSON.stringify(result);
       }),

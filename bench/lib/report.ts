@@ -169,9 +169,10 @@ export function renderMarkdown(report: Any): string {
       raw_pg_statement: 'raw pg: the one create statement (counter, member check, insert)',
       prisma_raw_statement: 'Prisma: the same statement through $queryRawUnsafe (what the app sent before)',
       rest_handler_operation: 'REST router (src/rest/router.ts): declared route calling the schema operation, JSON',
-      graphql_execute_pothos_prisma: 'graphql execute() over the Pothos schema + Prisma',
+      graphql_execute_pothos_prisma: "graphql-js execute() over the Pothos schema (yoga's executor walks the document the same way)",
+      graphql_compiled_pothos_prisma: 'the same query compiled by graphql-jit (what the app runs from the second request of a document)',
       router_no_auth: 'itty-router + handler, no auth (bench/app-noauth)',
-      yoga_no_auth: 'graphql-yoga + execute, no auth (bench/app-noauth)',
+      yoga_no_auth: 'graphql-yoga + the compiled query, no auth (bench/app-noauth)',
       full_app_fetch: 'app.fetch: + rate limit + PAT authentication + routing',
     };
     for (const [id, rows] of Object.entries(pgr.layers as Record<string, Record<string, { cpu_us: number; p50_us: number }>>)) {
