@@ -59,6 +59,24 @@ describe('the cost of a query counts lists by their size', () => {
     expect(body.errors![0]!.message).toContain(`over the limit of ${QUERY_LIMITS.maxCost}`);
   });
 
+  test('a document admitted once is checked again for a caller whose lists are larger', async () => {
+    // Cheap for a key (one membership), 100 times dearer for a session, which lists up to 100
+    // organizations: the verdict kept for a document without variables is kept per cost scope.
+    const query = '{ memberships { organization { projects(first: 5) { issues(first: 50) { edges { node { id title } } } } } } }';
+    const { token } = t.user('olivia');
+    const cookie = await t.signIn('olivia@example.com');
+    const asSession = async () => {
+      const response = await t.call('POST', '/api/graphql', { body: { query }, headers: { cookie, origin: 'http://localhost:4000' } });
+      return (await response.json()) as GqlBody;
+    };
+    for (let round = 0; round < 2; round++) {
+      const byKey = await gql({ query }, { token });
+      expect(byKey.body.errors).toBeUndefined();
+      const bySession = await asSession();
+      expect(bySession.errors?.[0]?.extensions?.code).toBe('COST_LIMIT_EXCEEDED');
+    }
+  });
+
   test('the same query with small firsts is cheap, runs, and answers', async () => {
     const { body } = await gql({
       query: '{ memberships { organization { projects(first: 2) { organization { projects(first: 3) { key } } } } } }',

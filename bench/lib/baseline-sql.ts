@@ -10,9 +10,8 @@ import { IssueOrder } from '../../src/schema/issue-order.js';
 export const PAT_LOOKUP_SQL =
   '\n    SELECT k.id::text AS "id", k.org_id::text AS "orgId", k.user_id::text AS "userId", k.token_hash AS "tokenHash",\n           k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt", m.role::text AS "role"\n    FROM api_keys k JOIN memberships m ON m.org_id = k.org_id AND m.user_id = k.user_id\n    WHERE k.token_hash = $1';
 
-/** At most once a minute per key, off the request path (as src/auth/pat.ts). */
-export const TOUCH_KEY_SQL =
-  'UPDATE "public"."api_keys" SET "last_used_at" = $1 WHERE ("public"."api_keys"."id" = $2 AND 1=1) RETURNING "public"."api_keys"."id"';
+/** At most once a minute per key, off the request path: the app's own statement (src/auth/pat.ts). */
+export { TOUCH_KEY_SQL } from '../../src/auth/pat.js';
 
 /**
  * The page with each issue's project key (for `key`): the app's own statement for the default

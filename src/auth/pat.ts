@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/client.js';
+import { directSql } from '../db/direct-sql.js';
 import { AuthError, authErrors } from './auth-error.js';
 import type { Epoch } from './credential-epoch.js';
 import type { PatCache } from './pat-cache.js';
@@ -44,11 +45,20 @@ function findKey(db: Db, hash: Uint8Array<ArrayBuffer>): Promise<KeyRow[]> {
     WHERE k.token_hash = ${hash}`;
 }
 
+/**
+ * The write of a key's last use. Straight to the driver (src/db/direct-sql.ts): with a thousand
+ * busy keys it runs a dozen times a second, and Prisma planned each update anew (3% of the CPU
+ * of `GET /api/me` under load).
+ */
+export const TOUCH_KEY_SQL = 'UPDATE api_keys SET last_used_at = $1::timestamptz WHERE id = $2::uuid';
+
 function touch(db: Db, key: { id: string; lastUsedAt: Date | null }, now: Date): void {
   if (key.lastUsedAt && now.getTime() - key.lastUsedAt.getTime() < LAST_USED_GRANULARITY_MS) return;
   key.lastUsedAt = now;
   // Best effort and off the request's path: a lost update only makes last use look older.
-  void db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now }, select: { id: true } }).catch(() => {});
+  void Promise.resolve()
+    .then(() => directSql(db).rows({ text: TOUCH_KEY_SQL, values: [now, key.id] }))
+    .catch(() => {});
 }
 
 function principal(key: { id: string; orgId: string; userId: string; role: Role }): UserPrincipal {

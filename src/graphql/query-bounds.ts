@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { AppError } from '../schema/errors.js';
 import { checkInputDepth } from '../schema/input-depth.js';
+import { costScope } from '../schema/list-bounds.js';
 import { deadlineSignal } from './deadline.js';
 
 export interface QueryBoundsOptions {
@@ -34,9 +35,11 @@ export interface QueryBoundsOptions {
  */
 export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
   const log = options.logger.child({ component: 'graphql' });
+  const admitted = admittedDocuments();
   return {
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
-      const refusal = refusalOf(args, options.maxCost);
+      const refusal = admitted.has(args) ? null : refusalOf(args, options.maxCost);
+      if (!refusal) admitted.add(args);
       if (refusal) {
         // The client's mistake, answered to it: not an error of ours.
         log.debug({ code: refusal.extensions.code, reason: refusal.message }, 'GraphQL request refused before execution');
@@ -84,6 +87,33 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
           });
         },
       };
+    },
+  };
+}
+
+/**
+ * The documents without variables that passed the checks, per operation and cost scope
+ * (src/schema/list-bounds.ts): their cost cannot change from one request to the next, and
+ * computing it was 3% of a dashboard query's CPU. Refusals are not kept (they are rare, and
+ * their message is computed each time).
+ */
+function admittedDocuments() {
+  const passed = new WeakMap<object, Set<string>>();
+  const keyOf = (args: ExecutionArgsLike) => {
+    if (args.variableValues && Object.keys(args.variableValues).length) return null;
+    return `${args.operationName ?? ''}\n${costScope(args.contextValue as Context)}`;
+  };
+  return {
+    has(args: ExecutionArgsLike): boolean {
+      const key = keyOf(args);
+      return key !== null && (passed.get(args.document)?.has(key) ?? false);
+    },
+    add(args: ExecutionArgsLike): void {
+      const key = keyOf(args);
+      if (key === null) return;
+      let keys = passed.get(args.document);
+      if (!keys) passed.set(args.document, (keys = new Set()));
+      keys.add(key);
     },
   };
 }

@@ -75,6 +75,14 @@ export function connectionPage(defaultSize: number, maxSize: number) {
 
 /** A credential bound to one organization (API key, OAuth token) has exactly one membership to list. */
 export function membershipsCost(args: { first?: number | null }, ctx: Context) {
-  const orgBound = ctx.principal.kind === 'user' && ctx.principal.orgBound;
-  return { field: FIELD_COST, multiplier: orgBound ? 1 : listSize(args.first, LIST_BOUNDS.memberships) };
+  return { field: FIELD_COST, multiplier: costScope(ctx) === 'one-org' ? 1 : listSize(args.first, LIST_BOUNDS.memberships) };
+}
+
+/**
+ * All that a cost in this file reads of the context: src/graphql/query-bounds.ts keeps the
+ * verdict on a document without variables per value of it. A cost that reads more of the
+ * context must say so here.
+ */
+export function costScope(ctx: Context): 'one-org' | 'any' {
+  return ctx.principal.kind === 'user' && ctx.principal.orgBound ? 'one-org' : 'any';
 }
