@@ -13,6 +13,7 @@ import { ForbiddenError, InsufficientScopeError } from './errors.js';
 import { FIELD_COST, UNDECLARED_LIST_MULTIPLIER } from './list-bounds.js';
 import './loaded-on-row.js';
 import './stable-paths.js';
+import './column-fields.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -25,7 +26,8 @@ export const builder = new SchemaBuilder<{
 }>({
   // loadedOnRow and stablePaths wrap the prisma plugin's resolvers, so they come before it; a row
   // that answers for itself needs no stable path.
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, 'loadedOnRow', 'stablePaths', PrismaPlugin, RelayPlugin, ComplexityPlugin],
+  // columnFields comes last: it replaces a field's own resolver, inside every other plugin's wrapper.
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, 'loadedOnRow', 'stablePaths', PrismaPlugin, RelayPlugin, ComplexityPlugin, 'columnFields'],
   defaultFieldNullability: false,
   defaultInputFieldRequiredness: true,
   scopeAuth: {

@@ -1,5 +1,6 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from './builder.js';
+import { column } from './column-fields.js';
 import { connectionPage, fixedList, LONG_TEXT_COST } from './list-bounds.js';
 import { NodeRef } from './node.js';
 import { ISSUE_COLUMNS } from './issue-columns.js';
@@ -21,22 +22,22 @@ export const IssueRef = builder.prismaObject('Issue', {
   // resolves, which cost more CPU than the whole query on a 100-issue page.
   select: ISSUE_COLUMNS,
   fields: (t) => ({
-    id: t.id({ description: 'The issue id (a UUID).', resolve: (issue) => issue.id }),
+    id: t.id({ description: 'The issue id (a UUID).', resolve: column('id') }),
     key: t.string({
       description: 'The human key: project key and number, e.g. WEB-12.',
       // Selected with the issue (a join in the same statement), so a list costs no extra query.
       select: { project: { select: { key: true } } },
       resolve: (issue) => `${issue.project.key}-${issue.number}`,
     }),
-    projectId: t.id({ description: 'The project the issue belongs to.', resolve: (issue) => issue.projectId }),
-    number: t.int({ description: 'Sequence number within the project (the 123 of KEY-123).', resolve: (issue) => issue.number }),
-    title: t.string({ description: 'A one-line summary.', resolve: (issue) => issue.title }),
+    projectId: t.id({ description: 'The project the issue belongs to.', resolve: column('projectId') }),
+    number: t.int({ description: 'Sequence number within the project (the 123 of KEY-123).', resolve: column('number') }),
+    title: t.string({ description: 'A one-line summary.', resolve: column('title') }),
     status: t.field({ type: IssueStatusEnum, description: 'Where the issue stands in the workflow.', resolve: (issue) => issue.status as IssueStatus }),
     priority: t.field({ type: IssuePriorityEnum, description: 'How urgent the issue is.', resolve: (issue) => issue.priority as IssuePriority }),
     description: t.string({ nullable: true, description: 'The details, as written (plain text); null when none.', complexity: LONG_TEXT_COST, select: { description: true }, resolve: (issue) => issue.description }),
-    assigneeId: t.id({ nullable: true, description: 'The user working on it; null when unassigned.', resolve: (issue) => issue.assigneeId }),
-    createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (issue) => issue.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (issue) => issue.updatedAt }),
+    assigneeId: t.id({ nullable: true, description: 'The user working on it; null when unassigned.', resolve: column('assigneeId') }),
+    createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: column('createdAt') }),
+    updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: column('updatedAt') }),
     project: t.relation('project', { description: 'The project the issue belongs to.' }),
     assignee: t.relation('assignee', {
       nullable: true,
@@ -82,7 +83,13 @@ export const IssueConnection = builder.connectionObject(
       }),
     }),
   },
-  { name: 'IssueEdge', description: 'An issue in a page, with the cursor that points at it.' },
+  {
+    name: 'IssueEdge',
+    description: 'An issue in a page, with the cursor that points at it.',
+    // The relay plugin's own `node` has a resolver (`edge => edge.node`); this one is a column
+    // (src/schema/column-fields.ts), read inline by compiled queries: one call fewer per issue.
+    fields: (t) => ({ node: t.field({ type: IssueRef, description: 'The item.', resolve: column('node') }) }),
+  },
 );
 
 builder.queryField('issues', (t) =>

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { directSql } from '../db/direct-sql.js';
 import type { Prisma, User } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
+import { column } from './column-fields.js';
 import { NotFoundError } from './errors.js';
 import { defineOperation } from './operation.js';
 import { NodeRef } from './node.js';
@@ -17,16 +18,16 @@ builder.prismaObject('User', {
   select: USER_COLUMNS,
   description: 'A person with an account: you (me), or a member of your organization (an assignee, a node).',
   fields: (t) => ({
-    id: t.id({ description: 'The user id (what assigneeId holds).', resolve: (user) => user.id }),
+    id: t.id({ description: 'The user id (what assigneeId holds).', resolve: column('id') }),
     email: t.string({
       nullable: true,
       description: "Your own, always; other people's only for managers, admins and owners (null otherwise).",
       select: { email: true },
       resolve: (user, _args, ctx) => (user.id === viewer(ctx).userId || seesEmail(ctx) ? user.email : null),
     }),
-    name: t.string({ description: 'The name they go by.', resolve: (user) => user.name }),
-    username: t.string({ description: 'Their unique handle.', resolve: (user) => user.username }),
-    locale: t.string({ description: 'Language code, e.g. en.', resolve: (user) => user.locale }),
+    name: t.string({ description: 'The name they go by.', resolve: column('name') }),
+    username: t.string({ description: 'Their unique handle.', resolve: column('username') }),
+    locale: t.string({ description: 'Language code, e.g. en.', resolve: column('locale') }),
   }),
 });
 
