@@ -90,7 +90,10 @@ describe.skipIf(!redisServerAvailable)('a revocation survives a Redis restart th
     expect((await me(a, token)).status).toBe(401);
 
     await redis.restart();
-    expect(await epochInRedis()).toBe(epochBefore); // the old epoch is back, as in the report
+    // The old epoch is back, as in the report; or A, reconnecting on its own before this read,
+    // has already sent the bump it could not make while Redis was down (a race with this read,
+    // seen once in a full run). Either way every following request must be refused.
+    expect([epochBefore, String(BigInt(epochBefore!) + 1n)]).toContain(await epochInRedis());
     await bothConnected();
     await expectRefusedEverywhere(token);
   });
