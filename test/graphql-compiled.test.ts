@@ -29,12 +29,12 @@ afterAll(async () => {
 
 const token = (username: string, slug = 'acme') => seed.users.find((u) => u.username === username && u.org_id === seed.orgs.find((o) => o.slug === slug)!.id)!.token;
 
-async function answer(app: App, who: string, query: string, variables?: Record<string, unknown>) {
+async function answer(app: App, who: string, query: string, variables?: Record<string, unknown>, operationName?: string) {
   const response = await app.fetch(
     new Request(`${app.config.baseUrl}/api/graphql`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token(who)}`, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ query, variables }),
+      body: JSON.stringify({ query, variables, operationName }),
     }),
   );
   return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: unknown[] } };
@@ -154,6 +154,17 @@ describe('compiled queries answer as yoga\'s executor does', () => {
       const [fromCompiled, fromWalked] = await Promise.all([answer(compiled, who, query, vars), answer(walked, who, query, vars)]);
       expect(fromCompiled).toEqual(fromWalked);
       check(fromCompiled.body);
+    }
+  });
+
+  test('each operation of a document runs as itself', async () => {
+    const query = 'query Me { me { username } } query Keys { projects { key } }';
+    for (let run = 0; run < 2; run++) {
+      for (const [name, field] of [['Me', 'me'], ['Keys', 'projects']] as const) {
+        const [fromCompiled, fromWalked] = await Promise.all([answer(compiled, 'olivia', query, undefined, name), answer(walked, 'olivia', query, undefined, name)]);
+        expect(fromCompiled).toEqual(fromWalked);
+        expect(Object.keys(fromCompiled.body.data as object)).toEqual([field]);
+      }
     }
   });
 

@@ -39,15 +39,21 @@ import type { Context } from '../context.js';
  * (src/graphql/deadline.ts, src/schema/operation.ts).
  */
 export function useCompiledExecution(options: { compileAfter: number }): Plugin<Context> {
-  /** A compiled query, `null` for one yoga's executor runs, or how many times it has run so far. */
-  const documents = new WeakMap<DocumentNode, CompiledQuery | null | number>();
+  /**
+   * Per document, and per operation of it (a document may hold several, the request names the
+   * one to run): its compiled query, `null` for one yoga's executor runs, or how many times it has run so far.
+   */
+  const documents = new WeakMap<DocumentNode, Map<string, CompiledQuery | null | number>>();
   let recursiveInputs: { schema: GraphQLSchema; types: Set<string> } | undefined;
 
   function compiled(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
-    const runs = documents.get(document) ?? 0;
+    let operations = documents.get(document);
+    if (!operations) documents.set(document, (operations = new Map()));
+    const name = operationName ?? '';
+    const runs = operations.get(name) ?? 0;
     if (typeof runs !== 'number') return runs;
     if (runs < options.compileAfter) {
-      documents.set(document, runs + 1);
+      operations.set(name, runs + 1);
       return null;
     }
     if (recursiveInputs?.schema !== schema) recursiveInputs = { schema, types: recursiveInputTypes(schema) };
@@ -55,7 +61,7 @@ export function useCompiledExecution(options: { compileAfter: number }): Plugin<
     const compilable = operation?.operation === 'query' && !declaresVariableOf(schema, operation, recursiveInputs.types);
     const result = compilable ? compileQuery(schema, document, operationName ?? undefined) : null;
     const query = result && isCompiledQuery(result) ? result : null;
-    documents.set(document, query);
+    operations.set(name, query);
     return query;
   }
 

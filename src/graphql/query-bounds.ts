@@ -39,13 +39,13 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
   return {
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const refusal = admitted.has(args) ? null : refusalOf(args, options.maxCost);
-      if (!refusal) admitted.add(args);
       if (refusal) {
         // The client's mistake, answered to it: not an error of ours.
         log.debug({ code: refusal.extensions.code, reason: refusal.message }, 'GraphQL request refused before execution');
         setResultAndStopExecution({ errors: [refusal] });
         return;
       }
+      admitted.add(args);
       setExecuteFn(async (executionArgs) => {
         let expired: AppError | undefined;
         const expire = () =>
