@@ -38,14 +38,17 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
   const admitted = admittedDocuments();
   return {
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
-      const refusal = admitted.has(args) ? null : refusalOf(args, options.maxCost);
-      if (refusal) {
-        // The client's mistake, answered to it: not an error of ours.
-        log.debug({ code: refusal.extensions.code, reason: refusal.message }, 'GraphQL request refused before execution');
-        setResultAndStopExecution({ errors: [refusal] });
-        return;
+      const verdict = admitted.keyOf(args);
+      if (!admitted.has(args.document, verdict)) {
+        const refusal = refusalOf(args, options.maxCost);
+        if (refusal) {
+          // The client's mistake, answered to it: not an error of ours.
+          log.debug({ code: refusal.extensions.code, reason: refusal.message }, 'GraphQL request refused before execution');
+          setResultAndStopExecution({ errors: [refusal] });
+          return;
+        }
+        admitted.add(args.document, verdict);
       }
-      admitted.add(args);
       setExecuteFn(async (executionArgs) => {
         let expired: AppError | undefined;
         const expire = () =>
@@ -99,21 +102,13 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
  */
 function admittedDocuments() {
   const passed = new WeakMap<object, Set<string>>();
-  const keyOf = (args: ExecutionArgsLike) => {
-    if (args.variableValues && Object.keys(args.variableValues).length) return null;
-    return `${args.operationName ?? ''}\n${costScope(args.contextValue as Context)}`;
-  };
   return {
-    has(args: ExecutionArgsLike): boolean {
-      const key = keyOf(args);
-      return key !== null && (passed.get(args.document)?.has(key) ?? false);
-    },
-    add(args: ExecutionArgsLike): void {
-      const key = keyOf(args);
-      if (key === null) return;
-      let keys = passed.get(args.document);
-      if (!keys) passed.set(args.document, (keys = new Set()));
-      keys.add(key);
+    /** The key of this request's verdict, or null when its variables may change its cost. */
+    keyOf: (args: ExecutionArgsLike): string | null =>
+      args.variableValues && Object.keys(args.variableValues).length ? null : `${args.operationName ?? ''}\n${costScope(args.contextValue as Context)}`,
+    has: (document: object, key: string | null): boolean => key !== null && (passed.get(document)?.has(key) ?? false),
+    add(document: object, key: string | null): void {
+      if (key !== null) passed.set(document, (passed.get(document) ?? new Set<string>()).add(key));
     },
   };
 }
