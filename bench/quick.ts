@@ -6,8 +6,9 @@
 // new one. Then, per workload: the app and the baseline pinned to core 0 as in `npm run bench`,
 // BENCH_ROUNDS interleaved pairs of BENCH_DURATION seconds each, load from core 1.
 // Workloads: rest_read rest_create rest_me graphql_nested (default: all four). BENCH_QUICK_PROFILE=1
-// also writes the app's CPU profile (bench/results/profiles/quick) and prints where its time went.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+// also writes the CPU profiles of the app (bench/results/profiles/quick) and of the baseline
+// (profiles/quick-baseline) and prints where the time of each went.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrations.js';
@@ -44,7 +45,11 @@ async function dataset(): Promise<{ url: string; plan: Plan }> {
 }
 
 const PROFILE_DIR = join(RESULTS, 'profiles', 'quick');
+/** The baseline's profile, to set beside the app's (what the app spends that the baseline does not). */
+const BASELINE_PROFILE_DIR = join(RESULTS, 'profiles', 'quick-baseline');
 const PROFILE = process.env.BENCH_QUICK_PROFILE === '1';
+// Only this run's profiles: the summary below reads the largest file in the folder.
+if (PROFILE) for (const dir of [PROFILE_DIR, BASELINE_PROFILE_DIR]) rmSync(dir, { recursive: true, force: true });
 
 async function start(name: string, script: string, extra: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
   const port = await freePort();
@@ -69,11 +74,11 @@ const baseline = await start('baseline', 'bench/baseline-server.ts', {
   BASELINE_NOAUTH_USER: user.id,
   BASELINE_NOAUTH_ORG: plan.orgId,
   BASELINE_NOAUTH_ROLE: user.role,
-});
+}, PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${BASELINE_PROFILE_DIR}`] : []);
 const all = workloads(plan);
-/** When the app's last measured run was (the profile is summarised over it alone). */
-let loaded = { from: 0, to: 0 };
-let stoppedAt = 0;
+/** When each server's last measured run was, and when it stopped (a profile is summarised over that run alone). */
+const loaded = new Map<Child, { from: number; to: number }>();
+const stoppedAt = new Map<Child, number>();
 const chosen = (process.argv.slice(2).length ? process.argv.slice(2) : ['rest_read', 'rest_create', 'rest_me', 'graphql_nested']) as WorkloadId[];
 try {
   for (const id of chosen) {
@@ -87,7 +92,7 @@ try {
         const before = cpuSeconds(child.proc.pid);
         const startedAt = Date.now();
         const result = await drive(child.port, workload, { connections: CONNECTIONS, durationS: DURATION });
-        if (child === app) loaded = { from: startedAt, to: Date.now() };
+        loaded.set(child, { from: startedAt, to: Date.now() });
         const cpu = ((cpuSeconds(child.proc.pid) - before) * 1e6) / Math.max(1, result.requests);
         const bad = result.non2xx || result.errors ? ` NON-2XX ${result.non2xx} ERRORS ${result.errors}` : '';
         rps.push(result.rps);
@@ -97,14 +102,19 @@ try {
     }
   }
 } finally {
-  await app.stop();
-  stoppedAt = Date.now();
-  await baseline.stop();
+  for (const child of [app, baseline]) {
+    await child.stop();
+    stoppedAt.set(child, Date.now());
+  }
 }
 if (PROFILE) {
-  const largest = readdirSync(PROFILE_DIR).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(PROFILE_DIR, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0]!; // the main thread's (tsx's loader thread writes one too)
-  const summary = summariseProfile(largest, { fromEndSeconds: (stoppedAt - loaded.from) / 1000, toEndSeconds: (stoppedAt - loaded.to) / 1000 }, 25);
-  process.stdout.write(`profile ${largest}\n`);
-  for (const p of summary.by_package.slice(0, 15)) process.stdout.write(`  ${p.percent.toFixed(1).padStart(5)}%  ${p.package}\n`);
-  for (const f of summary.top_functions) process.stdout.write(`  ${f.percent.toFixed(1).padStart(5)}%  ${f.function}  ${f.where}\n`);
+  for (const [child, dir] of [[app, PROFILE_DIR], [baseline, BASELINE_PROFILE_DIR]] as const) {
+    const largest = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0]!; // the main thread's (tsx's loader thread writes one too)
+    const run = loaded.get(child)!;
+    const end = stoppedAt.get(child)!;
+    const summary = summariseProfile(largest, { fromEndSeconds: (end - run.from) / 1000, toEndSeconds: (end - run.to) / 1000 }, 25);
+    process.stdout.write(`${child.name} profile ${largest}\n`);
+    for (const p of summary.by_package.slice(0, 15)) process.stdout.write(`  ${p.percent.toFixed(1).padStart(5)}%  ${p.package}\n`);
+    for (const f of summary.top_functions) process.stdout.write(`  ${f.percent.toFixed(1).padStart(5)}%  ${f.function}  ${f.where}\n`);
+  }
 }

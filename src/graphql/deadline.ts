@@ -22,6 +22,48 @@ export interface Deadline {
   dispose(): void;
 }
 
+/**
+ * What the executor reads of the signal. A class rather than an object literal with getters:
+ * a literal's accessors are a new accessor pair and closure per request, which V8 keeps
+ * reachable until a full collection (src/schema/issue-operations.ts says what that costs).
+ */
+class DeadlineSignal {
+  private asked = 0;
+  readonly addEventListener: AbortSignal['addEventListener'];
+  readonly removeEventListener: AbortSignal['removeEventListener'];
+
+  constructor(
+    private readonly real: AbortSignal,
+    private readonly isAborted: () => boolean,
+    private readonly passed: () => boolean,
+  ) {
+    this.addEventListener = real.addEventListener.bind(real);
+    this.removeEventListener = real.removeEventListener.bind(real);
+  }
+
+  get aborted(): boolean {
+    if (this.isAborted()) return true;
+    // Aborting here, in the middle of the executor's synchronous work, would leave promises
+    // it already made for earlier list items unobserved; the abort happens as soon as that
+    // work yields, as a timer's would, only without waiting for the event loop. The clock is
+    // read once every CLOCK_EVERY questions: a few microseconds of fields apart, and reading
+    // it for each of the thousands of fields of a large response was 2% of its CPU.
+    if (++this.asked === CLOCK_EVERY) {
+      this.asked = 0;
+      this.passed();
+    }
+    return false;
+  }
+
+  get reason(): unknown {
+    return this.real.reason as unknown;
+  }
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.real.reason;
+  }
+}
+
 export function deadlineSignal(timeoutMs: number, reason: () => Error, parent?: AbortSignal): Deadline {
   const controller = new AbortController();
   const end = performance.now() + timeoutMs;
@@ -49,30 +91,7 @@ export function deadlineSignal(timeoutMs: number, reason: () => Error, parent?: 
     queueMicrotask(abort);
     return true;
   };
-  let asked = 0;
-  const signal = {
-    get aborted() {
-      if (aborted) return true;
-      // Aborting here, in the middle of the executor's synchronous work, would leave promises
-      // it already made for earlier list items unobserved; the abort happens as soon as that
-      // work yields, as a timer's would, only without waiting for the event loop. The clock is
-      // read once every CLOCK_EVERY questions: a few microseconds of fields apart, and reading
-      // it for each of the thousands of fields of a large response was 2% of its CPU.
-      if (++asked === CLOCK_EVERY) {
-        asked = 0;
-        passed();
-      }
-      return false;
-    },
-    get reason() {
-      return real.reason as unknown;
-    },
-    throwIfAborted() {
-      if (signal.aborted) throw real.reason;
-    },
-    addEventListener: real.addEventListener.bind(real),
-    removeEventListener: real.removeEventListener.bind(real),
-  };
+  const signal = new DeadlineSignal(real, () => aborted, passed);
   return {
     signal: signal as unknown as AbortSignal,
     check() {

@@ -77,8 +77,9 @@ export const IssueConnection = builder.connectionObject(
       totalCount: t.int({
         description: 'How many issues the whole filtered list holds (all pages); counted only when asked for.',
         resolve: (page) => {
-          const count = (page as { totalCount?: number | (() => Promise<number>) }).totalCount;
-          return typeof count === 'function' ? count() : (count ?? 0);
+          const counted = page as { totalCount?: number | (() => Promise<number>) };
+          // Called as a method: Project.issues' connection is a class (src/schema/project-issues-connection.ts).
+          return typeof counted.totalCount === 'function' ? counted.totalCount() : (counted.totalCount ?? 0);
         },
       }),
     }),

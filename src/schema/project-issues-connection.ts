@@ -54,11 +54,37 @@ export function issueSelection(ctx: Context, info: GraphQLResolveInfo, args: Con
 
 const cursorOf = (node: { id: string }) => formatPrismaCursor(node, 'id');
 
-/** An edge whose cursor is encoded when a query reads it (a class: one shape and one getter for every edge). */
+/*
+ * The connection, its edges and its page info are class instances, never object literals with
+ * getters: each literal `{ get edges() { ... } }` gives V8 a new accessor pair and closure per
+ * object, which stay reachable from V8's own structures until a full collection, and with them
+ * the page they close over: every row then survived the young generation (src/schema/issue-operations.ts
+ * says what that cost). test/no-literal-accessors.test.ts keeps src/ free of them.
+ */
+
+/** An edge whose cursor is encoded when a query reads it. */
 class IssueEdge {
   constructor(readonly node: PageRow) {}
   get cursor(): string {
     return cursorOf(this.node);
+  }
+}
+
+/** Relay's page info, its cursors encoded when read. */
+class IssuePageInfo {
+  readonly hasPreviousPage: boolean;
+  readonly hasNextPage: boolean;
+  private readonly nodes: PageRow[];
+  constructor({ nodes, hasPreviousPage, hasNextPage }: ProjectIssuePage) {
+    this.nodes = nodes;
+    this.hasPreviousPage = hasPreviousPage;
+    this.hasNextPage = hasNextPage;
+  }
+  get startCursor(): string | null {
+    return this.nodes.length ? cursorOf(this.nodes[0]!) : null;
+  }
+  get endCursor(): string | null {
+    return this.nodes.length ? cursorOf(this.nodes[this.nodes.length - 1]!) : null;
   }
 }
 
@@ -70,27 +96,37 @@ const EMPTY: ProjectIssuePage = { nodes: [], hasPreviousPage: false, hasNextPage
  * selects `totalCount` (a query asking only for the count reads no issue). Cursors are made when
  * read, as Pothos' prisma plugin makes them (`GPC:` and the id).
  */
-export function projectIssues(ctx: Context, projectId: string, args: ConnectionArgs, { query, group }: IssueSelection) {
+class ProjectIssueConnection {
+  private page: Promise<ProjectIssuePage> | undefined;
+  constructor(
+    private readonly ctx: Context,
+    private readonly projectId: string,
+    private readonly args: ConnectionArgs,
+    private readonly selection: IssueSelection,
+  ) {}
+
+  get edges(): Promise<IssueEdge[]> {
+    return this.load().then(({ nodes }) => nodes.map((node) => new IssueEdge(node)));
+  }
+
+  get pageInfo(): Promise<IssuePageInfo> {
+    return this.load().then((page) => new IssuePageInfo(page));
+  }
+
+  totalCount(): Promise<number> {
+    return counts(this.ctx, 'count', undefined, this.projectId).then((count) => count ?? 0);
+  }
+
+  private load(): Promise<ProjectIssuePage> {
+    // The batch runs every field with the same arguments and selection together.
+    const { first, last, after, before } = this.args;
+    const { query, group } = this.selection;
+    return (this.page ??= pages(this.ctx, group, { args: { first, last, after, before }, query }, this.projectId).then((found) => found ?? EMPTY));
+  }
+}
+
+export function projectIssues(ctx: Context, projectId: string, args: ConnectionArgs, selection: IssueSelection): ProjectIssueConnection {
   // Arguments Pothos refuses fail the field itself, as one error, rather than each part of its connection.
   pageArgs(ctx, args);
-  let page: Promise<ProjectIssuePage> | undefined;
-  const load = () => {
-    // The batch runs every field with the same arguments and selection together.
-    const { first, last, after, before } = args;
-    return (page ??= pages(ctx, group, { args: { first, last, after, before }, query }, projectId).then((found) => found ?? EMPTY));
-  };
-  return {
-    get edges() {
-      return load().then(({ nodes }) => nodes.map((node) => new IssueEdge(node)));
-    },
-    get pageInfo() {
-      return load().then(({ nodes, hasPreviousPage, hasNextPage }) => ({
-        hasPreviousPage,
-        hasNextPage,
-        get startCursor() { return nodes.length ? cursorOf(nodes[0]!) : null; },
-        get endCursor() { return nodes.length ? cursorOf(nodes[nodes.length - 1]!) : null; },
-      }));
-    },
-    totalCount: () => counts(ctx, 'count', undefined, projectId).then((count) => count ?? 0),
-  };
+  return new ProjectIssueConnection(ctx, projectId, args, selection);
 }
