@@ -21,7 +21,7 @@ import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMcpEndpoint } from './mcp/server.js';
 import { Ops } from './ops/observe.js';
-import { bindContext } from './ops/request-scope.js';
+import { requestLogger, type RequestScope } from './ops/request-scope.js';
 import { routeTemplate } from './ops/route-template.js';
 import { createCors } from './pipeline/cors.js';
 import { csrf } from './pipeline/csrf.js';
@@ -119,18 +119,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
 
   /** The request as the steps see it: its credentials read once, and what authentication needs. */
-  function begin(request: Request, info: RequestInfo): Exchange {
+  function begin(request: Request, info: RequestInfo, scope: RequestScope): Exchange {
     const ip = clientIp(request, info.remoteAddress, config.trustProxy);
     const credentials = presentedCredentials(config, request.headers);
     // An access token is verified once per request: for its rate-limit bucket, then to authenticate.
     const verified = new Map<string, ReturnType<typeof verifyAccessToken>>();
     // Started before the rate-limit admission: over Redis the two commands share one round trip.
     const patEpoch = patCache && typeof credentials.token === 'string' && credentials.token.startsWith(PAT_PREFIX) ? credentialEpoch.read() : null;
-    const ctx: Context = { principal: anonymous, prisma: db.prisma, config, clientIp: ip, limiter, rateLimits: [], credentialEpoch, liveUpdates };
+    const ctx: Context = { principal: anonymous, prisma: db.prisma, config, clientIp: ip, limiter, rateLimits: [], credentialEpoch, liveUpdates, scope };
     // The access log and metrics read the principal from here once dispatch has set it.
-    bindContext(ctx);
+    scope.context = ctx;
     return {
       request,
+      scope,
       url: requestUrl(request),
       ip,
       credentials,
@@ -156,18 +157,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
    * (read in `begin`, checked by dispatch), the global rate limit, CSRF, dispatch to the
    * surface, and the response headers (CORS among them).
    */
-  async function fetch(request: Request, info: RequestInfo = {}): Promise<Response> {
+  async function fetch(request: Request, info: RequestInfo, scope: RequestScope): Promise<Response> {
     const path = requestUrl(request).pathname;
     const preflight = cors.preflight(request, path);
     if (preflight) return preflight;
-    const exchange = begin(request, info);
+    const exchange = begin(request, info, scope);
     let response: Response;
     try {
       response =
         httpsRedirect(request, config.baseUrl, config.trustProxy) ??
         (await rateLimit(limiter, exchange, async () => csrf(exchange, config.baseUrl, isPage) ?? (await dispatch(exchange))));
     } catch (error) {
-      logger.error({ err: error }, 'unexpected error');
+      requestLogger(logger, scope).error({ err: error }, 'unexpected error');
       response = problems.internal().toResponse();
     }
     return cors.decorate(request, path, responseHeaders(config, exchange, response));

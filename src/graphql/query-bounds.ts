@@ -3,6 +3,7 @@ import { GraphQLError, validate, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
+import { requestLogger } from '../ops/request-scope.js';
 import { AppError } from '../schema/errors.js';
 import { checkInputDepth } from '../schema/input-depth.js';
 import { costScope } from '../schema/list-bounds.js';
@@ -38,12 +39,13 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
   const admitted = admittedDocuments();
   return {
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const requestLog = () => requestLogger(log, (args.contextValue as Context).scope);
       const verdict = admitted.keyOf(args);
       if (!admitted.has(args.document, verdict)) {
         const refusal = refusalOf(args, options.maxCost);
         if (refusal) {
           // The client's mistake, answered to it: not an error of ours.
-          log.debug({ code: refusal.extensions.code, reason: refusal.message }, 'GraphQL request refused before execution');
+          requestLog().debug({ code: refusal.extensions.code, reason: refusal.message }, 'GraphQL request refused before execution');
           setResultAndStopExecution({ errors: [refusal] });
           return;
         }
@@ -66,7 +68,7 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
         } finally {
           context.deadline = undefined;
           deadline.dispose();
-          if (expired && deadline.signal.reason === expired) log.info({ timeoutMs: options.timeoutMs }, 'GraphQL execution abandoned at its deadline');
+          if (expired && deadline.signal.reason === expired) requestLog().info({ timeoutMs: options.timeoutMs }, 'GraphQL execution abandoned at its deadline');
         }
       });
       return {
@@ -78,7 +80,7 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
             reuseText(result, text);
             return;
           }
-          log.info({ bytes, maxResponseBytes: options.maxResponseBytes }, 'GraphQL response over the size limit replaced by an error');
+          requestLog().info({ bytes, maxResponseBytes: options.maxResponseBytes }, 'GraphQL response over the size limit replaced by an error');
           setResult({
             errors: [
               new AppError(

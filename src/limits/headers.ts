@@ -26,6 +26,17 @@ function sfString(value: string): string {
   return `"${value.replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, '\\$&')}"`;
 }
 
+/** A policy as an item of RateLimit-Policy; the same for every response, so made once per policy. */
+const policyItems = new WeakMap<Policy, string>();
+function policyItem(policy: Policy): string {
+  let item = policyItems.get(policy);
+  if (item === undefined) {
+    item = `${sfString(policy.name)};q=${policy.limit};w=${Math.ceil(policy.windowMs / 1000)}`;
+    policyItems.set(policy, item);
+  }
+  return item;
+}
+
 /**
  * Headers for a limited response: the legacy X-RateLimit-* trio (what most clients read) for the
  * tightest bucket, and the IETF draft-ietf-httpapi-ratelimit-headers fields, where
@@ -39,9 +50,7 @@ export function rateLimitHeaders(decisions: PolicyDecision[]): Record<string, st
     'X-RateLimit-Limit': String(decision.limit),
     'X-RateLimit-Remaining': String(decision.remaining),
     'X-RateLimit-Reset': String(decision.resetSeconds),
-    'RateLimit-Policy': decisions
-      .map((d) => `${sfString(d.policy.name)};q=${d.policy.limit};w=${Math.ceil(d.policy.windowMs / 1000)}`)
-      .join(', '),
+    'RateLimit-Policy': decisions.map((d) => policyItem(d.policy)).join(', '),
     RateLimit: `${sfString(policy.name)};r=${decision.remaining};t=${decision.resetSeconds}`,
   };
 }

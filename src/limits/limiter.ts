@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
-import { reportRateLimitRefusal } from '../ops/request-scope.js';
+import { reportRateLimitRefusals } from '../ops/request-scope.js';
 import type { Context } from '../context.js';
 import { rateLimitHeaders, retryAfter, type PolicyDecision } from './headers.js';
 import { MemoryStore } from './memory-store.js';
@@ -29,10 +29,6 @@ export class RateLimiter {
 
   async admit(subject: string, policies: Policy[] = [GLOBAL_POLICY]): Promise<Admission> {
     const decisions = await this.store.consumeAll(policies.map((policy) => ({ key: subject, policy })));
-    // For the metrics: in a refused consumeAll the refusing buckets are those with nothing left.
-    decisions.forEach((d, i) => {
-      if (!d.allowed && d.remaining === 0) reportRateLimitRefusal(policies[i]!.name);
-    });
     return { allowed: decisions.every((d) => d.allowed), decisions: decisions.map((decision, i) => ({ policy: policies[i]!, decision })) };
   }
 
@@ -45,9 +41,10 @@ export class RateLimiter {
  * Draws one request of `subject` from a policy's bucket (on top of the global one) and adds the
  * decision to the response's headers. Returns the Retry-After seconds when refused, else null.
  */
-export async function drawFrom(ctx: Pick<Context, 'limiter' | 'rateLimits'>, policy: Policy, subject: string): Promise<string | null> {
+export async function drawFrom(ctx: Pick<Context, 'limiter' | 'rateLimits' | 'scope'>, policy: Policy, subject: string): Promise<string | null> {
   const { allowed, decisions } = await ctx.limiter.admit(subject, [policy]);
   ctx.rateLimits.push(...decisions);
+  reportRateLimitRefusals(ctx.scope, decisions);
   return allowed ? null : retryAfter(decisions);
 }
 

@@ -6,6 +6,7 @@ import { hasScope } from '../schema/access.js';
 import type { Config } from '../config.js';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
+import { requestLogger } from '../ops/request-scope.js';
 import { callTool, buildTools, type McpTool } from './tools.js';
 import { Response } from '../http/fetch-api.js';
 
@@ -75,7 +76,7 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool named ${call.params.name}. tools/list names them.`);
       return callTool(tool, ctx, call.params.arguments ?? {}, request);
     });
-    server.onerror = (error) => logger.warn({ err: error }, 'MCP protocol error');
+    server.onerror = (error) => requestLogger(logger, ctx.scope).warn({ err: error }, 'MCP protocol error');
     return server;
   }
 

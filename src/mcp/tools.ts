@@ -151,9 +151,13 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-/** A problem as an MCP error result: the model reads the text; programs read `code` and `errors` in it. */
-export function errorResult(problem: HttpProblem): ToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(problem.body()) }], isError: true };
+/**
+ * A problem as an MCP error result: the model reads the text; programs read `code` and `errors`
+ * in it, and `request_id`, as in a REST problem (src/rest/problem.ts).
+ */
+export function errorResult(problem: HttpProblem, ctx: Pick<Context, 'scope'>): ToolResult {
+  const body = ctx.scope ? { ...problem.body(), request_id: ctx.scope.id } : problem.body();
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
 /**
@@ -165,7 +169,7 @@ export async function callTool(tool: McpTool, ctx: Context, input: Record<string
   const { [IDEMPOTENCY_ARGUMENT]: key, ...args } = input;
   if (tool.route.method !== 'post' || key === undefined) return runTool(tool, ctx, input, request);
   if (typeof key !== 'string' || !KEY_TEXT.test(key)) {
-    return errorResult(new HttpProblem(400, 'VALIDATION_FAILED', `${IDEMPOTENCY_ARGUMENT}: ${KEY_RULE}`, [{ field: IDEMPOTENCY_ARGUMENT, message: KEY_RULE }]));
+    return errorResult(new HttpProblem(400, 'VALIDATION_FAILED', `${IDEMPOTENCY_ARGUMENT}: ${KEY_RULE}`, [{ field: IDEMPOTENCY_ARGUMENT, message: KEY_RULE }]), ctx);
   }
   const scope = keyScope(ctx.principal, key);
   if (!scope) return runTool(tool, ctx, args, request);
@@ -187,11 +191,11 @@ export async function callTool(tool: McpTool, ctx: Context, input: Record<string
     case 'replay':
       return JSON.parse(outcome.response.body) as ToolResult;
     case 'mismatch':
-      return errorResult(idempotencyProblems.mismatch());
+      return errorResult(idempotencyProblems.mismatch(), ctx);
     case 'in_progress':
-      return errorResult(idempotencyProblems.inProgress());
+      return errorResult(idempotencyProblems.inProgress(), ctx);
     case 'unknown':
-      return errorResult(idempotencyProblems.unknown());
+      return errorResult(idempotencyProblems.unknown(), ctx);
   }
 }
 
@@ -218,7 +222,7 @@ async function runTool(tool: McpTool, ctx: Context, args: Record<string, unknown
   }
   // Without a body, leftover arguments have nowhere to go: named, rather than silently ignored.
   const unknown = route.body ? [] : Object.keys(body);
-  if (unknown.length) return errorResult(new HttpProblem(400, 'VALIDATION_FAILED', unknown.map((n) => `${n}: unknown argument`).join('; '), unknown.map((field) => ({ field, message: 'unknown argument' }))));
+  if (unknown.length) return errorResult(new HttpProblem(400, 'VALIDATION_FAILED', unknown.map((n) => `${n}: unknown argument`).join('; '), unknown.map((field) => ({ field, message: 'unknown argument' }))), ctx);
   const url = new URL(`${ctx.config.baseUrl}/api${route.path}`);
   try {
     const result = await runRoute(route, ctx, { params: () => params, query, body: async () => body }, url, request);
@@ -229,7 +233,7 @@ async function runTool(tool: McpTool, ctx: Context, args: Record<string, unknown
       : (result.body as Record<string, unknown>);
     return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
   } catch (error) {
-    if (error instanceof HttpProblem) return errorResult(error);
+    if (error instanceof HttpProblem) return errorResult(error, ctx);
     throw error;
   }
 }

@@ -2,6 +2,8 @@ import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../logger.js';
 
 export interface AccessEntry {
+  /** X-Request-Id (src/ops/request-scope.ts). */
+  requestId: string;
   method: string;
   /** The route template, never the raw path (which can carry ids, keys and query strings with secrets). */
   route: string;
@@ -14,7 +16,7 @@ export interface AccessEntry {
 /**
  * One line per request, written when the response is ready. It names who asked (principal
  * kind, user and organization ids) but never what they presented: no token, cookie, header or
- * query string is logged. The request id comes from the logger's mixin.
+ * query string is logged.
  */
 export function logAccess(logger: Logger, entry: AccessEntry): void {
   // LOG_LEVEL=warn and above: no line, so nothing to build either.
@@ -22,6 +24,7 @@ export function logAccess(logger: Logger, entry: AccessEntry): void {
   const principal = entry.principal?.kind === 'user' ? entry.principal : null;
   logger.info(
     {
+      request_id: entry.requestId,
       method: entry.method,
       route: entry.route,
       status: entry.status,

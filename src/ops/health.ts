@@ -55,20 +55,21 @@ export class Health {
     return json(200, { status: 'ok' });
   }
 
-  async ready(): Promise<Response> {
+  /** `logger`: where a change of readiness found by this probe is logged (the probe's request logger). */
+  async ready(logger: Logger = this.logger): Promise<Response> {
     if (this.shuttingDown) return json(503, { status: 'shutting_down' });
-    const outcome = await this.outcome();
+    const outcome = await this.outcome(logger);
     if (this.shuttingDown) return json(503, { status: 'shutting_down' });
     return outcome.ok ? json(200, { status: 'ready', checks: outcome.checks }) : json(503, { status: 'not_ready', failing: outcome.failing, checks: outcome.checks });
   }
 
-  private outcome(): Promise<Outcome> {
+  private outcome(logger: Logger): Promise<Outcome> {
     const now = this.now();
-    if (!this.last || now - this.last.at >= RESULT_TTL_MS) this.last = { at: now, outcome: this.runChecks() };
+    if (!this.last || now - this.last.at >= RESULT_TTL_MS) this.last = { at: now, outcome: this.runChecks(logger) };
     return this.last.outcome;
   }
 
-  private async runChecks(): Promise<Outcome> {
+  private async runChecks(logger: Logger): Promise<Outcome> {
     const checks: Record<string, string> = {};
     const failing: string[] = [];
     const errors: Record<string, string> = {};
@@ -88,8 +89,8 @@ export class Health {
     }
     const ready = failing.length === 0;
     if (ready !== this.wasReady) {
-      if (ready) this.logger.info({ checks }, 'ready');
-      else this.logger.warn({ failing, errors }, 'not ready');
+      if (ready) logger.info({ checks }, 'ready');
+      else logger.warn({ failing, errors }, 'not ready');
       this.wasReady = ready;
     }
     return ready ? { ok: true, checks: checks as Record<string, 'ok'> } : { ok: false, failing, checks };

@@ -7,14 +7,16 @@ import { requestIdFor } from '../http/request-id.js';
 import type { RateLimiter } from '../limits/limiter.js';
 import { RedisStore } from '../limits/redis-store.js';
 import type { Logger } from '../logger.js';
-import { HttpProblem, problems } from '../rest/problem.js';
+import { HttpProblem, isProblem, problems, withRequestId } from '../rest/problem.js';
 import { logAccess } from './access-log.js';
 import { Health, type ReadinessCheck } from './health.js';
 import { hasMetricsToken, Metrics } from './metrics.js';
-import { reportRoute, runInScope, type RequestScope } from './request-scope.js';
+import { newScope, reportRoute, requestLogger, type RequestScope } from './request-scope.js';
 import { requestUrl } from '../http/request-url.js';
 
 export type FetchHandler = (request: Request, info?: RequestInfo) => Promise<Response>;
+/** The app inside the ops layer: also given the request's scope (src/ops/request-scope.ts). */
+export type ScopedHandler = (request: Request, info: RequestInfo, scope: RequestScope) => Promise<Response>;
 
 /** The route label of a request no router claimed (refused before routing, e.g. by the global rate limit). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -72,11 +74,8 @@ export class Ops {
     return new Ops(deps, await committedMigrationNames());
   }
 
-  wrap(handler: FetchHandler): FetchHandler {
-    return (request, info = {}) => {
-      const scope: RequestScope = { id: requestIdFor(request.headers), refusedPolicies: [] };
-      return runInScope(scope, () => this.serve(scope, request, info, handler));
-    };
+  wrap(handler: ScopedHandler): FetchHandler {
+    return (request, info = {}) => this.serve(newScope(requestIdFor(request.headers)), request, info, handler);
   }
 
   /** GET /metrics on the metrics port (METRICS_PORT): the token, when set, is required there too. */
@@ -90,16 +89,17 @@ export class Ops {
     if (this.metrics) this.db.queries.timers?.delete(this.metrics.queryObserved);
   }
 
-  private async serve(scope: RequestScope, request: Request, info: RequestInfo, handler: FetchHandler): Promise<Response> {
+  private async serve(scope: RequestScope, request: Request, info: RequestInfo, handler: ScopedHandler): Promise<Response> {
     const started = performance.now();
     this.metrics?.requestStarted();
     let response: Response;
     try {
-      const own = this.answerOwn(request);
-      response = (own && (await own)) ?? (await handler(request, info));
+      const own = this.answerOwn(request, scope);
+      response = (own && (await own)) ?? (await handler(request, info, scope));
+      if (isProblem(response)) response = await withRequestId(response, scope.id);
     } catch (error) {
-      this.logger.error({ err: error }, 'unexpected error');
-      response = problems.internal().toResponse();
+      requestLogger(this.logger, scope).error({ err: error }, 'unexpected error');
+      response = await withRequestId(problems.internal().toResponse(), scope.id);
     }
     response.headers.set('x-request-id', scope.id);
     const seconds = (performance.now() - started) / 1000;
@@ -112,6 +112,7 @@ export class Ops {
       if (scope.authFailure) this.metrics.authFailed(scope.authFailure);
     }
     logAccess(this.logger, {
+      requestId: scope.id,
       method: request.method,
       route: template,
       status: response.status,
@@ -123,20 +124,20 @@ export class Ops {
   }
 
   /** The operations endpoints' answer; null (not a promise, which every other request would wait a tick for) for everything else. */
-  private answerOwn(request: Request): Promise<Response> | null {
+  private answerOwn(request: Request, scope: RequestScope): Promise<Response> | null {
     if (request.method !== 'GET' && request.method !== 'HEAD') return null;
     const path = requestUrl(request).pathname;
     if (path === '/healthz') {
-      reportRoute(path);
+      reportRoute(scope, path);
       return Promise.resolve(this.health.live());
     }
     if (path === '/readyz') {
-      reportRoute(path);
-      return Promise.resolve(this.health.ready());
+      reportRoute(scope, path);
+      return this.health.ready(requestLogger(this.logger, scope));
     }
     // Without METRICS_TOKEN, /metrics is not served on the main port at all (a 404 like any unknown path).
     if (path === '/metrics' && this.config.metricsToken !== undefined) {
-      reportRoute(path);
+      reportRoute(scope, path);
       return this.metricsAnswer(request);
     }
     return null;

@@ -1,24 +1,30 @@
 /**
  * What the operations layer learns about the request being served, collected while it runs.
  *
- * The ops wrapper (src/ops/observe.ts) opens a scope around each request; code deeper in the
- * pipeline reports facts into it with the small functions below, without a parameter threaded
- * through every call, and the wrapper turns them into the access-log line and the metrics when
- * the response is ready. The logger's mixin (src/logger.ts) reads the request id from here, so
- * every log line written while serving a request carries it, whichever module writes it.
+ * The ops wrapper (src/ops/observe.ts) makes a scope for each request and hands it to the app,
+ * which keeps it on the request's Exchange and Context; code deeper in the pipeline reports
+ * facts into it, and the wrapper turns them into the access-log line and the metrics when the
+ * response is ready.
+ *
+ * The scope travels as an argument, not in an AsyncLocalStorage: on Node 20 a storage turns on
+ * promise hooks for every promise of the process, and they were a quarter of the CPU of a
+ * `GET /api/me` in process (bench/SUMMARY.md, session 8). So a log line carries the request's
+ * id when it is written through `requestLogger(logger, scope)`: every handler that logs about
+ * a request does.
  *
  * Contract for dispatchers (the REST, page and OAuth routers, GraphQL):
  * - the route template: itty-router records the pattern it matched on the request object
  *   (`request.route`, e.g. `/api/issues/:id`), which the wrapper reads; a surface that is not
- *   routed by itty-router calls `reportRoute('/api/graphql')`. Never report a raw path: the
- *   template is a metrics label and must come from a fixed set.
- * - `bindContext(ctx)` once the per-request Context exists: the access log reads the principal
- *   from it after the response (principal kind, user and organization).
- * - `reportAuthFailure(code)` where a presented credential is refused (src/auth/auth-error.ts codes).
- * - the rate limiter reports refusals itself (src/limits/limiter.ts).
+ *   routed by itty-router calls `reportRoute(scope, '/api/graphql')`. Never report a raw path:
+ *   the template is a metrics label and must come from a fixed set.
+ * - `scope.context`: the per-request Context, set once it exists: the access log reads the
+ *   principal from it after the response (principal kind, user and organization).
+ * - `reportAuthFailure(scope, code)` where a presented credential is refused (src/auth/auth-error.ts codes).
+ * - `reportRateLimitRefusals(scope, decisions)` where a rate limit refused (src/limits/limiter.ts).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Principal } from '../auth/principal.js';
+import type { PolicyDecision } from '../limits/headers.js';
+import type { Logger } from '../logger.js';
 
 export interface RequestScope {
   /** X-Request-Id: the client's (validated) or ours. */
@@ -30,38 +36,31 @@ export interface RequestScope {
   refusedPolicies: string[];
 }
 
-const storage = new AsyncLocalStorage<RequestScope>();
-
-export function runInScope<T>(scope: RequestScope, work: () => T): T {
-  return storage.run(scope, work);
-}
-
-export function currentScope(): RequestScope | undefined {
-  return storage.getStore();
-}
-
-/** The request id of the request being served, if any. */
-export function currentRequestId(): string | undefined {
-  return storage.getStore()?.id;
+export function newScope(id: string): RequestScope {
+  return { id, refusedPolicies: [] };
 }
 
 /** The route template that answered (a pattern such as `/api/issues/:id`, never the raw path). */
-export function reportRoute(template: string): void {
-  const scope = storage.getStore();
+export function reportRoute(scope: RequestScope | undefined, template: string): void {
   if (scope) scope.route = template;
 }
 
-export function bindContext(context: { principal: Principal }): void {
-  const scope = storage.getStore();
-  if (scope) scope.context = context;
-}
-
 /** A presented credential was refused; `reason` is the stable code the client sees. */
-export function reportAuthFailure(reason: string): void {
-  const scope = storage.getStore();
+export function reportAuthFailure(scope: RequestScope | undefined, reason: string): void {
   if (scope) scope.authFailure = reason;
 }
 
-export function reportRateLimitRefusal(policy: string): void {
-  storage.getStore()?.refusedPolicies.push(policy);
+/** The policies of a limiter's answer that refused (in a refused admission, those with nothing left), for the metrics. */
+export function reportRateLimitRefusals(scope: RequestScope | undefined, decisions: PolicyDecision[]): void {
+  for (const { policy, decision } of decisions) {
+    if (!decision.allowed && decision.remaining === 0) scope?.refusedPolicies.push(policy.name);
+  }
+}
+
+/**
+ * `logger`, with the request's id on every line (`request_id`); `logger` itself outside a
+ * request. Made where a line is written (errors, warnings, the access log), never per request.
+ */
+export function requestLogger(logger: Logger, scope: RequestScope | undefined): Logger {
+  return scope ? logger.child({ request_id: scope.id }) : logger;
 }

@@ -8,8 +8,8 @@ import { graphqlAuthResponse } from '../graphql/auth-errors.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { idempotentRequest } from '../idempotency/http.js';
 import { UNMATCHED_ROUTE } from '../ops/observe.js';
-import { reportAuthFailure, reportRoute } from '../ops/request-scope.js';
-import { HttpProblem, problems } from '../rest/problem.js';
+import { reportAuthFailure, reportRoute, type RequestScope } from '../ops/request-scope.js';
+import { HttpProblem, problems, withRequestId } from '../rest/problem.js';
 import { isPublicPath } from '../rest/router.js';
 import { serveApiDocs } from '../web/api-docs.js';
 import { serveChartAssets } from '../web/dashboard.js';
@@ -57,8 +57,8 @@ function bearerChallenge(config: Config, error?: AuthError): string {
 }
 
 /** An AuthError as the API's problem, with the RFC 6750 challenge on a 401 (RFC 9728 `resource_metadata`). */
-function authProblem(config: Config, error: AuthError): HttpProblem {
-  reportAuthFailure(error.code);
+function authProblem(config: Config, error: AuthError, scope: RequestScope): HttpProblem {
+  reportAuthFailure(scope, error.code);
   const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': bearerChallenge(config, error) } : {};
   return new HttpProblem(error.status, error.code.toUpperCase(), error.detail, undefined, headers);
 }
@@ -82,7 +82,7 @@ function withResourceMetadata(config: Config, response: Response): Response {
  */
 export function createDispatch(config: Config, surfaces: Surfaces) {
   return async function dispatch(exchange: Exchange): Promise<Response> {
-    const { request, url, ctx, credentials, auth } = exchange;
+    const { request, url, ctx, credentials, auth, scope } = exchange;
     const path = url.pathname;
     // The API reference and its assets are public: answered before any credential is looked at.
     const docs = serveApiDocs(request, path, config) ?? serveGraphiQLAsset(request, path) ?? serveChartAssets(request, path);
@@ -98,25 +98,25 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       const response = await page.fetch(bounded, ctx);
       // itty-router records the pattern it matched on the request it served: the bounded copy.
       const route = (bounded as { route?: unknown }).route;
-      if (typeof route === 'string') reportRoute(route);
+      if (typeof route === 'string') reportRoute(scope, route);
       return response;
     }
     if (path !== '/api' && !path.startsWith('/api/')) return wantsHtml(request) ? notFoundPage() : problems.notFound().toResponse();
-    reportRoute(path === '/api/graphql' || path === MCP_PATH ? path : (surfaces.rest.template(request.method, path) ?? UNMATCHED_ROUTE));
+    reportRoute(scope, path === '/api/graphql' || path === MCP_PATH ? path : (surfaces.rest.template(request.method, path) ?? UNMATCHED_ROUTE));
     // The API description is public: answered before any credential check (a credential sent with it is ignored).
     if (isPublicPath(path)) return surfaces.rest.fetch(request, ctx);
     // A token in the URL ends up in logs: refused with what the client did wrong, whatever else it sent (RFC 6750 §5.3).
     if (url.searchParams.has('access_token')) {
       const error = new AuthError(401, 'token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request');
-      return authProblem(config, error).toResponse();
+      return authProblem(config, error, scope).toResponse();
     }
     const principal = await authenticate(auth, credentials);
     // GraphQL-over-HTTP clients get the same status and challenge in a GraphQL response body.
     const refuse = (problem: HttpProblem) => (path === '/api/graphql' && graphqlAuthResponse(request, problem)) || problem.toResponse();
-    if (principal instanceof AuthError) return refuse(authProblem(config, principal));
+    if (principal instanceof AuthError) return refuse(authProblem(config, principal, scope));
     ctx.principal = principal;
     if (principal.kind === 'anonymous') {
-      reportAuthFailure('unauthenticated');
+      reportAuthFailure(scope, 'unauthenticated');
       return refuse(
         new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
           'www-authenticate': bearerChallenge(config),
@@ -132,9 +132,11 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       // A subscription's stream never ends: there is no answer to keep for a retry.
       if (wantsEventStream(bounded)) return surfaces.graphql.handleRequest(bounded, ctx);
     }
-    // A POST with an Idempotency-Key runs once; its retries get the first answer (src/idempotency).
-    return idempotentRequest(ctx.prisma, principal, bounded, async (request) =>
-      withResourceMetadata(config, path === '/api/graphql' ? await surfaces.graphql.handleRequest(request, ctx) : await surfaces.rest.fetch(request, ctx)),
-    );
+    // A POST with an Idempotency-Key runs once; its retries get the first answer (src/idempotency),
+    // whose problem names the request that ran.
+    return idempotentRequest(ctx.prisma, principal, bounded, async (request) => {
+      const response = path === '/api/graphql' ? await surfaces.graphql.handleRequest(request, ctx) : await surfaces.rest.fetch(request, ctx);
+      return withRequestId(withResourceMetadata(config, response), scope.id);
+    });
   };
 }

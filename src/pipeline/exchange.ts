@@ -1,6 +1,7 @@
 import type { AuthDeps, Credentials } from '../auth/authenticate.js';
 import type { Context } from '../context.js';
 import type { PolicyDecision } from '../limits/headers.js';
+import type { RequestScope } from '../ops/request-scope.js';
 
 /**
  * One request on its way through the pipeline (src/app.ts): what the steps read and what they
@@ -9,6 +10,8 @@ import type { PolicyDecision } from '../limits/headers.js';
 export interface Exchange {
   request: Request;
   url: URL;
+  /** What the ops layer learns about this request (src/ops/request-scope.ts). */
+  scope: RequestScope;
   /** The client's address (src/http/client-ip.ts). */
   ip: string;
   /** What the request presents, read once from its headers. */

@@ -1,6 +1,7 @@
 import { looksLikeJwt } from '../auth/oauth/tokens.js';
 import { retryAfter, type PolicyDecision } from '../limits/headers.js';
 import { rateLimitSubject, type RateLimiter } from '../limits/limiter.js';
+import { reportRateLimitRefusals } from '../ops/request-scope.js';
 import { HttpProblem } from '../rest/problem.js';
 import type { Exchange } from './exchange.js';
 
@@ -30,11 +31,15 @@ async function subjectOf(exchange: Exchange): Promise<string> {
 export async function rateLimit(limiter: RateLimiter, exchange: Exchange, next: () => Promise<Response>): Promise<Response> {
   const admission = await limiter.admit(await subjectOf(exchange));
   exchange.decisions = admission.decisions;
-  if (!admission.allowed) return tooManyRequests(exchange.decisions);
+  if (!admission.allowed) {
+    reportRateLimitRefusals(exchange.scope, admission.decisions);
+    return tooManyRequests(exchange.decisions);
+  }
   const response = await next();
   if (response.status === 401 && typeof exchange.credentials.token === 'string') {
     const byAddress = await limiter.admit(rateLimitSubject(null, exchange.ip));
     if (!byAddress.allowed) {
+      reportRateLimitRefusals(exchange.scope, byAddress.decisions);
       exchange.decisions = byAddress.decisions;
       return tooManyRequests(exchange.decisions);
     }

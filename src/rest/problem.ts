@@ -1,7 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { currentRequestId } from '../ops/request-scope.js';
 import { MAX_FIELD_ERRORS, type FieldError } from '../schema/errors.js';
-import { Response } from '../http/fetch-api.js';
+import { Headers, Response } from '../http/fetch-api.js';
 
 /**
  * The most a problem says, so that its size is bounded whatever the request held (a body of
@@ -43,9 +42,6 @@ export class HttpProblem extends Error {
       code: this.code.toLowerCase(),
     };
     if (this.errors?.length) body.errors = this.errors;
-    // An RFC 9457 extension member: the X-Request-Id of the request, to quote to an operator.
-    const requestId = currentRequestId();
-    if (requestId !== undefined) body.request_id = requestId;
     return body;
   }
 
@@ -55,6 +51,26 @@ export class HttpProblem extends Error {
       headers: { 'content-type': 'application/problem+json', ...this.headers },
     });
   }
+}
+
+/** Whether a response is problem+json. */
+export const isProblem = (response: Response) => response.headers.get('content-type')?.startsWith('application/problem+json') === true;
+
+/**
+ * A problem response with `request_id`, an RFC 9457 extension member: the request's X-Request-Id,
+ * to quote to an operator. Added where the request's id is known (the ops layer, for every
+ * answer; the idempotency layer, before it keeps an answer for replays, so that a replay names
+ * the request that ran) rather than where a problem is made, deep in code that has no request.
+ * A body that names a request already keeps it; any other response is returned as it is.
+ */
+export async function withRequestId(response: Response, requestId: string): Promise<Response> {
+  if (!isProblem(response)) return response;
+  const body = JSON.parse(await response.text()) as Record<string, unknown>;
+  body.request_id ??= requestId;
+  const headers = new Headers(response.headers);
+  // The body grew: a length set for the old one would cut it.
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
 }
 
 export const problems = {

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Context } from '../context.js';
 import { routeWithoutQuery } from '../http/routing.js';
 import type { Logger } from '../logger.js';
+import { requestLogger } from '../ops/request-scope.js';
 import { AppError, type FieldError } from '../schema/errors.js';
 import { fieldErrors, messages } from '../schema/validate.js';
 import { readJsonObject } from './body.js';
@@ -84,9 +85,9 @@ async function serve(route: Route, request: Request, ctx: Context, params: Recor
 export function createRestRouter(logger: Logger): { routes: RouteEntry[]; fetch(request: Request, ctx: Context): Promise<Response> } {
   const router = Router<IRequest, [Context, Request]>({
     base: '/api',
-    catch: (error: unknown) => {
+    catch: (error: unknown, _routing: IRequest, ctx: Context) => {
       if (error instanceof HttpProblem) return error.toResponse();
-      logger.error({ err: error }, 'unexpected error in a REST route');
+      requestLogger(logger, ctx.scope).error({ err: error }, 'unexpected error in a REST route');
       return problems.internal().toResponse();
     },
   });

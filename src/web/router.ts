@@ -3,6 +3,7 @@ import type { FirstRunLink } from '../auth/first-run.js';
 import type { Context } from '../context.js';
 import { onRequest, routeWithoutQuery } from '../http/routing.js';
 import type { Logger } from '../logger.js';
+import { requestLogger } from '../ops/request-scope.js';
 import { HttpProblem } from '../rest/problem.js';
 import { revokeApplication, showApplications } from './applications.js';
 import { asset } from './assets.js';
@@ -58,11 +59,11 @@ export interface WebOptions {
 export function createWebRouter(logger: Logger, options: WebOptions = { firstRun: null }) {
   const setup = createSetupPages(options.firstRun);
   const router = Router<IRequest, [Context, Request]>({
-    catch: (error: unknown) => {
+    catch: (error: unknown, _routing: IRequest, ctx: Context) => {
       if (error instanceof HttpProblem) {
         return page('error', { title: 'Error', heading: 'Something is not right', message: error.detail }, { status: error.status });
       }
-      logger.error({ err: error }, 'unexpected error in a page');
+      requestLogger(logger, ctx.scope).error({ err: error }, 'unexpected error in a page');
       return page('error', { title: 'Error', heading: 'Something went wrong', message: 'It has been logged. Please try again.' }, { status: 500 });
     },
   });

@@ -2,6 +2,7 @@ import { Router, type IRequest } from 'itty-router';
 import type { Context } from '../../context.js';
 import { onRequest, routeWithoutQuery } from '../../http/routing.js';
 import type { Logger } from '../../logger.js';
+import { requestLogger } from '../../ops/request-scope.js';
 import type { Config } from '../../config.js';
 import { decideAuthorize, showAuthorize } from './authorize.js';
 import { ClientMetadataResolver } from './client-metadata.js';
@@ -22,9 +23,9 @@ function json(body: unknown, cache = 'public, max-age=300'): Response {
 export function createOAuthRouter(logger: Logger, keys: SigningKeys, config: Config) {
   const clients = new ClientMetadataResolver(config);
   const router = Router<IRequest, [Context, Request]>({
-    catch: (error: unknown) => {
+    catch: (error: unknown, _routing: IRequest, ctx: Context) => {
       if (error instanceof OAuthError) return error.toResponse();
-      logger.error({ err: error }, 'unexpected error in the authorization server');
+      requestLogger(logger, ctx.scope).error({ err: error }, 'unexpected error in the authorization server');
       return new OAuthError('server_error', 'Something went wrong on our side. It has been logged.', 500).toResponse();
     },
   });
