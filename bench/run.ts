@@ -362,6 +362,13 @@ async function main() {
     const layers = await layerCosts(created.url, plan, Math.min(1, Math.max(0.2, DURATION / 20)));
     log(`layers (CPU us/request): REST read raw ${layers.rest_read.raw_pg_query_and_json.cpu_us}, Prisma ${layers.rest_read.prisma_findMany.cpu_us}, DirectSql ${layers.rest_read.direct_sql.cpu_us}, REST handler ${layers.rest_read.rest_handler_operation.cpu_us}, full ${layers.rest_read.full_app_fetch.cpu_us}`);
     await sampleBusy('postgres, before the main runs');
+    // Every server on every workload it is measured on, right before the rounds: the start-up
+    // warm-up ran reads only, and 2 s before a run left the app's first create and nested runs
+    // compiling their code on the same core as they served (round 1 cost 1.4x and 2x the CPU per
+    // request of round 2; the baseline's code is a fraction of that size).
+    for (const id of ids) {
+      await warmUp(id === 'rest_read_noauth' ? [noauth, base] : COMMON_WORKLOADS.includes(id) ? [app, base, common] : [app, base], w[id]);
+    }
 
     for (let r = 1; r <= ROUNDS; r++) {
       for (const id of ids) {

@@ -5,7 +5,7 @@ import { createOAuthRouter } from './auth/oauth/router.js';
 import { SigningKeys } from './auth/oauth/signing-keys.js';
 import { verifyAccessToken } from './auth/oauth/tokens.js';
 import { PatCache } from './auth/pat-cache.js';
-import { PAT_PREFIX } from './auth/pat-token.js';
+import { hashToken, PAT_PREFIX } from './auth/pat-token.js';
 import { anonymous } from './auth/principal.js';
 import type { Config } from './config.js';
 import type { Context } from './context.js';
@@ -124,6 +124,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const credentials = presentedCredentials(config, request.headers);
     // An access token is verified once per request: for its rate-limit bucket, then to authenticate.
     const verified = new Map<string, ReturnType<typeof verifyAccessToken>>();
+    // A token's SHA-256 is made once per request: for its rate-limit bucket, then to look the PAT up.
+    let hashed: { token: string; hash: Uint8Array<ArrayBuffer> } | undefined;
     // Started before the rate-limit admission: over Redis the two commands share one round trip.
     const patEpoch = patCache && typeof credentials.token === 'string' && credentials.token.startsWith(PAT_PREFIX) ? credentialEpoch.read() : null;
     const ctx: Context = { principal: anonymous, prisma: db.prisma, config, clientIp: ip, limiter, rateLimits: [], credentialEpoch, liveUpdates, scope };
@@ -141,6 +143,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         config,
         patCache,
         patEpoch,
+        tokenHash: (token) => {
+          if (hashed?.token !== token) hashed = { token, hash: hashToken(token) };
+          return hashed.hash;
+        },
         verifyAccess: (token) => {
           if (!verified.has(token)) verified.set(token, verifyAccessToken(keys, config, token));
           return verified.get(token)!;

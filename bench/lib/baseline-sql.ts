@@ -6,9 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { issueListStatement } from '../../src/schema/issue-list-sql.js';
 import { IssueOrder } from '../../src/schema/issue-order.js';
 
-/** PAT lookup by SHA-256 hash, joined with the membership for the role (src/auth/pat.ts, a $queryRaw). $1 = hash. On a PAT cache hit the app sends no lookup. */
-export const PAT_LOOKUP_SQL =
-  '\n    SELECT k.id::text AS "id", k.org_id::text AS "orgId", k.user_id::text AS "userId", k.token_hash AS "tokenHash",\n           k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt", m.role::text AS "role"\n    FROM api_keys k JOIN memberships m ON m.org_id = k.org_id AND m.user_id = k.user_id\n    WHERE k.token_hash = $1';
+/** PAT lookup by SHA-256 hash, joined with the membership for the role: the app's own statement (src/auth/pat.ts). $1 = hash. On a PAT cache hit the app sends no lookup. */
+export { PAT_LOOKUP_SQL } from '../../src/auth/pat.js';
 
 /** At most once a minute per key, off the request path: the app's own statement (src/auth/pat.ts). */
 export { TOUCH_KEY_SQL } from '../../src/auth/pat.js';

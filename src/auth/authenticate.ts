@@ -81,6 +81,8 @@ export interface AuthDeps {
   db: Db;
   keys: SigningKeys;
   config: Config;
+  /** The SHA-256 of a presented token, made once per request (the rate limiter's subject, then the PAT lookup). */
+  tokenHash?: (token: string) => Uint8Array<ArrayBuffer>;
   /** Access-token verification already done for this request (by the rate limiter), reused. */
   verifyAccess?: (token: string) => ReturnType<typeof verifyAccessToken>;
   /** Verified personal access tokens (PAT_CACHE); null or absent: every PAT is looked up. */
@@ -98,7 +100,7 @@ export async function authenticate(deps: AuthDeps, credentials: Credentials, now
   if (token instanceof AuthError) return token;
   if (token !== null) {
     const strategies = [
-      () => authenticatePat({ db, cache: deps.patCache, epoch: deps.patEpoch }, token, requestedOrgId, now),
+      () => authenticatePat({ db, cache: deps.patCache, epoch: deps.patEpoch, hash: deps.tokenHash }, token, requestedOrgId, now),
       () => authenticateOAuth(db, deps.verifyAccess ?? ((t) => verifyAccessToken(deps.keys, deps.config, t)), token, requestedOrgId),
     ];
     for (const strategy of strategies) {

@@ -1,8 +1,11 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { counted, type QueryCounter } from './query-counter.js';
 
-/** A value of a statement. A Date is sent as ISO 8601 text: cast it (`$1::timestamptz`); an array as an array (`$1::uuid[]`). */
-export type SqlValue = string | number | boolean | Date | null | readonly string[] | readonly number[];
+/**
+ * A value of a statement. A Date is sent as ISO 8601 text: cast it (`$1::timestamptz`); an array
+ * as an array (`$1::uuid[]`); a Buffer as bytea (node-postgres sends another Uint8Array as text).
+ */
+export type SqlValue = string | number | boolean | Date | Buffer | null | readonly string[] | readonly number[];
 
 /** A statement and its values, in order ($1, $2, ...). */
 export interface SqlStatement {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hashToken } from '../auth/pat-token.js';
 import type { Logger } from '../logger.js';
 import { reportRateLimitRefusals } from '../ops/request-scope.js';
 import type { Context } from '../context.js';
@@ -19,8 +19,13 @@ export interface Admission {
  * key), or the client's address when it presents none.
  */
 export function rateLimitSubject(token: string | null, clientIp: string): string {
-  if (token) return `cred:${createHash('sha256').update(token).digest('base64url').slice(0, 27)}`;
+  if (token) return credentialSubject(hashToken(token));
   return `ip:${clientIp}`;
+}
+
+/** The bucket of a credential, from its SHA-256 (the request may have it already: src/app.ts). */
+export function credentialSubject(tokenHash: Uint8Array): string {
+  return `cred:${Buffer.from(tokenHash.buffer, tokenHash.byteOffset, tokenHash.byteLength).toString('base64url').slice(0, 27)}`;
 }
 
 /** One limiter for both surfaces: every request draws from its subject's global bucket. */

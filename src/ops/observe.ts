@@ -51,7 +51,7 @@ function readinessChecks(db: Database, limiter: RateLimiter, committed: string[]
  * The operations layer around the service's fetch handler: health and readiness, metrics,
  * request ids and the access log. `wrap(fetch)` answers /healthz, /readyz and (with
  * METRICS_TOKEN) /metrics itself, before authentication and rate limiting, and hands every
- * other request to `fetch` inside a request scope (src/ops/request-scope.ts).
+ * other request to `fetch` with a new request scope (src/ops/request-scope.ts).
  */
 export class Ops {
   readonly health: Health;

@@ -1,6 +1,6 @@
 import { looksLikeJwt } from '../auth/oauth/tokens.js';
 import { retryAfter, type PolicyDecision } from '../limits/headers.js';
-import { rateLimitSubject, type RateLimiter } from '../limits/limiter.js';
+import { credentialSubject, rateLimitSubject, type RateLimiter } from '../limits/limiter.js';
 import { reportRateLimitRefusals } from '../ops/request-scope.js';
 import { HttpProblem } from '../rest/problem.js';
 import type { Exchange } from './exchange.js';
@@ -20,7 +20,8 @@ async function subjectOf(exchange: Exchange): Promise<string> {
     const claims = await auth.verifyAccess(token).catch(() => null);
     if (claims) return `grant:${claims.grant_id}`;
   }
-  return rateLimitSubject(token ?? credentials.sessionToken, ip);
+  // The token's hash is the PAT lookup's too: made once for both.
+  return token ? credentialSubject(auth.tokenHash(token)) : rateLimitSubject(credentials.sessionToken, ip);
 }
 
 /**
