@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { requestLogger, type RequestScope } from './request-scope.js';
 import { withTimeout } from '../timeout.js';
 import { Response } from '../http/fetch-api.js';
 
@@ -55,21 +56,21 @@ export class Health {
     return json(200, { status: 'ok' });
   }
 
-  /** `logger`: where a change of readiness found by this probe is logged (the probe's request logger). */
-  async ready(logger: Logger = this.logger): Promise<Response> {
+  /** `scope`: the probe's request, whose id is on the line when this probe finds readiness changed. */
+  async ready(scope?: RequestScope): Promise<Response> {
     if (this.shuttingDown) return json(503, { status: 'shutting_down' });
-    const outcome = await this.outcome(logger);
+    const outcome = await this.outcome(scope);
     if (this.shuttingDown) return json(503, { status: 'shutting_down' });
     return outcome.ok ? json(200, { status: 'ready', checks: outcome.checks }) : json(503, { status: 'not_ready', failing: outcome.failing, checks: outcome.checks });
   }
 
-  private outcome(logger: Logger): Promise<Outcome> {
+  private outcome(scope: RequestScope | undefined): Promise<Outcome> {
     const now = this.now();
-    if (!this.last || now - this.last.at >= RESULT_TTL_MS) this.last = { at: now, outcome: this.runChecks(logger) };
+    if (!this.last || now - this.last.at >= RESULT_TTL_MS) this.last = { at: now, outcome: this.runChecks(scope) };
     return this.last.outcome;
   }
 
-  private async runChecks(logger: Logger): Promise<Outcome> {
+  private async runChecks(scope: RequestScope | undefined): Promise<Outcome> {
     const checks: Record<string, string> = {};
     const failing: string[] = [];
     const errors: Record<string, string> = {};
@@ -89,8 +90,8 @@ export class Health {
     }
     const ready = failing.length === 0;
     if (ready !== this.wasReady) {
-      if (ready) logger.info({ checks }, 'ready');
-      else logger.warn({ failing, errors }, 'not ready');
+      if (ready) requestLogger(this.logger, scope).info({ checks }, 'ready');
+      else requestLogger(this.logger, scope).warn({ failing, errors }, 'not ready');
       this.wasReady = ready;
     }
     return ready ? { ok: true, checks: checks as Record<string, 'ok'> } : { ok: false, failing, checks };

@@ -7,7 +7,7 @@ import { requestIdFor } from '../http/request-id.js';
 import type { RateLimiter } from '../limits/limiter.js';
 import { RedisStore } from '../limits/redis-store.js';
 import type { Logger } from '../logger.js';
-import { HttpProblem, isProblem, problems, withRequestId } from '../rest/problem.js';
+import { HttpProblem, problems, withRequestId } from '../rest/problem.js';
 import { logAccess } from './access-log.js';
 import { Health, type ReadinessCheck } from './health.js';
 import { hasMetricsToken, Metrics } from './metrics.js';
@@ -96,11 +96,11 @@ export class Ops {
     try {
       const own = this.answerOwn(request, scope);
       response = (own && (await own)) ?? (await handler(request, info, scope));
-      if (isProblem(response)) response = await withRequestId(response, scope.id);
     } catch (error) {
       requestLogger(this.logger, scope).error({ err: error }, 'unexpected error');
-      response = await withRequestId(problems.internal().toResponse(), scope.id);
+      response = problems.internal().toResponse();
     }
+    response = await withRequestId(response, scope.id);
     response.headers.set('x-request-id', scope.id);
     const seconds = (performance.now() - started) / 1000;
     // itty-router records the pattern it matched on the request it dispatched (see request-scope.ts).
@@ -133,7 +133,7 @@ export class Ops {
     }
     if (path === '/readyz') {
       reportRoute(scope, path);
-      return this.health.ready(requestLogger(this.logger, scope));
+      return this.health.ready(scope);
     }
     // Without METRICS_TOKEN, /metrics is not served on the main port at all (a 404 like any unknown path).
     if (path === '/metrics' && this.config.metricsToken !== undefined) {

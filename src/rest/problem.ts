@@ -53,18 +53,20 @@ export class HttpProblem extends Error {
   }
 }
 
-/** Whether a response is problem+json. */
-export const isProblem = (response: Response) => response.headers.get('content-type')?.startsWith('application/problem+json') === true;
+const isProblem = (response: Response) => response.headers.get('content-type')?.startsWith('application/problem+json') === true;
 
 /**
  * A problem response with `request_id`, an RFC 9457 extension member: the request's X-Request-Id,
  * to quote to an operator. Added where the request's id is known (the ops layer, for every
  * answer; the idempotency layer, before it keeps an answer for replays, so that a replay names
  * the request that ran) rather than where a problem is made, deep in code that has no request.
- * A body that names a request already keeps it; any other response is returned as it is.
+ * A body that names a request already keeps it; any other response is returned as it is, at once.
  */
-export async function withRequestId(response: Response, requestId: string): Promise<Response> {
-  if (!isProblem(response)) return response;
+export function withRequestId(response: Response, requestId: string): Response | Promise<Response> {
+  return isProblem(response) ? stamped(response, requestId) : response;
+}
+
+async function stamped(response: Response, requestId: string): Promise<Response> {
   const body = JSON.parse(await response.text()) as Record<string, unknown>;
   body.request_id ??= requestId;
   const headers = new Headers(response.headers);
