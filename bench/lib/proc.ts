@@ -53,6 +53,21 @@ export function startChild(
   };
 }
 
+/** Runs a script to its end, pinned to `core` when taskset exists, with `input` on its stdin; resolves with its stdout. */
+export function runToEnd(args: string[], options: { input: string; core?: number }): Promise<string> {
+  const command = hasTaskset && options.core !== undefined ? ['taskset', '-c', String(options.core), process.execPath, ...args] : [process.execPath, ...args];
+  const proc = spawn(command[0]!, command.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  proc.stdin!.end(options.input);
+  return new Promise((resolveRun, reject) => {
+    proc.on('error', reject);
+    proc.on('exit', (code) => (code === 0 ? resolveRun(stdout) : reject(new Error(`${args.join(' ')} exited with ${code}:\n${stderr.slice(-4000)}`))));
+  });
+}
+
 /** Waits until the child answers HTTP on its port (any status). */
 export async function waitForHttp(child: Child, path = '/', timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
