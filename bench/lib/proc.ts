@@ -12,6 +12,11 @@ export function pinSelf(core: number): boolean {
   return spawnSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' }).status === 0;
 }
 
+/** This Node with `args`, pinned to `core` when one is given and taskset exists. */
+function nodeCommand(args: string[], core: number | undefined): string[] {
+  return hasTaskset && core !== undefined ? ['taskset', '-c', String(core), process.execPath, ...args] : [process.execPath, ...args];
+}
+
 export interface Child {
   name: string;
   proc: ChildProcess;
@@ -25,7 +30,7 @@ export function startChild(
   args: string[],
   options: { env: Record<string, string | undefined>; port: number; core?: number },
 ): Child {
-  const command = hasTaskset && options.core !== undefined ? ['taskset', '-c', String(options.core), process.execPath, ...args] : [process.execPath, ...args];
+  const command = nodeCommand(args, options.core);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, ...options.env })) if (v !== undefined) env[k] = v;
   const proc = spawn(command[0]!, command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -55,7 +60,7 @@ export function startChild(
 
 /** Runs a script to its end, pinned to `core` when taskset exists, with `input` on its stdin; resolves with its stdout. */
 export function runToEnd(args: string[], options: { input: string; core?: number }): Promise<string> {
-  const command = hasTaskset && options.core !== undefined ? ['taskset', '-c', String(options.core), process.execPath, ...args] : [process.execPath, ...args];
+  const command = nodeCommand(args, options.core);
   const proc = spawn(command[0]!, command.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
