@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -42,7 +42,11 @@ export function patHint(token: string): string {
   return token.slice(-4);
 }
 
-/** SHA-256 of a secret, as stored at rest. */
+/**
+ * SHA-256 of a secret, as stored at rest. Made on every authenticated request (the rate-limit
+ * bucket and the PAT lookup): the one-shot crypto.hash costs a third of a Hash object's
+ * createHash().update().digest() (about 1 µs against 3 µs here).
+ */
 export function hashToken(token: string): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(createHash('sha256').update(token).digest());
+  return new Uint8Array(hash('sha256', token, 'buffer'));
 }
