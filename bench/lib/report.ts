@@ -82,7 +82,7 @@ export function renderMarkdown(report: Any): string {
   );
   lines.push(
     '',
-    `Config: ${c.connections} connections, ${c.duration_s} s per measured run after ${c.warmup_s} s warm-up, ${c.issues} issues, ${c.rounds} interleaved app/baseline rounds per workload on PostgreSQL (${c.scale_rounds} for the 1k/full comparison), ${c.pglite_rounds} on PGlite. PostgreSQL server ${c.postgres_server}. Figures are medians over rounds; latency percentiles are over successful responses.`,
+    `Config: ${c.connections} connections, ${c.duration_s} s per measured run after ${c.warmup_s} s warm-up, ${c.issues} issues, ${c.rounds} interleaved app/baseline rounds per workload on PostgreSQL (${c.scale_rounds} for the read-scaling comparison), ${c.pglite_rounds} on PGlite. PostgreSQL server ${c.postgres_server}. Figures are medians over rounds; latency percentiles are over successful responses.`,
     '',
   );
 
@@ -204,7 +204,7 @@ export function renderMarkdown(report: Any): string {
     lines.push(...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite'), 'pglite'), '');
     if (commonTable(report.pglite.summary).length) lines.push(...commonTable(report.pglite.summary), '');
     lines.push(
-      'One process per data directory: the app and the baseline (same SQL through PGlite directly) run one after the other, each over every workload, not interleaved. ' +
+      'One process per data directory: the app, the baseline (same SQL through PGlite directly) and the common stack each run on their own copy of the seeded directory, all three at once, and their runs interleave as on PostgreSQL. ' +
         'The database runs inside the server process, so server CPU includes the database.',
       '',
     );
