@@ -158,30 +158,9 @@ export function renderMarkdown(report: Any): string {
     lines.push(
       'Each row adds one layer of the app on top of the row above it, on the same database, one call at a time in this process. CPU µs is what limits throughput when the server is CPU-bound (it is, under load); wall µs includes database round trips.',
       '',
-      '| Workload | Layer | CPU µs/call | Wall p50 µs |',
-      '|---|---|---:|---:|',
+      ...layerTable(pgr.layers),
+      '',
     );
-    const names: Record<string, string> = {
-      raw_pg_query_and_json: 'raw pg: the same SQL + JSON (the baseline without HTTP)',
-      raw_pg_hand_written_sql_and_json: 'raw pg: the hand-written tree SQL + JSON',
-      prisma_generated_sql_over_raw_pg: "raw pg: the app's second statement (the Project.issues pages, after Prisma's memberships statement) + JSON",
-      prisma_findMany: 'Prisma findMany (same rows; what the app sent before DirectSql)',
-      prisma_findUnique: 'Prisma findUniqueOrThrow (what the app sent before DirectSql)',
-      direct_sql: 'the schema operation over DirectSql (src/db/direct-sql.ts)',
-      direct_sql_statement: 'DirectSql: the same statement (what the app sends)',
-      raw_pg_statement: 'raw pg: the one create statement (counter, member check, insert)',
-      prisma_raw_statement: 'Prisma: the same statement through $queryRawUnsafe (what the app sent before)',
-      rest_handler_operation: 'REST router (src/rest/router.ts): declared route calling the schema operation, JSON',
-      graphql_execute_pothos_prisma: "graphql-js execute() over the Pothos schema (yoga's executor walks the document the same way)",
-      graphql_compiled_pothos_prisma: 'the same query compiled by graphql-jit (what the app runs from the second request of a document)',
-      router_no_auth: 'itty-router + handler, no auth (bench/app-noauth)',
-      yoga_no_auth: 'graphql-yoga + the compiled query, no auth (bench/app-noauth)',
-      full_app_fetch: 'app.fetch: + rate limit + PAT authentication + routing',
-    };
-    for (const [id, rows] of Object.entries(pgr.layers as Record<string, Record<string, { cpu_us: number; p50_us: number }>>)) {
-      for (const [name, cost] of Object.entries(rows)) lines.push(`| ${LABELS[id] ?? id} | ${names[name] ?? name} | ${f(cost.cpu_us)} | ${f(cost.p50_us)} |`);
-    }
-    lines.push('');
   }
 
   if (pgr.response_comparison) {
@@ -260,6 +239,7 @@ function summaryBlock(report: Any): string {
   if (a) lines.push(`Auth + rate limiting in-process: p50 ${a.auth_plus_rate_limit.p50_us} µs with the PAT cache (Redis limiter + epoch: ${a.auth_plus_rate_limit_redis ? `${a.auth_plus_rate_limit_redis.p50_us} µs` : 'not measured'}; PAT_CACHE=off: ${a.auth_plus_rate_limit_uncached?.p50_us ?? '—'} µs; bare PAT lookup over pg ${a.bare_pat_lookup_sql_over_pg.p50_us} µs; rate limit alone ${a.rate_limit_only.p50_us} µs; Node CPU ${a.node_cpu_per_call_us} µs per call).${a.p50_us_per_process ? ` The median of ${a.p50_us_per_process.length} fresh processes on the servers' core, whose p50s were ${a.p50_us_per_process.join(' / ')} µs.` : ''}`);
   if (s) lines.push(`REST read p50 from 1k issues: ${readFlatText(s, report.config)}; each size in a database of its own, measured interleaved.`);
   if (pgr.missed_targets) lines.push(`Missed targets: ${pgr.missed_targets.length ? pgr.missed_targets.join(', ') : 'none'}.`);
+  if (pgr.layers) lines.push('', 'CPU per call, layer by layer, in process and one call at a time (each row adds one layer to the row above; report.md explains them):', '', ...layerTable(pgr.layers));
   if (report.pglite?.summary) {
     lines.push('', 'PGlite:', '', ...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite'), 'pglite'));
     const common = commonTable(report.pglite.summary);
@@ -267,6 +247,33 @@ function summaryBlock(report: Any): string {
   }
   lines.push('', 'Full report: bench/results/report.md and report.json (not committed).', END);
   return lines.join('\n');
+}
+
+const LAYER_NAMES: Record<string, string> = {
+  raw_pg_query_and_json: 'raw pg: the same SQL + JSON (the baseline without HTTP)',
+  raw_pg_hand_written_sql_and_json: 'raw pg: the hand-written tree SQL + JSON',
+  prisma_generated_sql_over_raw_pg: "raw pg: the app's second statement (the Project.issues pages, after Prisma's memberships statement) + JSON",
+  prisma_findMany: 'Prisma findMany (same rows; what the app sent before DirectSql)',
+  prisma_findUnique: 'Prisma findUniqueOrThrow (what the app sent before DirectSql)',
+  direct_sql: 'the schema operation over DirectSql (src/db/direct-sql.ts)',
+  direct_sql_statement: 'DirectSql: the same statement (what the app sends)',
+  raw_pg_statement: 'raw pg: the one create statement (counter, member check, insert)',
+  prisma_raw_statement: 'Prisma: the same statement through $queryRawUnsafe (what the app sent before)',
+  rest_handler_operation: 'REST router (src/rest/router.ts): declared route calling the schema operation, JSON',
+  graphql_execute_pothos_prisma: "graphql-js execute() over the Pothos schema (yoga's executor walks the document the same way)",
+  graphql_compiled_pothos_prisma: 'the same query compiled by graphql-jit (what the app runs from the second request of a document)',
+  router_no_auth: 'itty-router + handler, no auth (bench/app-noauth)',
+  yoga_no_auth: 'graphql-yoga + the compiled query, no auth (bench/app-noauth)',
+  full_app_fetch: 'app.fetch: + rate limit + PAT authentication + routing',
+};
+
+/** CPU and wall time per call of each layer of each workload (bench/lib/inprocess.ts layerCosts). */
+function layerTable(layers: Record<string, Record<string, { cpu_us: number; p50_us: number }>>): string[] {
+  const lines = ['| Workload | Layer | CPU µs/call | Wall p50 µs |', '|---|---|---:|---:|'];
+  for (const [id, rows] of Object.entries(layers)) {
+    for (const [name, cost] of Object.entries(rows)) lines.push(`| ${LABELS[id] ?? id} | ${LAYER_NAMES[name] ?? name} | ${f(cost.cpu_us)} | ${f(cost.p50_us)} |`);
+  }
+  return lines;
 }
 
 /** The read-scaling comparisons: the app's p50 change from the 1k read, the baseline's beside it. */
