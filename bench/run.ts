@@ -29,7 +29,7 @@ import {
 import { capture, compareResponses, type Comparison } from './lib/compare.js';
 import { issueCountMismatches, planDataset, resizedPlan, seedBase, seedIssues, type Plan } from './lib/dataset.js';
 import { explain, type Explained } from './lib/explain.js';
-import { AUTH_RATE_LIMIT_P50_US, RATIO_TARGETS, READ_FLAT_WITHIN } from './lib/targets.js';
+import { AUTH_RATE_LIMIT_P50_US, missedRatios, RATIO_TARGETS, READ_FLAT_WITHIN } from './lib/targets.js';
 import { captureSql, layerCosts, type measureAuthCost } from './lib/inprocess.js';
 
 type AuthCost = Awaited<ReturnType<typeof measureAuthCost>>;
@@ -507,11 +507,16 @@ async function main() {
       const seedMs = Date.now() - t;
       log(`PGlite: seeded ${ISSUES} issues in ${copies.app}, copied for the baseline and the common stack (${seedMs} ms)`);
       t = Date.now();
-      const app = await startApp(`file:${copies.app}`);
-      const base = await startBaseline(`file:${copies.baseline}`, plan);
-      const common = await startCommon(`file:${copies.common}`);
-      liteServers.push(app, base, common);
-      children.push(...liteServers);
+      // Each server is stopped in `finally` as soon as it is up, whichever fails to start after it.
+      const started = async (starting: Promise<Child>) => {
+        const child = await starting;
+        liteServers.push(child);
+        children.push(child);
+        return child;
+      };
+      const app = await started(startApp(`file:${copies.app}`));
+      const base = await started(startBaseline(`file:${copies.baseline}`, plan));
+      const common = await started(startCommon(`file:${copies.common}`));
       log(`PGlite servers up in ${Date.now() - t} ms: app :${app.port}, baseline :${base.port}, common stack :${common.port}`);
       const w = workloads(plan);
       const liteIds: WorkloadId[] = ['rest_read', 'rest_create', 'rest_me', 'graphql_nested'];
@@ -684,9 +689,7 @@ function scaling(records: RunRecord[]) {
 }
 
 function missedTargets(summary: Record<string, WorkloadSummary>, authP50: number, scale: ReturnType<typeof scaling>) {
-  const missed: string[] = [];
-  const ratio = (id: string) => summary[id]?.throughput_ratio ?? 0;
-  for (const [id, target] of Object.entries(RATIO_TARGETS.postgres)) if (ratio(id) < target) missed.push(id);
+  const missed = missedRatios('postgres', summary);
   if (authP50 > AUTH_RATE_LIMIT_P50_US) missed.push('auth_rate_limit');
   if (!scale.flat) missed.push('read_flat');
   return missed;

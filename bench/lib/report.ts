@@ -6,7 +6,7 @@ import type { Comparison } from './compare.js';
 import type { Explained } from './explain.js';
 import type { SqlProfile } from './inprocess.js';
 import type { ProfileSummary } from './profile.js';
-import { AUTH_RATE_LIMIT_P50_US, RATIO_TARGETS, READ_FLAT_WITHIN } from './targets.js';
+import { AUTH_RATE_LIMIT_P50_US, missedRatios, RATIO_TARGETS, READ_FLAT_WITHIN } from './targets.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Any = any;
@@ -238,10 +238,12 @@ function summaryBlock(report: Any): string {
   const s = pgr.scaling;
   if (a) lines.push(`Auth + rate limiting in-process: p50 ${a.auth_plus_rate_limit.p50_us} µs with the PAT cache (Redis limiter + epoch: ${a.auth_plus_rate_limit_redis ? `${a.auth_plus_rate_limit_redis.p50_us} µs` : 'not measured'}; PAT_CACHE=off: ${a.auth_plus_rate_limit_uncached?.p50_us ?? '—'} µs; bare PAT lookup over pg ${a.bare_pat_lookup_sql_over_pg.p50_us} µs; rate limit alone ${a.rate_limit_only.p50_us} µs; Node CPU ${a.node_cpu_per_call_us} µs per call).${a.p50_us_per_process ? ` The median of ${a.p50_us_per_process.length} fresh processes on the servers' core, whose p50s were ${a.p50_us_per_process.join(' / ')} µs.` : ''}`);
   if (s) lines.push(`REST read p50 from 1k issues: ${readFlatText(s, report.config)}; each size in a database of its own, measured interleaved.`);
-  if (pgr.missed_targets) lines.push(`Missed targets: ${pgr.missed_targets.length ? pgr.missed_targets.join(', ') : 'none'}.`);
+  if (pgr.missed_targets) lines.push(`Missed targets on PostgreSQL: ${pgr.missed_targets.length ? pgr.missed_targets.join(', ') : 'none'}.`);
   if (pgr.layers) lines.push('', 'CPU per call, layer by layer, in process and one call at a time (each row adds one layer to the row above; report.md explains them):', '', ...layerTable(pgr.layers));
   if (report.pglite?.summary) {
     lines.push('', 'PGlite:', '', ...summaryTable(report.pglite.summary, undefined, baselineStatements(report.runs, 'pglite'), 'pglite'));
+    const missed = missedRatios('pglite', report.pglite.summary);
+    lines.push('', `Missed targets on PGlite: ${missed.length ? missed.join(', ') : 'none'}.`);
     const common = commonTable(report.pglite.summary);
     if (common.length) lines.push('', 'PGlite against the common stack:', '', ...common);
   }

@@ -11,3 +11,10 @@ export type RatioWorkload = keyof (typeof RATIO_TARGETS)['postgres'];
 export const AUTH_RATE_LIMIT_P50_US = 20;
 /** REST read p50 from 1k to 100k issues, either way. */
 export const READ_FLAT_WITHIN = 0.2;
+
+/** The workloads of `database` whose throughput ratio (app ÷ baseline) is under its target, or missing. */
+export function missedRatios(database: keyof typeof RATIO_TARGETS, summary: Record<string, { throughput_ratio: number | null } | undefined>): string[] {
+  return Object.entries(RATIO_TARGETS[database])
+    .filter(([id, target]) => (summary[id]?.throughput_ratio ?? 0) < target)
+    .map(([id]) => id);
+}
