@@ -224,6 +224,29 @@ async function startBaseline(databaseUrl: string, plan: Plan): Promise<Child> {
   return child;
 }
 
+/**
+ * The ratio rounds: per workload, the app and the baseline one after the other, in an order that
+ * alternates by round, then the common stack where it answers the workload. Workload (e) runs on
+ * the app without auth (`noauth`) when there is one.
+ */
+async function interleavedRounds(
+  target: RunRecord['target'],
+  rounds: number,
+  ids: WorkloadId[],
+  w: Record<WorkloadId, Workload>,
+  servers: { app: Child; noauth?: Child; base: Child; common: Child },
+): Promise<void> {
+  const { app, noauth, base, common } = servers;
+  for (let r = 1; r <= rounds; r++) {
+    for (const id of ids) {
+      const appSide: [RunRecord['server'], Child] = id === 'rest_read_noauth' && noauth ? ['app-noauth', noauth] : ['app', app];
+      const order: [RunRecord['server'], Child][] = r % 2 === 1 ? [appSide, ['baseline', base]] : [['baseline', base], appSide];
+      for (const [name, child] of order) runs.push(await measure(target, 'full', name, child, w[id], r));
+      if (COMMON_WORKLOADS.includes(id)) runs.push(await measure(target, 'full', 'common', common, w[id], r));
+    }
+  }
+}
+
 // --- report pieces ----------------------------------------------------------------------------
 const runs: RunRecord[] = [];
 const busySamples: { at: string; processes: Awaited<ReturnType<typeof busyProcesses>> }[] = [];
@@ -337,14 +360,13 @@ async function main() {
     const common = await startCommon(created.url);
     const app1k = await startApp(created1k.url);
     const base1k = await startBaseline(created1k.url, plan);
-    const appXl = createdXl ? await startApp(createdXl.url) : null;
-    const baseXl = createdXl ? await startBaseline(createdXl.url, plan) : null;
-    const xlServers = appXl && baseXl ? [appXl, baseXl] : [];
+    const xl = createdXl ? { app: await startApp(createdXl.url), base: await startBaseline(createdXl.url, plan) } : null;
+    const xlServers = xl ? [xl.app, xl.base] : [];
     servers = [app, base, noauth, common, app1k, base1k, ...xlServers];
     children.push(...servers);
     log(
       `servers up: app :${app.port}, baseline :${base.port}, app-noauth :${noauth.port}, common stack :${common.port}; on the 1k database app :${app1k.port}, baseline :${base1k.port}` +
-        (appXl && baseXl ? `; on the ${SCALE_ISSUES} database app :${appXl.port}, baseline :${baseXl.port}` : ''),
+        (xl ? `; on the ${SCALE_ISSUES} database app :${xl.app.port}, baseline :${xl.base.port}` : ''),
     );
     // JIT warm-up before anything is measured; reads only (creates now would collide with the top-up's numbers).
     for (const [child, list] of [
@@ -381,7 +403,7 @@ async function main() {
     // The servers of both sizes warmed alike (their first run would also pay for compiling the
     // hot code), then app and baseline at each size, in an order that alternates by round.
     await warmUp([app1k, app, base1k, base, ...xlServers], w.rest_read_small);
-    await warmUp([app, ...(appXl ? [appXl] : [])], w.rest_read);
+    await warmUp([app, ...(xl ? [xl.app] : [])], w.rest_read);
     for (let r = 1; r <= SCALE_ROUNDS; r++) {
       // The largest project's read too (phase 'scale': the ratio rounds measure it again later),
       // and both reads on the scale database ('xl', 'xl-largest'), so that every comparison with
@@ -391,10 +413,10 @@ async function main() {
         ['1k', 'app', app1k, w.rest_read_small],
         ['full', 'app', app, w.rest_read_small],
         ['scale', 'app', app, w.rest_read],
-        ...(appXl ? ([['xl', 'app', appXl, w.rest_read_small], ['xl-largest', 'app', appXl, w.rest_read]] satisfies Run[]) : []),
+        ...(xl ? ([['xl', 'app', xl.app, w.rest_read_small], ['xl-largest', 'app', xl.app, w.rest_read]] satisfies Run[]) : []),
         ['1k', 'baseline', base1k, w.rest_read_small],
         ['full', 'baseline', base, w.rest_read_small],
-        ...(baseXl ? ([['xl', 'baseline', baseXl, w.rest_read_small]] satisfies Run[]) : []),
+        ...(xl ? ([['xl', 'baseline', xl.base, w.rest_read_small]] satisfies Run[]) : []),
       ];
       if (r % 2 === 0) order.reverse();
       for (const [phase, name, child, workload] of order) runs.push(await measure('postgres', phase, name, child, workload, r));
@@ -436,14 +458,7 @@ async function main() {
       await warmUp(id === 'rest_read_noauth' ? [noauth, base] : COMMON_WORKLOADS.includes(id) ? [app, base, common] : [app, base], w[id]);
     }
 
-    for (let r = 1; r <= ROUNDS; r++) {
-      for (const id of ids) {
-        const appSide: [RunRecord['server'], Child] = id === 'rest_read_noauth' ? ['app-noauth', noauth] : ['app', app];
-        const order: [RunRecord['server'], Child][] = r % 2 === 1 ? [appSide, ['baseline', base]] : [['baseline', base], appSide];
-        for (const [name, child] of order) runs.push(await measure('postgres', 'full', name, child, w[id], r));
-        if (COMMON_WORKLOADS.includes(id)) runs.push(await measure('postgres', 'full', 'common', common, w[id], r));
-      }
-    }
+    await interleavedRounds('postgres', ROUNDS, ids, w, { app, noauth, base, common });
     await sampleBusy('postgres, after the main runs');
 
     const ratios = summarise(runs.filter((x) => x.target === 'postgres' && x.phase === 'full'));
@@ -507,29 +522,23 @@ async function main() {
       const seedMs = Date.now() - t;
       log(`PGlite: seeded ${ISSUES} issues in ${copies.app}, copied for the baseline and the common stack (${seedMs} ms)`);
       t = Date.now();
-      // Each server is stopped in `finally` as soon as it is up, whichever fails to start after it.
-      const started = async (starting: Promise<Child>) => {
+      // Kept as soon as it is up, so that `finally` stops it even if a later one fails to start.
+      const keep = async (starting: Promise<Child>) => {
         const child = await starting;
         liteServers.push(child);
         children.push(child);
         return child;
       };
-      const app = await started(startApp(`file:${copies.app}`));
-      const base = await started(startBaseline(`file:${copies.baseline}`, plan));
-      const common = await started(startCommon(`file:${copies.common}`));
+      const app = await keep(startApp(`file:${copies.app}`));
+      const base = await keep(startBaseline(`file:${copies.baseline}`, plan));
+      const common = await keep(startCommon(`file:${copies.common}`));
       log(`PGlite servers up in ${Date.now() - t} ms: app :${app.port}, baseline :${base.port}, common stack :${common.port}`);
       const w = workloads(plan);
       const liteIds: WorkloadId[] = ['rest_read', 'rest_create', 'rest_me', 'graphql_nested'];
       for (const [child, served] of [[app, liteIds], [base, liteIds], [common, COMMON_WORKLOADS]] as const) {
         for (const id of served) await drive(child.port, w[id], { connections: CONNECTIONS, durationS: PGLITE_WARMUP });
       }
-      for (let r = 1; r <= PGLITE_ROUNDS; r++) {
-        for (const id of liteIds) {
-          const order: [RunRecord['server'], Child][] = r % 2 === 1 ? [['app', app], ['baseline', base]] : [['baseline', base], ['app', app]];
-          for (const [name, child] of order) runs.push(await measure('pglite', 'full', name, child, w[id], r));
-          if (COMMON_WORKLOADS.includes(id)) runs.push(await measure('pglite', 'full', 'common', common, w[id], r));
-        }
-      }
+      await interleavedRounds('pglite', PGLITE_ROUNDS, liteIds, w, { app, base, common });
       for (const child of liteServers) await child.stop();
       const check = await openDatabase(`file:${copies.app}`);
       const integrity = await issueCountMismatches(check.prisma, plan.orgId);

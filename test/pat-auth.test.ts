@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mintApiKey } from '../src/auth/api-keys.js';
 import { generatePat, isWellFormedPat, PAT_PREFIX } from '../src/auth/pat-token.js';
@@ -39,6 +40,14 @@ describe('token format', () => {
       seen.add(token);
     }
     expect(seen.size).toBe(200);
+  });
+
+  test('a key is stored as the SHA-256 of its token, so keys minted by earlier versions keep authenticating', async () => {
+    const { key, token } = await keyFor('mark');
+    const stored = await t.app.db.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    expect(Buffer.from(stored.tokenHash).toString('hex')).toBe(createHash('sha256').update(token).digest('hex'));
+    const response = await t.call('GET', '/api/me', { token });
+    expect(response.status).toBe(200);
   });
 
   test('one changed character, or a wrong length or prefix, fails the checksum', () => {

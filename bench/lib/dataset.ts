@@ -260,8 +260,7 @@ async function insertIssues(db: Db, rows: Issue[]): Promise<void> {
  * 'initial' = the oldest `initial` issues of every project (1,000 in all), 'rest' = the others,
  * 'all' = both at once.
  */
-export async function seedIssues(db: Db, plan: Plan, stage: 'initial' | 'rest' | 'all'): Promise<number> {
-  let inserted = 0;
+export async function seedIssues(db: Db, plan: Plan, stage: 'initial' | 'rest' | 'all'): Promise<void> {
   for (const [i, project] of plan.projects.entries()) {
     const from = stage === 'rest' ? project.initial + 1 : 1;
     const to = stage === 'initial' ? project.initial : project.total;
@@ -271,15 +270,12 @@ export async function seedIssues(db: Db, plan: Plan, stage: 'initial' | 'rest' |
       batch.push(row);
       if (batch.length === BATCH) {
         await insertIssues(db, batch);
-        inserted += batch.length;
         batch = [];
       }
     }
     if (batch.length) await insertIssues(db, batch);
-    inserted += batch.length;
     await db.project.update({ where: { id: project.id }, data: { issueCount: to } });
   }
-  return inserted;
 }
 
 /** Projects whose issue_count differs from their highest issue number or their row count. */

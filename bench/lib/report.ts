@@ -103,9 +103,12 @@ export function renderMarkdown(report: Any): string {
   const a = pgr.auth_rate_limit;
   const s = pgr.scaling;
   lines.push('### Targets', '', '| Target | Measured | Met |', '|---|---|---|');
-  for (const [id, target] of Object.entries(RATIO_TARGETS.postgres)) {
-    const r = pgr.summary?.[id]?.throughput_ratio;
-    lines.push(`| ${LABELS[id]} ≥ ${pct(target)} of baseline throughput | ${pct(r)} | ${r >= target ? '✅' : '❌'} |`);
+  for (const [database, summary] of [['postgres', pgr.summary], ['pglite', report.pglite?.summary]] as const) {
+    if (!summary) continue;
+    const missed = missedRatios(database, summary);
+    for (const [id, target] of Object.entries(RATIO_TARGETS[database])) {
+      lines.push(`| ${LABELS[id]} (${database}) ≥ ${pct(target)} of baseline throughput | ${pct(summary[id]?.throughput_ratio)} | ${missed.includes(id) ? '❌' : '✅'} |`);
+    }
   }
   if (a) lines.push(`| Auth + rate limiting ≤ ${AUTH_RATE_LIMIT_P50_US} µs at p50 (in-process) | ${a.auth_plus_rate_limit.p50_us} µs | ${a.auth_plus_rate_limit.p50_us <= AUTH_RATE_LIMIT_P50_US ? '✅' : '❌'} |`);
   if (s) {
@@ -114,7 +117,7 @@ export function renderMarkdown(report: Any): string {
   lines.push('');
 
   if (s) {
-    lines.push(`### Read latency from 1,000 to ${c.issues} issues`, '');
+    lines.push(`### Read latency from 1,000 to ${c.scale_issues > 0 ? c.scale_issues : c.issues} issues`, '');
     lines.push('| | App p50 ms | App req/s | Baseline p50 ms |', '|---|---:|---:|---:|');
     lines.push(`| 100-issue project, 1,000 issues in the database | ${f(s.app_p50_ms.small_project_at_1k, 2)} | ${f(s.app_rps.small_project_at_1k)} | ${f(s.baseline_p50_ms.small_project_at_1k, 2)} |`);
     lines.push(`| same project, ${c.issues} issues in the database | ${f(s.app_p50_ms.small_project_at_full, 2)} | ${f(s.app_rps.small_project_at_full)} | ${f(s.baseline_p50_ms.small_project_at_full, 2)} |`);

@@ -9,7 +9,7 @@ export type RatioWorkload = keyof (typeof RATIO_TARGETS)['postgres'];
 
 /** Authentication + rate limiting, p50 in process with the key cache. */
 export const AUTH_RATE_LIMIT_P50_US = 20;
-/** REST read p50 from 1k to 100k issues, either way. */
+/** REST read p50 from 1k issues to 100k and to 1M (BENCH_SCALE_ISSUES), either way. */
 export const READ_FLAT_WITHIN = 0.2;
 
 /** The workloads of `database` whose throughput ratio (app ÷ baseline) is under its target, or missing. */
