@@ -5,7 +5,7 @@ import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { QUERY_LIMITS } from '../src/graphql/yoga.js';
 import { schema } from '../src/schema/index.js';
-import { MAX_INPUT_DEPTH } from '../src/schema/input-depth.js';
+import { INPUT_LIMITS } from '../src/schema/input-shape.js';
 import { MAX_FILTER_DEPTH, MAX_FILTER_VALUES, MAX_FILTERS } from '../src/schema/issue-filter.js';
 import { UNDECLARED_LIST_MULTIPLIER } from '../src/schema/list-bounds.js';
 import { startTestApp, type TestApp } from './support/app.js';
@@ -139,31 +139,34 @@ describe('the cost of a query counts lists by their size', () => {
 describe('filters: client mistakes are validation errors naming the limit', () => {
   const LIST = 'query($f: IssueFilter) { issues(first: 1, filter: $f) { edges { node { id } } } }';
 
-  test(`an in-list of 70,000 statuses: at most ${MAX_FILTER_VALUES} (GraphQL)`, async () => {
-    const { body } = await gql({ query: LIST, variables: { f: { status: Array(70_000).fill('TODO') } } });
+  test(`an in-list of 700 statuses: at most ${MAX_FILTER_VALUES} (GraphQL)`, async () => {
+    const { body } = await gql({ query: LIST, variables: { f: { status: Array(700).fill('TODO') } } });
     expect(body.errors?.[0]?.extensions).toMatchObject({
       code: 'VALIDATION_FAILED',
       fieldErrors: [{ field: 'filter.status', message: `must have at most ${MAX_FILTER_VALUES} values` }],
     });
   });
 
-  test('an in-list of 70,000 statuses comma-separated, or of 1,000 repeated: 400 naming the parameter (REST)', async () => {
+  test('an in-list of 70,000 or 7,000 statuses comma-separated, or of 1,000 repeated: 400 naming the parameter (REST)', async () => {
     const token = t.user('victor').token;
     const comma = await t.call('GET', `/api/issues?status=${Array(70_000).fill('Todo').join(',')}`, { token });
-    expect(await fieldErrors(comma)).toEqual([{ field: 'status', message: `must have at most ${MAX_FILTER_VALUES} values` }]);
+    // 350,000 characters: the input limit on one string (src/schema/input-shape.ts) before the filter's rule.
+    expect(await fieldErrors(comma)).toEqual([{ field: 'status', message: `is 349999 characters long, over the limit of ${INPUT_LIMITS.text}` }]);
+    const shorter = await t.call('GET', `/api/issues?status=${Array(7_000).fill('Todo').join(',')}`, { token });
+    expect(await fieldErrors(shorter)).toEqual([{ field: 'status', message: `must have at most ${MAX_FILTER_VALUES} values` }]);
     // As many as a 16 KB request line (Node's default header limit) can carry.
     const repeated = await t.call('GET', `/api/issues?${Array(1_000).fill('priority=low').join('&')}`, { token });
     expect(await fieldErrors(repeated)).toEqual([{ field: 'priority', message: `must have at most ${MAX_FILTER_VALUES} values` }]);
   });
 
-  test(`a not filter nested 10,000 deep in variables: refused, naming the depth (${MAX_INPUT_DEPTH})`, async () => {
+  test(`a not filter nested 10,000 deep in variables: refused, naming the depth (${INPUT_LIMITS.depth})`, async () => {
     // Written out by hand: JSON.stringify itself overflows the stack at this depth.
     const deep = `${'{"not":'.repeat(10_000)}{"q":"x"}${'}'.repeat(10_000)}`;
     const { body } = await gql(`{"query":${JSON.stringify(LIST)},"variables":{"f":${deep}}}`);
     expect(body.data).toBeUndefined();
     expect(body.errors?.[0]?.extensions).toMatchObject({
       code: 'VALIDATION_FAILED',
-      fieldErrors: [{ field: 'f', message: `nests deeper than ${MAX_INPUT_DEPTH} levels (filters nest at most ${MAX_FILTER_DEPTH} deep)` }],
+      fieldErrors: [{ field: `f${'.not'.repeat(INPUT_LIMITS.depth)}`, message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists` }],
     });
   });
 
@@ -175,13 +178,19 @@ describe('filters: client mistakes are validation errors naming the limit', () =
   });
 
   test(`a filter with thousands of nested filters: at most ${MAX_FILTERS} in all`, async () => {
-    const leaf = { status: Array(MAX_FILTER_VALUES).fill('TODO'), priority: Array(MAX_FILTER_VALUES).fill('LOW') };
+    const leaf = (values: number) => ({ status: Array(values).fill('TODO'), priority: Array(values).fill('LOW') });
     const level = (inner: object) => ({ and: Array(10).fill(inner), or: Array(10).fill(inner) });
-    // 421 filters, 80,000 values: past PostgreSQL's 65,535 bind parameters if it reached the database.
-    const { body } = await gql({ query: LIST, variables: { f: level(level(leaf)) } });
+    // 421 filters of 20 values: within the input limits (src/schema/input-shape.ts), so the filter's own rule answers.
+    const { body } = await gql({ query: LIST, variables: { f: level(level(leaf(10))) } });
     expect(body.errors?.[0]?.extensions).toMatchObject({
       code: 'VALIDATION_FAILED',
       fieldErrors: [{ field: 'filter', message: `must hold at most ${MAX_FILTERS} filters in all (nested ones included)` }],
+    });
+    // 421 filters of 200 values, 80,000 in all: past PostgreSQL's 65,535 bind parameters, and the input limit on values.
+    const larger = await gql({ query: LIST, variables: { f: level(level(leaf(MAX_FILTER_VALUES))) } });
+    expect(larger.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      fieldErrors: [{ field: 'variables', message: `holds more than ${INPUT_LIMITS.values} values in all (objects, lists and what they hold)` }],
     });
   });
 });

@@ -1,11 +1,11 @@
 import { createComplexityRule } from '@pothos/plugin-complexity';
-import { GraphQLError, validate, type ExecutionResult } from 'graphql';
+import { getOperationAST, getVariableValues, GraphQLError, validate, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
-import { AppError } from '../schema/errors.js';
-import { checkInputDepth } from '../schema/input-depth.js';
+import { AppError, ValidationError } from '../schema/errors.js';
+import { inputShapeError } from '../schema/input-shape.js';
 import { costScope } from '../schema/list-bounds.js';
 import { deadlineSignal } from './deadline.js';
 
@@ -23,7 +23,9 @@ export interface QueryBoundsOptions {
  * What one GraphQL request may take, checked per request with its variables, before any
  * resolver runs, and around its execution:
  *
- * - input nested deeper than MAX_INPUT_DEPTH is refused (src/schema/input-depth.ts);
+ * - variables over the size and shape of INPUT_LIMITS are refused (src/schema/input-shape.ts) as
+ *   soon as the request's parameters are read: before graphql-js coerces them (here for the cost,
+ *   then to execute), which builds each error from the whole value;
  * - the document's cost: every field costs its `complexity` (1 unless declared), and a list or
  *   connection multiplies what it contains by its bound or its first/last argument
  *   (src/schema/list-bounds.ts), down the nesting; over `maxCost`, it does not run. graphql-armor's
@@ -38,6 +40,14 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
   const log = options.logger.child({ component: 'graphql' });
   const admitted = admittedDocuments();
   return {
+    onParams({ params, context }) {
+      const excess = inputShapeError(params.variables, 'variables');
+      if (!excess) return;
+      const refusal = new ValidationError([excess]);
+      requestLogger(log, (context as unknown as Context).scope).debug({ code: refusal.code, reason: refusal.message }, 'GraphQL variables refused before parsing');
+      // A 400 whatever the media type: the request is refused whole, as one over the body limit is.
+      throw new GraphQLError(refusal.message, { originalError: refusal, extensions: { ...refusal.extensions, http: { status: 400 } } });
+    },
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const requestLog = () => requestLogger(log, (args.contextValue as Context).scope);
       const verdict = admitted.keyOf(args);
@@ -126,8 +136,9 @@ interface ExecutionArgsLike {
 /** Why this execution must not run, or null. */
 function refusalOf(args: ExecutionArgsLike, maxCost: number): GraphQLError | null {
   const variableValues = args.variableValues ?? {};
+  const invalid = invalidVariable(args, variableValues);
+  if (invalid) return invalid;
   try {
-    checkInputDepth(variableValues);
     const rule = createComplexityRule({
       context: args.contextValue as object,
       variableValues,
@@ -150,10 +161,27 @@ function refusalOf(args: ExecutionArgsLike, maxCost: number): GraphQLError | nul
     if (first instanceof GraphQLError && first.extensions.code) return first;
     return new GraphQLError(first instanceof Error ? first.message : String(first), { extensions: { code: 'BAD_USER_INPUT' } });
   } catch (error) {
-    // A list's `first` out of its range (listSize) or input nested too deep: the client's mistake.
+    // A list's `first` out of its range (listSize): the client's mistake.
     if (error instanceof AppError) return error;
     throw error;
   }
+}
+
+/**
+ * graphql-js stops coercing variables after this many errors, as its executor asks it to. The
+ * cost rule (Pothos') coerces them first, without a limit: 20,000 invalid statuses within
+ * INPUT_LIMITS made as many errors, each with its message and stack, for seconds of CPU.
+ */
+const MAX_VARIABLE_ERRORS = 50;
+
+/** The first error of the request's variables, coerced once within MAX_VARIABLE_ERRORS; null when they are valid. */
+function invalidVariable(args: ExecutionArgsLike, variableValues: Record<string, unknown>): GraphQLError | null {
+  const definitions = getOperationAST(args.document, args.operationName)?.variableDefinitions;
+  if (!definitions?.length) return null;
+  const coerced = getVariableValues(args.schema, definitions, variableValues, { maxErrors: MAX_VARIABLE_ERRORS });
+  const [first] = coerced.errors ?? [];
+  if (!first) return null;
+  return first.extensions.code ? first : new GraphQLError(first.message, { ...first, extensions: { ...first.extensions, code: 'BAD_USER_INPUT' } });
 }
 
 /**

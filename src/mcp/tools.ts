@@ -5,7 +5,8 @@ import { KEY_MAX_LENGTH, KEY_RULE, KEY_TEXT } from '../idempotency/key.js';
 import { fingerprint, idempotent, keyScope } from '../idempotency/run.js';
 import { openApiDocument } from '../rest/openapi.js';
 import { nextCursor } from '../rest/links.js';
-import { HttpProblem } from '../rest/problem.js';
+import { HttpProblem, problems } from '../rest/problem.js';
+import { inputShapeError } from '../schema/input-shape.js';
 import type { Method, Route, ToolHints } from '../rest/route.js';
 import { runRoute } from '../rest/router.js';
 import { ROUTES } from '../rest/routes/index.js';
@@ -161,11 +162,15 @@ export function errorResult(problem: HttpProblem, ctx: Pick<Context, 'scope'>): 
 }
 
 /**
- * Calls a tool: its arguments split into the route's path, query and body parts, then the
- * route runs exactly as over REST (admission, every invalid field at once, the operation).
+ * Calls a tool: its arguments bounded in size and shape as a REST body is, then split into the
+ * route's path, query and body parts, then the route runs exactly as over REST (admission,
+ * every invalid field at once, the operation).
  * Expected failures are error results naming what went wrong; anything else propagates.
  */
 export async function callTool(tool: McpTool, ctx: Context, input: Record<string, unknown>, request: Request): Promise<ToolResult> {
+  // Before the arguments are copied, fingerprinted or split (src/schema/input-shape.ts).
+  const excess = inputShapeError(input, 'arguments');
+  if (excess) return errorResult(problems.validation([excess]), ctx);
   const { [IDEMPOTENCY_ARGUMENT]: key, ...args } = input;
   if (tool.route.method !== 'post' || key === undefined) return runTool(tool, ctx, input, request);
   if (typeof key !== 'string' || !KEY_TEXT.test(key)) {

@@ -5,6 +5,7 @@ import { routeWithoutQuery } from '../http/routing.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
 import { AppError, type FieldError } from '../schema/errors.js';
+import { inputShapeError } from '../schema/input-shape.js';
 import { fieldErrors, messages } from '../schema/validate.js';
 import { readJsonObject } from './body.js';
 import { problemFrom } from './errors.js';
@@ -47,19 +48,24 @@ export interface RawRouteInput {
 }
 
 /**
- * Runs one declared route: the operation's checks first (who may call it, its bucket), then
- * every part of the input at once (one 400 lists every mistake), then the operation itself.
+ * Runs one declared route: the operation's checks first (who may call it, its bucket), then the
+ * input's size and shape, then every part of the input at once (one 400 lists every mistake),
+ * then the operation itself.
  * Throws HttpProblem for every expected failure. REST and the MCP tools (src/mcp) both call it,
  * so a tool obeys exactly what the route obeys.
  */
 export async function runRoute(route: Route, ctx: Context, raw: RawRouteInput, url: URL, request: Request): Promise<RouteResult | Response> {
   try {
     await route.operation?.admit(ctx);
+    const body = route.body ? await raw.body() : undefined;
+    // Before any rule walks them (src/schema/input-shape.ts): one error, at the first excess.
+    const excess = inputShapeError(raw.query, 'query') ?? (route.body ? inputShapeError(body, 'body') : null);
+    if (excess) throw problems.validation([excess]);
     const errors: FieldError[] = [];
     const input: RouteInput = {
       params: parsePart(route.params, raw.params(), errors),
       query: parsePart(route.query, raw.query, errors),
-      body: route.body ? parsePart(route.body, await raw.body(), errors) : {},
+      body: route.body ? parsePart(route.body, body, errors) : {},
       url,
       request,
     };

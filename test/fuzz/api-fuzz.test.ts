@@ -12,7 +12,8 @@ import { startTestApp, type TestApp } from '../support/app.js';
  * declarations (src/rest/routes) and the GraphQL schema. Every operation gets malformed values
  * of every parameter (path, query, body fields; GraphQL arguments; MCP tool arguments): wrong types, huge and
  * negative numbers, NUL, unpaired surrogates and invalid UTF-8, oversized text, garbage cursors,
- * prototype names, deep nesting, and conflicting or malformed headers. Whatever it sends, the
+ * prototype names, deep nesting, inputs over the size and shape limits (wide objects, long
+ * lists, values spread over many lists), and conflicting or malformed headers. Whatever it sends, the
  * answer is never a 5xx, REST errors are problem+json, GraphQL errors are typed (never masked
  * internal errors), MCP errors are error results naming the problem, and no request hangs.
  *
@@ -97,6 +98,27 @@ const badValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'prototype')), leaf, { maxKeys: 4 }) },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 2_000 }).map((depth) => JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown) },
 );
+/**
+ * Values over the input limits (src/schema/input-shape.ts) in each of their dimensions, or near
+ * them: wide objects, long lists (of invalid enum values among others), deep nesting, values
+ * spread over many lists, long strings and field names. Each is refused before any library walks
+ * it, or is small enough for the field's own rules; either way the answer is a typed 4xx, and
+ * a cheap request sent beside it is answered (test below).
+ */
+const oversized: fc.Arbitrary<unknown> = fc.oneof(
+  fc.integer({ min: 50, max: 70_000 }).map((count) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 1]))),
+  fc.tuple(fc.integer({ min: 500, max: 200_000 }), fc.constantFrom<unknown>('X', 'TODO', 1, null, {}, [])).map(([length, item]) => Array(length).fill(item)),
+  // At most 2,000 levels, as badValue: JSON.stringify (ours and fast-check's) recurses.
+  fc.tuple(fc.integer({ min: 10, max: 1_000 }), fc.constantFrom('not', 'and')).map(([depth, key]) => {
+    let value: unknown = { q: 'x' };
+    for (let i = 0; i < depth; i++) value = key === 'not' ? { not: { not: value } } : { and: [value] };
+    return value;
+  }),
+  fc.integer({ min: 5, max: 60 }).map((lists) => ({ and: Array.from({ length: lists }, () => ({ status: Array(1_000).fill('X'), priority: ['X'] })) })),
+  fc.integer({ min: 90_000, max: 300_000 }).map((length) => ({ q: 'x'.repeat(length) })),
+  fc.integer({ min: 200, max: 5_000 }).map((length) => ({ ['k'.repeat(length)]: 1 })),
+);
+
 /** A plausible value, so that some requests get past one field to fail (or not) at the next. */
 const plausible = () => fc.constantFrom<unknown>(valid.projectId, valid.issueId, valid.userId, 'WEB', 'WEB-1', 'Todo', 'high', 'member', 'A title', 5, true, 'olivia');
 
@@ -182,6 +204,7 @@ function routeCase(route: Route): fc.Arbitrary<Case> {
     .map(({ fields, extra }) => ({ kind: 'json' as const, value: { ...fields, ...extra } }));
   const body = fc.oneof(
     { weight: 6, arbitrary: jsonBody },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...(bodyNames.length ? bodyNames : ['x'])), oversized).map(([name, value]) => ({ kind: 'json' as const, value: { [name]: value } })) },
     { weight: 1, arbitrary: badValue.map((value) => ({ kind: 'json' as const, value })) },
     { weight: 1, arbitrary: rawBodies.map((text) => ({ kind: 'raw' as const, bytes: new TextEncoder().encode(text) })) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ kind: 'raw' as const, bytes: Uint8Array.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, ...bytes, 0xff, 0xfe, 0x22, 0x7d]) })) },
@@ -266,6 +289,7 @@ function graphqlCase(kind: 'query' | 'mutation', field: AnyField) {
     return fc.oneof(
       { weight: 4, arbitrary: fc.record(Object.fromEntries(fields.map((name) => [name, fc.oneof(badValue, plausible())])), { requiredKeys: [] }) },
       { weight: 1, arbitrary: badValue },
+      { weight: 1, arbitrary: oversized },
     );
   };
   const variables = fc.record(Object.fromEntries(field.args.map((arg) => [arg.name, argValue(arg.type)])), { requiredKeys: [] });
@@ -274,7 +298,12 @@ function graphqlCase(kind: 'query' | 'mutation', field: AnyField) {
     { weight: 1, arbitrary: badString },
     { weight: 1, arbitrary: fc.constantFrom(document.replace('{', '{{'), `${document}\u0000`, `${document} ${'{ a '.repeat(500)}`, `# ${'x'.repeat(100_000)}\n${document}`) },
   );
-  return fc.record({ query: queryText, variables: fc.oneof({ weight: 8, arbitrary: variables as fc.Arbitrary<unknown> }, { weight: 1, arbitrary: badValue }), headers: headerMess });
+  const variableValues = fc.oneof(
+    { weight: 8, arbitrary: variables as fc.Arbitrary<unknown> },
+    { weight: 1, arbitrary: badValue },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...(field.args.length ? field.args.map((arg) => arg.name) : ['x'])), oversized).map(([name, value]) => ({ [name]: value })) },
+  );
+  return fc.record({ query: queryText, variables: variableValues, headers: headerMess });
 }
 
 describe('GraphQL, generated from the schema', () => {
@@ -288,9 +317,16 @@ describe('GraphQL, generated from the schema', () => {
           body: JSON.stringify({ query, variables }),
         });
         sizes.graphql++;
-        const response = await answer(request);
+        // A cheap request beside it: whatever the case costs, the process goes on answering others.
+        const cheap = new Request(`${t.app.config.baseUrl}/api/graphql`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{"query":"{ __typename }"}',
+        });
+        const [response, beside] = await Promise.all([answer(request), answer(cheap)]);
         const body = await response.text();
         const what = `${kind} ${field.name} ${query.slice(0, 120)} ${JSON.stringify(variables)?.slice(0, 200)}`;
+        expect(await beside.json(), what).toEqual({ data: { __typename: 'Query' } });
         expect(response.status, `${what} -> ${response.status} ${body.slice(0, 300)}`).toBeLessThan(500);
         if (response.headers.get('content-type')?.startsWith('application/problem+json')) return;
         const result = JSON.parse(body) as { errors?: { extensions?: { code?: string } }[] };
@@ -316,7 +352,8 @@ function toolArguments(route: Route) {
     .record(Object.fromEntries(names.map((name) => [name, fc.oneof(badValue, plausible())])), { requiredKeys: [] })
     .chain((fields) => fc.record({ fields: fc.constant(fields), extra: fc.dictionary(fc.constantFrom('org_id', '__proto__', 'zz', 'cursor'), badValue, { maxKeys: 2 }) }))
     .map(({ fields, extra }) => ({ ...fields, ...extra }) as unknown);
-  return fc.oneof({ weight: 8, arbitrary: args }, { weight: 1, arbitrary: badValue });
+  const large = fc.tuple(fc.constantFrom(...(names.length ? names : ['x'])), oversized).map(([name, value]) => ({ [name]: value }) as unknown);
+  return fc.oneof({ weight: 8, arbitrary: args }, { weight: 1, arbitrary: badValue }, { weight: 1, arbitrary: large });
 }
 
 describe('MCP, one tool per route declaration', () => {
