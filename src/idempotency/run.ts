@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
 import { answerBytes, MAX_ANSWER_BYTES, overQuota } from './quota.js';
-import { claimKey, completeKey, findKey, omitAnswer, releaseKey, sweepExpiredKeys, type KeyScope, type StoredResponse } from './store.js';
+import { claimKey, completeKey, findKey, omitAnswer, releaseKey, sweepExpiredKeys } from './store.js';
+import type { KeyScope, StoredResponse } from './store.js';
 
 /**
  * The outcome of a request sent with an Idempotency-Key:

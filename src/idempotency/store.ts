@@ -55,10 +55,11 @@ export async function claimKey(db: Db, scope: KeyScope, fingerprint: string, now
 export async function findKey(db: Db, scope: KeyScope): Promise<KeyRow | null> {
   const row = await db.idempotencyKey.findUnique({ where: whereScope(scope) });
   if (!row) return null;
-  const kept = row.status !== null && row.body !== null;
-  const response = kept ? { status: row.status!, headers: (row.headers ?? {}) as Record<string, string>, body: row.body! } : null;
-  const omitted = row.status !== null && !kept ? { status: row.status } : null;
-  return { id: row.id, fingerprint: row.fingerprint, createdAt: row.createdAt, expiresAt: row.expiresAt, response, omitted };
+  const { id, fingerprint, createdAt, expiresAt, status, body } = row;
+  const headers = (row.headers ?? {}) as Record<string, string>;
+  const response = status !== null && body !== null ? { status, headers, body } : null;
+  const omitted = status !== null && body === null ? { status } : null;
+  return { id, fingerprint, createdAt, expiresAt, response, omitted };
 }
 
 /** Keeps the first answer for the key's retries; `bytes` is what it counts against its user's quota. */

@@ -7,8 +7,8 @@ import { invalidParams, jsonRpcError, jsonRpcResponse, type JsonRpcError, type J
  * JSON-RPC batches (an array of messages in one POST), which MCP has only in protocol 2025-03-26
  * (2025-06-18 removed them). Each message is a request of its own to the rate limits: the POST
  * drew one from the global bucket, every further message draws one more, and a tool's operation
- * draws from its own bucket as over REST. Messages run one after another, so a batch holds at
- * most MAX_BATCH_MESSAGES of them and stops running them once its answers pass MAX_BATCH_ANSWER_BYTES.
+ * draws from its own bucket as over REST. Messages run one after another; a batch holds at most
+ * MAX_BATCH_MESSAGES of them and stops running them once its answers pass MAX_BATCH_ANSWER_BYTES.
  */
 export const MAX_BATCH_MESSAGES = 10;
 export const MAX_BATCH_ANSWER_BYTES = 1024 * 1024;
@@ -34,13 +34,26 @@ function refusal(batch: unknown[], request: Request): Response | null {
   const version = request.headers.get('mcp-protocol-version') ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
   const invalid = (message: string) => jsonRpcResponse(jsonRpcError(null, -32600, `Invalid Request: ${message}`), 400);
   if (version >= NO_BATCHES_SINCE) {
-    return invalid(`protocol version ${version} has no JSON-RPC batches (MCP removed them in ${NO_BATCHES_SINCE}): send one message per POST.`);
+    const why = `protocol version ${version} has no JSON-RPC batches (MCP removed them in ${NO_BATCHES_SINCE})`;
+    return invalid(`${why}: send one message per POST.`);
   }
   if (batch.length === 0) return invalid('an empty batch.');
   if (batch.length > MAX_BATCH_MESSAGES) {
-    return invalid(`a batch holds at most ${MAX_BATCH_MESSAGES} messages (this one has ${batch.length}): send fewer per POST.`);
+    return invalid(`a batch holds at most ${MAX_BATCH_MESSAGES} messages (this one has ${batch.length}): send fewer.`);
   }
   return null;
+}
+
+/** The answer to a message of a batch that did not run: the budget was spent, or the answers' bytes. */
+function notRun(id: JsonRpcId, retryAfter: string | null): JsonRpcError {
+  if (retryAfter !== null) {
+    const data = { code: 'rate_limited', retry_after: Number(retryAfter) };
+    const message = `Not run: rate limited. Retry after ${retryAfter} seconds.`;
+    return jsonRpcError(id, BATCH_ERROR_CODES.rateLimited, message, data);
+  }
+  const data = { code: 'batch_answer_too_large', max_bytes: MAX_BATCH_ANSWER_BYTES };
+  const message = `Not run: the answers of this batch passed ${MAX_BATCH_ANSWER_BYTES} bytes. Send this message again.`;
+  return jsonRpcError(id, BATCH_ERROR_CODES.answerTooLarge, message, data);
 }
 
 /**
@@ -50,7 +63,12 @@ function refusal(batch: unknown[], request: Request): Response | null {
  * is answered with an error naming why; so are all after it. A failure of the POST's headers
  * (Accept, Content-Type, protocol version) shows on the first message and answers the whole POST.
  */
-export async function answerBatch(batch: unknown[], request: Request, ctx: Context, answerOne: (message: unknown) => Promise<Response>): Promise<Response> {
+export async function answerBatch(
+  batch: unknown[],
+  request: Request,
+  ctx: Context,
+  answerOne: (message: unknown) => Promise<Response>,
+): Promise<Response> {
   const refused = refusal(batch, request);
   if (refused) return refused;
   const answers: unknown[] = [];
@@ -62,23 +80,16 @@ export async function answerBatch(batch: unknown[], request: Request, ctx: Conte
     const valid = JSONRPCMessageSchema.safeParse(message).success;
     const id = answeredId(message, valid);
     if (retryAfter !== null || bytes > MAX_BATCH_ANSWER_BYTES) {
-      if (id === undefined) continue;
-      answers.push(
-        retryAfter !== null
-          ? jsonRpcError(id, BATCH_ERROR_CODES.rateLimited, `Not run: rate limited. Retry after ${retryAfter} seconds.`, { code: 'rate_limited', retry_after: Number(retryAfter) })
-          : jsonRpcError(id, BATCH_ERROR_CODES.answerTooLarge, `Not run: the answers of this batch passed ${MAX_BATCH_ANSWER_BYTES} bytes. Send this message again.`, {
-              code: 'batch_answer_too_large',
-              max_bytes: MAX_BATCH_ANSWER_BYTES,
-            }),
-      );
+      if (id !== undefined) answers.push(notRun(id, retryAfter));
       continue;
     }
-    // JSON-RPC 2.0: an entry that is not a message is answered alone, under id null.
+    // Checked before the message's shape, so that bad params are -32602 in a batch as alone.
     const paramsError = invalidParams(message);
     if (paramsError) {
       answers.push(paramsError);
       continue;
     }
+    // JSON-RPC 2.0: an entry that is no message gets an error of its own (under id null when it has none).
     if (!valid) {
       answers.push(jsonRpcError(id ?? null, -32600, 'Invalid Request: not a JSON-RPC 2.0 message.'));
       continue;

@@ -3,19 +3,24 @@ import { Response } from '../http/fetch-api.js';
 
 /** JSON-RPC 2.0 as the MCP endpoint answers it outside the SDK (refusals before a message runs). */
 export type JsonRpcId = string | number | null;
-export type JsonRpcError = { jsonrpc: '2.0'; id: JsonRpcId; error: { code: number; message: string; data?: Record<string, unknown> } };
+export interface JsonRpcError {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  error: { code: number; message: string; data?: ErrorData };
+}
 
-export const jsonRpcError = (id: JsonRpcId, code: number, message: string, data?: Record<string, unknown>): JsonRpcError => ({
-  jsonrpc: '2.0',
-  id,
-  error: { code, message, ...(data ? { data } : {}) },
-});
+type ErrorData = Record<string, unknown>;
+
+export function jsonRpcError(id: JsonRpcId, code: number, message: string, data?: ErrorData): JsonRpcError {
+  return { jsonrpc: '2.0', id, error: { code, message, ...(data ? { data } : {}) } };
+}
 
 export function jsonRpcResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * What is wrong with a request's params, as JSON-RPC's "invalid params" (-32602): MCP's params
@@ -35,7 +40,11 @@ export function invalidParams(message: unknown): JsonRpcError | null {
 function paramsProblem({ method, params }: Record<string, unknown>): string | null {
   if (params !== undefined && !isRecord(params)) return 'params must be an object.';
   if (method !== 'tools/call') return null;
-  if (!isRecord(params) || typeof params.name !== 'string') return 'tools/call needs params.name, the name of a tool (tools/list names them).';
-  if (params.arguments !== undefined && !isRecord(params.arguments)) return "arguments must be an object of the tool's named arguments.";
+  if (!isRecord(params) || typeof params.name !== 'string') {
+    return 'tools/call needs params.name, the name of a tool (tools/list names them).';
+  }
+  if (params.arguments !== undefined && !isRecord(params.arguments)) {
+    return "arguments must be an object of the tool's named arguments.";
+  }
   return null;
 }
