@@ -15,7 +15,7 @@ beforeAll(async () => {
   t = await startTestApp();
   ({ token, id: userId } = t.user('mark'));
   projectId = t.org('acme').projects[0]!.id;
-});
+}, 120_000);
 afterAll(() => t.close());
 // Each test starts with none of mark's keys, so the quota tests see only their own rows.
 afterEach(() => t.app.db.prisma.idempotencyKey.deleteMany({ where: { userId } }));

@@ -15,7 +15,7 @@ beforeAll(async () => {
   // A clock the tests move: a window passes only when a test says so.
   t = await startTestApp({}, { limiterStore: new MemoryStore({ now: () => clock }) });
   projectId = t.org('acme').projects[0]!.id;
-});
+}, 120_000);
 afterAll(() => t.close());
 
 /** A fresh user token's bucket is not enough: the bucket is per credential, so each test starts a window later. */
