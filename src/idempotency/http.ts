@@ -2,6 +2,8 @@ import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
 import { HttpProblem } from '../rest/problem.js';
 import { IDEMPOTENCY_HEADER, parseIdempotencyKey } from './key.js';
+import { isGraphqlQuery } from './graphql-reads.js';
+import { MAX_ANSWER_BYTES } from './quota.js';
 import { fingerprint, idempotent, keyScope, type IdempotencyOptions } from './run.js';
 import type { StoredResponse } from './store.js';
 import { Response } from '../http/fetch-api.js';
@@ -26,6 +28,20 @@ export const idempotencyProblems = {
       409,
       'IDEMPOTENCY_OUTCOME_UNKNOWN',
       'The first request with this Idempotency-Key did not finish (the server stopped while it ran), so whether it took effect is unknown. Check, then send a new key.',
+    ),
+  answerTooLarge: (status: number) =>
+    new HttpProblem(
+      409,
+      'IDEMPOTENCY_ANSWER_TOO_LARGE',
+      `The first request with this Idempotency-Key ran and answered ${status}, but its answer was larger than the ${MAX_ANSWER_BYTES} bytes kept for retries, so it cannot be sent again. Read the resource to see its state; send a new key with a new request.`,
+    ),
+  quotaExceeded: (retryAfterSeconds: number) =>
+    new HttpProblem(
+      429,
+      'IDEMPOTENCY_QUOTA_EXCEEDED',
+      `Your requests with an Idempotency-Key in the last 24 hours hold as many kept answers as one user may have. Nothing ran. Retry after ${retryAfterSeconds} seconds, or send the request without a key.`,
+      undefined,
+      { 'retry-after': String(retryAfterSeconds) },
     ),
 };
 
@@ -55,12 +71,14 @@ const toResponse = (stored: StoredResponse, extra: Record<string, string> = {}) 
   new Response(stored.status === 204 || stored.status === 304 ? null : stored.body, { status: stored.status, headers: { ...stored.headers, ...extra } });
 
 /**
- * A POST to the API (REST or GraphQL) with an `Idempotency-Key` header runs at most once per key:
+ * A write to the API (a REST POST, a GraphQL mutation) with an `Idempotency-Key` header runs at most once per key:
  * a retry with the same key and the same method, path and body within 24 h gets the first answer
  * (status, headers, body) again, with `Idempotent-Replayed: true`. The same key with another
  * request is 422; a retry while the first still runs waits for it, then 409. Other methods
- * (idempotent by definition, or PATCH as a merge patch) and requests without the header are
- * passed through. `principal` is the authenticated caller: keys are per user and organization.
+ * (idempotent by definition, or PATCH as a merge patch), GraphQL queries (reads: repeating one
+ * is safe, and keeping its answer would store pages of data per key) and requests without the
+ * header are passed through. `principal` is the authenticated caller: keys are per user and
+ * organization, and their kept answers count against the user's quota (src/idempotency/quota.ts).
  */
 export async function idempotentRequest(
   db: Db,
@@ -78,6 +96,7 @@ export async function idempotentRequest(
   const url = new URL(request.url);
   // The body was read into memory within its limit (src/http/body-limit.ts): a clone costs a copy.
   const body = new Uint8Array(await request.clone().arrayBuffer());
+  if (url.pathname === '/api/graphql' && isGraphqlQuery(body)) return handle(request);
   const print = fingerprint(request.method, url.pathname + url.search, body);
   const outcome = await idempotent(
     db,
@@ -103,6 +122,10 @@ export async function idempotentRequest(
       return idempotencyProblems.inProgress().toResponse();
     case 'unknown':
       return idempotencyProblems.unknown().toResponse();
+    case 'answer_too_large':
+      return idempotencyProblems.answerTooLarge(outcome.status).toResponse();
+    case 'quota_exceeded':
+      return idempotencyProblems.quotaExceeded(outcome.retryAfterSeconds).toResponse();
   }
 }
 

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
-import { claimKey, completeKey, findKey, releaseKey, sweepExpiredKeys, type KeyScope, type StoredResponse } from './store.js';
+import { answerBytes, MAX_ANSWER_BYTES, overQuota } from './quota.js';
+import { claimKey, completeKey, findKey, omitAnswer, releaseKey, sweepExpiredKeys } from './store.js';
+import type { KeyScope, StoredResponse } from './store.js';
 
 /**
  * The outcome of a request sent with an Idempotency-Key:
@@ -10,14 +12,20 @@ import { claimKey, completeKey, findKey, releaseKey, sweepExpiredKeys, type KeyS
  * - `mismatch`: the key was used for another request (another path or body): 422;
  * - `in_progress`: the first request with the key is still running after we waited for it: 409;
  * - `unknown`: the first request never finished (its process died mid-way), so whether it wrote
- *   cannot be known: 409, and the key stays taken until it expires, never run a second time.
+ *   cannot be known: 409, and the key stays taken until it expires, never run a second time;
+ * - `answer_too_large`: the first request ran (answering `status`), but its answer was larger
+ *   than an answer may be kept (MAX_ANSWER_BYTES), so there is nothing to replay: 409;
+ * - `quota_exceeded`: the user's kept keys or bytes are at their quota (src/idempotency/quota.ts);
+ *   nothing ran: 429, with the seconds until its oldest key expires.
  */
 export type Outcome =
   | { kind: 'fresh'; response: StoredResponse }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'mismatch' }
   | { kind: 'in_progress' }
-  | { kind: 'unknown' };
+  | { kind: 'unknown' }
+  | { kind: 'answer_too_large'; status: number }
+  | { kind: 'quota_exceeded'; retryAfterSeconds: number };
 
 export interface IdempotencyOptions {
   /** How long a duplicate waits for the first request to finish before answering in_progress. */
@@ -26,9 +34,11 @@ export interface IdempotencyOptions {
   staleMs?: number;
   /** Polling interval while waiting. */
   pollMs?: number;
+  /** The largest answer kept for replay (MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
 }
 
-const DEFAULTS = { waitMs: 5_000, staleMs: 120_000, pollMs: 25 } as const;
+const DEFAULTS = { waitMs: 5_000, staleMs: 120_000, pollMs: 25, maxAnswerBytes: MAX_ANSWER_BYTES } as const;
 
 /**
  * Whose keys a principal uses: the credential's user in the organization it acts in. Null for
@@ -58,7 +68,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * An exception from `execute` frees the key too and is rethrown.
  *
  * The key's row is claimed before `execute` runs and completed after, so a concurrent duplicate
- * sees it and waits; it is never run twice.
+ * sees it and waits; it is never run twice. A new key counts against its user's quota before
+ * anything runs; an answer larger than `maxAnswerBytes` is returned but not kept.
  */
 export async function idempotent(
   db: Db,
@@ -68,12 +79,17 @@ export async function idempotent(
   keep: (response: StoredResponse) => boolean,
   options: IdempotencyOptions = {},
 ): Promise<Outcome> {
-  const { waitMs, staleMs, pollMs } = { ...DEFAULTS, ...options };
+  const { waitMs, staleMs, pollMs, maxAnswerBytes } = { ...DEFAULTS, ...options };
   const deadline = Date.now() + waitMs;
   await sweepExpiredKeys(db);
   for (;;) {
     const claimed = await claimKey(db, scope, print);
     if (claimed) {
+      const wait = await overQuota(db, scope.userId);
+      if (wait !== null) {
+        await releaseKey(db, claimed.id);
+        return { kind: 'quota_exceeded', retryAfterSeconds: wait };
+      }
       let response: StoredResponse;
       try {
         response = await execute();
@@ -81,8 +97,10 @@ export async function idempotent(
         await releaseKey(db, claimed.id);
         throw error;
       }
-      if (keep(response)) await completeKey(db, claimed.id, response);
-      else await releaseKey(db, claimed.id);
+      const bytes = answerBytes(response);
+      if (!keep(response)) await releaseKey(db, claimed.id);
+      else if (bytes > maxAnswerBytes) await omitAnswer(db, claimed.id, response.status);
+      else await completeKey(db, claimed.id, response, bytes);
       return { kind: 'fresh', response };
     }
     const row = await findKey(db, scope);
@@ -90,6 +108,7 @@ export async function idempotent(
     if (!row) continue;
     if (row.fingerprint !== print) return { kind: 'mismatch' };
     if (row.response) return { kind: 'replay', response: row.response };
+    if (row.omitted) return { kind: 'answer_too_large', status: row.omitted.status };
     if (Date.now() - row.createdAt.getTime() > staleMs) return { kind: 'unknown' };
     if (Date.now() >= deadline) return { kind: 'in_progress' };
     await sleep(pollMs);

@@ -16,7 +16,18 @@ export interface StoredResponse {
   body: string;
 }
 
-export type KeyRow = { id: string; fingerprint: string; createdAt: Date; expiresAt: Date; response: StoredResponse | null };
+/**
+ * A key's row. `response` is null while the first request runs; `omitted` holds the status of a
+ * first answer that was final but too large to keep (src/idempotency/quota.ts).
+ */
+export type KeyRow = {
+  id: string;
+  fingerprint: string;
+  createdAt: Date;
+  expiresAt: Date;
+  response: StoredResponse | null;
+  omitted: { status: number } | null;
+};
 
 /** Expired keys are deleted at most this often per process (and a stale one whenever it is met). */
 const SWEEP_EVERY_MS = 60_000;
@@ -44,16 +55,24 @@ export async function claimKey(db: Db, scope: KeyScope, fingerprint: string, now
 export async function findKey(db: Db, scope: KeyScope): Promise<KeyRow | null> {
   const row = await db.idempotencyKey.findUnique({ where: whereScope(scope) });
   if (!row) return null;
-  const response = row.status === null ? null : { status: row.status, headers: (row.headers ?? {}) as Record<string, string>, body: row.body ?? '' };
-  return { id: row.id, fingerprint: row.fingerprint, createdAt: row.createdAt, expiresAt: row.expiresAt, response };
+  const { id, fingerprint, createdAt, expiresAt, status, body } = row;
+  const headers = (row.headers ?? {}) as Record<string, string>;
+  const response = status !== null && body !== null ? { status, headers, body } : null;
+  const omitted = status !== null && body === null ? { status } : null;
+  return { id, fingerprint, createdAt, expiresAt, response, omitted };
 }
 
-/** Keeps the first answer for the key's retries. */
-export async function completeKey(db: Db, id: string, response: StoredResponse): Promise<void> {
+/** Keeps the first answer for the key's retries; `bytes` is what it counts against its user's quota. */
+export async function completeKey(db: Db, id: string, response: StoredResponse, bytes: number): Promise<void> {
   await db.idempotencyKey.update({
     where: { id },
-    data: { status: response.status, headers: response.headers as Prisma.InputJsonObject, body: response.body },
+    data: { status: response.status, headers: response.headers as Prisma.InputJsonObject, body: response.body, bytes },
   });
+}
+
+/** Marks the key as answered without keeping the answer (too large): its retries are told so. */
+export async function omitAnswer(db: Db, id: string, status: number): Promise<void> {
+  await db.idempotencyKey.update({ where: { id }, data: { status } });
 }
 
 /** Frees a claimed key whose request ended in an answer worth retrying (429, 5xx, an exception). */

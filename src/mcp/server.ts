@@ -7,6 +7,8 @@ import type { Config } from '../config.js';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
+import { answerBatch } from './batch.js';
+import { invalidParams, isRecord, jsonRpcResponse } from './messages.js';
 import { callTool, buildTools, type McpTool } from './tools.js';
 import { Response } from '../http/fetch-api.js';
 
@@ -16,26 +18,12 @@ const INSTRUCTIONS =
   'Work management: organizations > projects > issues. Every tool acts in the one organization your credential is bound to. ' +
   'Issues are named by id or key (WEB-12). list_issues pages with next_cursor. Errors come back as results with a problem document naming each invalid argument.';
 
-type Message = { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+type Message = Record<string, unknown>;
 
 /** JSON-RPC messages of a POST body (one, or a batch), when they parse. */
 function messagesOf(body: unknown): Message[] {
   const list = Array.isArray(body) ? body : [body];
-  return list.filter((m): m is Message => !!m && typeof m === 'object');
-}
-
-/**
- * A tools/call whose `arguments` is not an object: JSON-RPC's "invalid params" (-32602). The SDK
- * answers it as an internal error (-32603), which tells the client the fault is ours.
- */
-function invalidArguments(message: Message): Response | null {
-  const args = message.params?.arguments;
-  if (message.method !== 'tools/call' || args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args))) return null;
-  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: arguments must be an object of the tool\'s named arguments.' } }), {
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-  });
+  return list.filter(isRecord);
 }
 
 /**
@@ -95,22 +83,27 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
       } catch {
         body = undefined; // the transport answers the parse error in JSON-RPC's words
       }
+      // A write tool anywhere in the POST without its scope: the step-up challenge, before anything runs.
       for (const message of messagesOf(body)) {
-        const invalid = invalidArguments(message);
-        if (invalid) return invalid;
-        const tool = message.method === 'tools/call' ? tools().byName.get(String(message.params?.name)) : undefined;
+        const name = message.method === 'tools/call' && isRecord(message.params) ? message.params.name : undefined;
+        const tool = typeof name === 'string' ? tools().byName.get(name) : undefined;
         const refused = tool && insufficientScope(ctx, tool);
         if (refused) return refused;
       }
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      const server = serverFor(ctx, request);
-      await server.connect(transport);
-      try {
-        return await transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
-      } finally {
-        // With JSON responses the answer is complete once handleRequest returns.
-        await server.close();
-      }
+      const answerOne = async (message: unknown) => {
+        const invalid = invalidParams(message);
+        if (invalid) return jsonRpcResponse(invalid);
+        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        const server = serverFor(ctx, request);
+        await server.connect(transport);
+        try {
+          return await transport.handleRequest(request, message === undefined ? undefined : { parsedBody: message });
+        } finally {
+          // With JSON responses the answer is complete once handleRequest returns.
+          await server.close();
+        }
+      };
+      return Array.isArray(body) ? answerBatch(body, request, ctx, answerOne) : answerOne(body);
     },
   };
 }

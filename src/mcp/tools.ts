@@ -201,6 +201,10 @@ export async function callTool(tool: McpTool, ctx: Context, input: Record<string
       return errorResult(idempotencyProblems.inProgress(), ctx);
     case 'unknown':
       return errorResult(idempotencyProblems.unknown(), ctx);
+    case 'answer_too_large':
+      return errorResult(idempotencyProblems.answerTooLarge(outcome.status), ctx);
+    case 'quota_exceeded':
+      return errorResult(idempotencyProblems.quotaExceeded(outcome.retryAfterSeconds), ctx);
   }
 }
 

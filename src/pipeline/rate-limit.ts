@@ -30,12 +30,21 @@ async function subjectOf(exchange: Exchange): Promise<string> {
  * rotating made-up tokens must not buy a fresh bucket per request.
  */
 export async function rateLimit(limiter: RateLimiter, exchange: Exchange, next: () => Promise<Response>): Promise<Response> {
-  const admission = await limiter.admit(await subjectOf(exchange));
+  const subject = await subjectOf(exchange);
+  const admission = await limiter.admit(subject);
   exchange.decisions = admission.decisions;
   if (!admission.allowed) {
     reportRateLimitRefusals(exchange.scope, admission.decisions);
     return tooManyRequests(exchange.decisions);
   }
+  // The latest decision is the one the response's headers report: what is left after every draw.
+  exchange.ctx.drawRequest = async () => {
+    const more = await limiter.admit(subject);
+    exchange.decisions = more.decisions;
+    if (more.allowed) return null;
+    reportRateLimitRefusals(exchange.scope, more.decisions);
+    return retryAfter(more.decisions);
+  };
   const response = await next();
   if (response.status === 401 && typeof exchange.credentials.token === 'string') {
     const byAddress = await limiter.admit(rateLimitSubject(null, exchange.ip));

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "idempotency_keys" ADD COLUMN     "bytes" INTEGER NOT NULL DEFAULT 0;
