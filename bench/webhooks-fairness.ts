@@ -64,34 +64,65 @@ let limiterClock = 0;
 const db = await openDatabase(databaseUrl);
 await applyMigrations(db.adapterFactory);
 const seed = await seedDemo(db.prisma);
-const app = await createApp(testConfig({ databaseUrl, webhooks: { allowPrivateNetworks: true, secretKey: 'bench key for sealing webhook secrets', worker: true, leaseSeconds: 60 } }), {
-  db,
-  // The rate limiter's clock jumps a minute per look: what is measured is delivery, not the request budget.
-  limiterStore: new MemoryStore({ now: () => (limiterClock += 61_000) }),
-});
+const app = await createApp(
+  testConfig({
+    databaseUrl,
+    webhooks: {
+      allowPrivateNetworks: true,
+      secretKey: 'bench key for sealing webhook secrets',
+      worker: true,
+      leaseSeconds: 60,
+    },
+  }),
+  {
+    db,
+    // The rate limiter's clock jumps a minute per look: what is measured is delivery, not the request budget.
+    limiterStore: new MemoryStore({ now: () => (limiterClock += 61_000) }),
+  },
+);
 const [acme, globex] = ['acme', 'globex'].map((slug) => seed.orgs.find((o) => o.slug === slug)!);
-const token = (username: string, orgId: string) => seed.users.find((u) => u.username === username && u.org_id === orgId)!.token;
+const token = (username: string, orgId: string) =>
+  seed.users.find((u) => u.username === username && u.org_id === orgId)!.token;
 const call = async (bearer: string, path: string, body: unknown) => {
-  const response = await app.fetch(new Request(`${app.config.baseUrl}/api${path}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  const response = await app.fetch(
+    new Request(`${app.config.baseUrl}/api${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
   if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
 };
 
-for (let i = 0; i < HANGING; i++) await call(token('adam', acme!.id), '/webhooks', { url: `${hangingBase}/a${i}`, events: ['*'] });
+for (let i = 0; i < HANGING; i++)
+  await call(token('adam', acme!.id), '/webhooks', { url: `${hangingBase}/a${i}`, events: ['*'] });
 await call(token('bella', globex!.id), '/webhooks', { url: healthyUrl, events: ['*'] });
 
 const started = performance.now();
 let next = 0;
-await Promise.all(Array.from({ length: 16 }, async () => {
-  while (next < ISSUES) await call(token('mark', acme!.id), '/issues', { project_id: acme!.projects[0]!.id, title: `noisy ${next++}` });
-}));
+await Promise.all(
+  Array.from({ length: 16 }, async () => {
+    while (next < ISSUES)
+      await call(token('mark', acme!.id), '/issues', { project_id: acme!.projects[0]!.id, title: `noisy ${next++}` });
+  }),
+);
 const burstWritten = performance.now();
 
 const latencies: number[] = [];
 let timedOut = 0;
 for (let i = 0; i < B_EVENTS; i++) {
-  const issue = await call(token('bella', globex!.id), '/issues', { project_id: globex!.projects[0]!.id, title: `quiet ${i}` });
-  const history = await (await app.fetch(new Request(`${app.config.baseUrl}/api/issues/${issue.id}/history`, { headers: { authorization: `Bearer ${token('bella', globex!.id)}` } }))).json();
+  const issue = await call(token('bella', globex!.id), '/issues', {
+    project_id: globex!.projects[0]!.id,
+    title: `quiet ${i}`,
+  });
+  const history = await (
+    await app.fetch(
+      new Request(`${app.config.baseUrl}/api/issues/${issue.id}/history`, {
+        headers: { authorization: `Bearer ${token('bella', globex!.id)}` },
+      }),
+    )
+  ).json();
   const id = history[0].id as string;
   if (!arrivedAt.has(id)) {
     const arrived = await new Promise<boolean>((resolve) => {
@@ -106,12 +137,25 @@ for (let i = 0; i < B_EVENTS; i++) {
   latencies.push(arrivedAt.get(id)! - committedAt.get(id)!);
 }
 
+const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const sorted = [...latencies].sort((a, b) => a - b);
-const at = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(1) : '-');
-console.log(`Webhook fairness on ${db.kind}, Node ${process.version}: org A has ${HANGING} endpoints that never answer and queued ${HANGING * ISSUES} deliveries (${ISSUES} issues, written in ${((burstWritten - started) / 1000).toFixed(2)} s)`);
-console.log(`org B, one healthy endpoint, ${B_EVENTS} issues one at a time: ${latencies.length} delivered, ${timedOut ? `one not delivered within ${WAIT_MS / 1000} s (stopped there)` : 'none late'}`);
-console.log(`  commit-to-delivery: p50 ${at(50)} ms, p95 ${at(95)} ms, max ${sorted.length ? sorted.at(-1)!.toFixed(1) : '-'} ms`);
-console.log(`org A: ${hangingRequests} requests reached its hanging endpoints; most open at once on one endpoint: ${Math.max(0, ...maxOpen.values())}`);
+const at = (p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(1) : '-';
+console.log(
+  `Webhook fairness on ${db.kind}, Node ${process.version}: org A has ${HANGING} endpoints that never answer ` +
+    `and queued ${HANGING * ISSUES} deliveries (${ISSUES} issues, written in ${seconds(burstWritten - started)} s)`,
+);
+console.log(
+  `org B, one healthy endpoint, ${B_EVENTS} issues one at a time: ${latencies.length} delivered, ` +
+    (timedOut ? `one not delivered within ${WAIT_MS / 1000} s (stopped there)` : 'none late'),
+);
+console.log(
+  `  commit-to-delivery: p50 ${at(50)} ms, p95 ${at(95)} ms, max ${sorted.length ? sorted.at(-1)!.toFixed(1) : '-'} ms`,
+);
+console.log(
+  `org A: ${hangingRequests} requests reached its hanging endpoints; ` +
+    `most open at once on one endpoint: ${Math.max(0, ...maxOpen.values())}`,
+);
 // Stop listening first, so that what the worker still sends is refused at once rather than held.
 hanging.close();
 for (const response of held) response.destroy();

@@ -11,8 +11,14 @@ import { WebhookReceiver } from './support/webhook-receiver.js';
 let t: TestApp;
 let worker: DeliveryWorker | undefined;
 const receivers: WebhookReceiver[] = [];
-// The app runs no worker: the first test starts one on a backlog, as an instance starting (or one that fell behind) finds it.
-const settings = { allowPrivateNetworks: true, secretKey: 'test key for sealing webhook secrets, 32+ chars', worker: false, leaseSeconds: 60 };
+// The app runs no worker: the first test starts one on a backlog, as an instance starting (or one that fell
+// behind) finds it.
+const settings = {
+  allowPrivateNetworks: true,
+  secretKey: 'test key for sealing webhook secrets, 32+ chars',
+  worker: false,
+  leaseSeconds: 60,
+};
 
 beforeAll(async () => {
   t = await startTestApp({ webhooks: settings });
@@ -33,9 +39,15 @@ const json = async (response: Response, status = 200) => {
   if (response.status !== status) throw new Error(`${response.status}: ${await response.text()}`);
   return response.json();
 };
-const createHook = (token: string, url: string) => t.call('POST', '/api/webhooks', { token, body: { url, events: ['*'] } }).then((r) => json(r, 201));
+const createHook = (token: string, url: string) =>
+  t.call('POST', '/api/webhooks', { token, body: { url, events: ['*'] } }).then((r) => json(r, 201));
 const createIssue = (slug: string, username: string, title: string) =>
-  t.call('POST', '/api/issues', { token: t.user(username, slug).token, body: { project_id: t.org(slug).projects[0]!.id, title } }).then((r) => json(r, 201));
+  t
+    .call('POST', '/api/issues', {
+      token: t.user(username, slug).token,
+      body: { project_id: t.org(slug).projects[0]!.id, title },
+    })
+    .then((r) => json(r, 201));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -47,7 +59,7 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeo
 }
 
 describe('webhook delivery is fair across organizations and endpoints', { timeout: 120_000 }, () => {
-  test('finding 5: endpoints that never answer hold a few slots, and another organization is delivered at once', async () => {
+  test('finding 5: endpoints that never answer hold a few slots; another org is delivered at once', async () => {
     // Acme: six endpoints that accept the connection and never answer, and 72 deliveries for them.
     const hanging = await Promise.all(Array.from({ length: 6 }, () => receiver()));
     for (const h of hanging) {
@@ -69,15 +81,17 @@ describe('webhook delivery is fair across organizations and endpoints', { timeou
     expect(quiet.receiver.received[0]!.at).toBeLessThan(firstEnded);
     // Each endpoint held at most its cap of connections, the organization at most its own.
     for (const h of hanging) expect(h.receiver.maxOpen).toBeLessThanOrEqual(ENDPOINT_IN_FLIGHT_MAX);
-    const acmeInFlight = await t.app.db.prisma.webhookDelivery.count({ where: { orgId: t.org('acme').id, state: 'pending', leaseUntil: { gt: new Date() } } });
+    const acmeInFlight = await t.app.db.prisma.webhookDelivery.count({
+      where: { orgId: t.org('acme').id, state: 'pending', leaseUntil: { gt: new Date() } },
+    });
     expect(acmeInFlight).toBeLessThanOrEqual(ORG_IN_FLIGHT_MAX);
     expect(hanging.map((h) => h.receiver.maxOpen).reduce((a, b) => a + b)).toBeLessThanOrEqual(ORG_IN_FLIGHT_MAX);
-    // Their endpoints go away: the worker is left with nothing to send for acme (and no hanging socket outlives the test).
+    // Their endpoints go away: nothing is left to send for acme (and no hanging socket outlives the test).
     for (const h of hanging) await h.receiver.close();
     await t.app.db.prisma.webhook.deleteMany({ where: { orgId: t.org('acme').id } });
   });
 
-  test('a failing endpoint opens its circuit: its deliveries wait without spending attempts; one probe closes it', async () => {
+  test('a failing endpoint opens its circuit: its deliveries wait, no attempt spent; a probe closes it', async () => {
     const failing = await receiver();
     failing.receiver.otherwise = { status: 500 };
     const hook = await createHook(t.user('bella', 'globex').token, failing.url);
@@ -95,7 +109,9 @@ describe('webhook delivery is fair across organizations and endpoints', { timeou
     expect(failing.receiver.received.length).toBe(sent);
     expect(sent).toBeLessThan(queued);
     expect(sent).toBeLessThanOrEqual(CIRCUIT_OPEN_AFTER_FAILURES + ENDPOINT_IN_FLIGHT_MAX - 1);
-    const untried = await t.app.db.prisma.webhookDelivery.count({ where: { webhookId: hook.id, state: 'pending', attempts: 0 } });
+    const untried = await t.app.db.prisma.webhookDelivery.count({
+      where: { webhookId: hook.id, state: 'pending', attempts: 0 },
+    });
     expect(untried).toBe(queued - sent);
 
     // Half-open: the endpoint recovers; one probe goes out alone, and its success lets the rest through.
@@ -107,7 +123,10 @@ describe('webhook delivery is fair across organizations and endpoints', { timeou
     expect(failing.receiver.received.length).toBe(sent + 1);
     failing.receiver.release();
     // The untried ones at once; those that failed before at their retry (5 s after their failure).
-    const done = await until(() => t.app.db.prisma.webhookDelivery.count({ where: { webhookId: hook.id, state: 'delivered' } }), (n) => n === queued);
+    const done = await until(
+      () => t.app.db.prisma.webhookDelivery.count({ where: { webhookId: hook.id, state: 'delivered' } }),
+      (n) => n === queued,
+    );
     expect(done).toBe(queued);
     const closed = await t.app.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
     expect(closed).toMatchObject({ consecutiveFailures: 0, circuitOpenUntil: null, failingSince: null });
@@ -116,12 +135,14 @@ describe('webhook delivery is fair across organizations and endpoints', { timeou
 });
 
 describe('what an organization can grow is bounded', () => {
-  test(`at most ${WEBHOOKS_PER_ORG_MAX} webhooks per organization, even when created at once: then 409 webhook_limit_reached`, async () => {
+  test(`at most ${WEBHOOKS_PER_ORG_MAX} webhooks per organization, even created at once; then 409`, async () => {
     const { url } = await receiver();
     const token = t.user('olivia').token;
     const have = await t.app.db.prisma.webhook.count({ where: { orgId: t.org('acme').id } });
     const answers = await Promise.all(
-      Array.from({ length: WEBHOOKS_PER_ORG_MAX - have + 2 }, () => t.call('POST', '/api/webhooks', { token, body: { url, events: ['issue.created'] } })),
+      Array.from({ length: WEBHOOKS_PER_ORG_MAX - have + 2 }, () =>
+        t.call('POST', '/api/webhooks', { token, body: { url, events: ['issue.created'] } }),
+      ),
     );
     expect(answers.filter((r) => r.status === 201)).toHaveLength(WEBHOOKS_PER_ORG_MAX - have);
     const refused = answers.filter((r) => r.status !== 201);
@@ -131,30 +152,45 @@ describe('what an organization can grow is bounded', () => {
       expect(body.detail).toContain(`${WEBHOOKS_PER_ORG_MAX} webhooks`);
     }
     expect(await t.app.db.prisma.webhook.count({ where: { orgId: t.org('acme').id } })).toBe(WEBHOOKS_PER_ORG_MAX);
-    const gql = await json(await t.call('POST', '/api/graphql', { token, body: { query: `mutation { createWebhook(input: { url: "${url}", events: ["*"] }) { __typename ... on ConflictError { code } } }` } }));
+    const gql = await json(
+      await t.call('POST', '/api/graphql', {
+        token,
+        body: {
+          query: `mutation { createWebhook(input: { url: "${url}", events: ["*"] }) {
+            __typename ... on ConflictError { code } } }`,
+        },
+      }),
+    );
     expect(gql.data.createWebhook).toEqual({ __typename: 'ConflictError', code: 'WEBHOOK_LIMIT_REACHED' });
     await t.app.db.prisma.webhook.deleteMany({ where: { orgId: t.org('acme').id } });
   });
 
-  test(`the worker keeps the newest ${DELIVERIES_KEPT_PER_WEBHOOK} deliveries of an endpoint, finished ones for 30 days, pending ones until they finish`, async () => {
+  test(`an endpoint keeps its newest ${DELIVERIES_KEPT_PER_WEBHOOK} deliveries, finished ones 30 days`, async () => {
     const { url } = await receiver();
     const busy = await createHook(t.user('olivia').token, url);
     const old = await createHook(t.user('olivia').token, url);
     const orgId = t.org('acme').id;
     const insert = (webhookId: string, n: number, state: string, due: string) =>
       t.app.db.prisma.$executeRawUnsafe(
-        `INSERT INTO webhook_deliveries (id, webhook_id, org_id, message_id, event_type, payload, state, next_attempt_at)
-         SELECT gen_random_uuid(), $1::uuid, $2::uuid, gen_random_uuid()::text, 'issue.created', '{}', $3, now() + $4::interval
+        `INSERT INTO webhook_deliveries
+           (id, webhook_id, org_id, message_id, event_type, payload, state, next_attempt_at)
+         SELECT gen_random_uuid(), $1::uuid, $2::uuid, gen_random_uuid()::text, 'issue.created', '{}', $3,
+                now() + $4::interval
            FROM generate_series(1, $5)`,
-        webhookId, orgId, state, due, n,
+        webhookId,
+        orgId,
+        state,
+        due,
+        n,
       );
-    // Pending ones not yet due (the worker leaves them be), older than everything else; then more finished ones than are kept.
+    // Pending ones not yet due (the worker leaves them be), older than the rest; then more finished ones than are kept.
     await insert(busy.id, 5, 'pending', '1 day');
     await insert(busy.id, 60, 'failed', '-1 hour');
     await insert(busy.id, DELIVERIES_KEPT_PER_WEBHOOK + 40, 'delivered', '-1 hour');
     await insert(old.id, 7, 'failed', '-31 days');
     await insert(old.id, 3, 'delivered', '-29 days');
-    const count = (webhookId: string, state: string) => t.app.db.prisma.webhookDelivery.count({ where: { webhookId, state } });
+    const count = (webhookId: string, state: string) =>
+      t.app.db.prisma.webhookDelivery.count({ where: { webhookId, state } });
 
     expect(await pruneDeliveries(t.app.db.prisma)).toBe(100 + 7);
     expect(await count(busy.id, 'pending')).toBe(5);

@@ -21,7 +21,8 @@ export const CIRCUIT_OPEN_MAX_SECONDS = 3600;
 const FAILED_SQL = `
 UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
   circuit_open_until = CASE WHEN consecutive_failures + 1 >= ${CIRCUIT_OPEN_AFTER_FAILURES}
-    THEN now() + make_interval(secs => LEAST(${CIRCUIT_OPEN_SECONDS} * power(2, consecutive_failures + 1 - ${CIRCUIT_OPEN_AFTER_FAILURES}), ${CIRCUIT_OPEN_MAX_SECONDS}))
+    THEN now() + make_interval(secs => LEAST(${CIRCUIT_OPEN_MAX_SECONDS},
+      ${CIRCUIT_OPEN_SECONDS} * power(2, consecutive_failures + 1 - ${CIRCUIT_OPEN_AFTER_FAILURES})))
     ELSE circuit_open_until END
  WHERE id = $1::uuid`;
 

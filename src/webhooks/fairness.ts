@@ -65,7 +65,8 @@ export class InFlight {
       this.servedAt.set(best.orgId, ++this.turn);
     }
     // Remember only the organizations still waiting or sending, so the map stays as small as the queue.
-    for (const orgId of this.servedAt.keys()) if (!orgs.has(orgId) && !this.byOrg.has(orgId)) this.servedAt.delete(orgId);
+    for (const orgId of this.servedAt.keys())
+      if (!orgs.has(orgId) && !this.byOrg.has(orgId)) this.servedAt.delete(orgId);
     return planned;
   }
 

@@ -17,7 +17,8 @@ const PRUNE_BATCH = 5000;
 const PRUNE_BEYOND_COUNT_SQL = `
 DELETE FROM webhook_deliveries WHERE seq IN (
   SELECT d.seq FROM webhooks w
-   CROSS JOIN LATERAL (SELECT x.seq FROM webhook_deliveries x WHERE x.webhook_id = w.id ORDER BY x.seq DESC OFFSET $1 LIMIT 1) cut
+   CROSS JOIN LATERAL (
+     SELECT x.seq FROM webhook_deliveries x WHERE x.webhook_id = w.id ORDER BY x.seq DESC OFFSET $1 LIMIT 1) cut
     JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.seq <= cut.seq AND d.state <> 'pending'
    LIMIT $2)`;
 
@@ -31,7 +32,10 @@ DELETE FROM webhook_deliveries WHERE seq IN (
 /** Deletes the deliveries past their retention; how many. */
 export async function pruneDeliveries(db: Db): Promise<number> {
   let deleted = 0;
-  for (const [sql, bound] of [[PRUNE_BEYOND_COUNT_SQL, DELIVERIES_KEPT_PER_WEBHOOK], [PRUNE_BEYOND_AGE_SQL, DELIVERY_RETENTION_DAYS]] as const) {
+  for (const [sql, bound] of [
+    [PRUNE_BEYOND_COUNT_SQL, DELIVERIES_KEPT_PER_WEBHOOK],
+    [PRUNE_BEYOND_AGE_SQL, DELIVERY_RETENTION_DAYS],
+  ] as const) {
     for (;;) {
       const n = await db.$executeRawUnsafe(sql, bound, PRUNE_BATCH);
       deleted += n;

@@ -50,7 +50,8 @@ UPDATE webhook_deliveries d
       ORDER BY c.seq
       LIMIT q.n
       FOR UPDATE OF c SKIP LOCKED) c)
-RETURNING d.id::text AS id, d.webhook_id::text AS "webhookId", d.org_id::text AS "orgId", d.message_id AS "messageId", d.payload, d.attempts`;
+RETURNING d.id::text AS id, d.webhook_id::text AS "webhookId", d.org_id::text AS "orgId",
+          d.message_id AS "messageId", d.payload, d.attempts`;
 
 interface Claimed {
   id: string;
@@ -80,7 +81,10 @@ export class DeliveryWorker {
   private readonly inFlight = new InFlight();
   private readonly sends = new Set<Promise<void>>();
   private readonly wake = () => void this.tick();
-  private readonly prune = () => void pruneDeliveries(this.db).catch((error: unknown) => this.logger.warn({ err: error }, 'could not prune webhook deliveries'));
+  private readonly prune = () =>
+    void pruneDeliveries(this.db).catch((error: unknown) =>
+      this.logger.warn({ err: error }, 'could not prune webhook deliveries; trying again at the next prune'),
+    );
 
   constructor(
     private readonly db: Db,
@@ -133,7 +137,11 @@ export class DeliveryWorker {
   private async fill(): Promise<boolean> {
     const free = WORKER_IN_FLIGHT_MAX - this.inFlight.total;
     if (free <= 0) return false;
-    const due = await this.db.$queryRawUnsafe<DueEndpoint[]>(DUE_ENDPOINTS_SQL, CIRCUIT_OPEN_AFTER_FAILURES, DUE_ENDPOINTS_MAX);
+    const due = await this.db.$queryRawUnsafe<DueEndpoint[]>(
+      DUE_ENDPOINTS_SQL,
+      CIRCUIT_OPEN_AFTER_FAILURES,
+      DUE_ENDPOINTS_MAX,
+    );
     const plan = this.inFlight.plan(due, free);
     if (plan.size === 0) return false;
     const wanted = JSON.stringify([...plan].map(([webhookId, n]) => ({ webhook_id: webhookId, n })));
@@ -144,7 +152,10 @@ export class DeliveryWorker {
     for (const delivery of claimed) {
       this.inFlight.add(delivery.webhookId, delivery.orgId);
       const send: Promise<void> = this.deliver(delivery, webhooks.get(delivery.webhookId))
-        .catch((error: unknown) => this.logger.error({ err: error, deliveryId: delivery.id }, 'webhook delivery failed to record; its lease will expire and it is sent again'))
+        .catch((error: unknown) => {
+          const message = 'could not record a webhook delivery; its lease expires and it is sent again';
+          this.logger.error({ err: error, deliveryId: delivery.id }, message);
+        })
         .finally(() => {
           this.inFlight.remove(delivery.webhookId, delivery.orgId);
           this.sends.delete(send);
