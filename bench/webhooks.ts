@@ -14,6 +14,7 @@ import { openDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrations.js';
 import { committedEvents } from '../src/events/committed.js';
 import { MemoryStore } from '../src/limits/memory-store.js';
+import { DeliveryWorker } from '../src/webhooks/worker.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -101,19 +102,20 @@ for (let i = 0; i < SINGLE; i++) {
 }
 const singleIds = [...committedAt.keys()].slice(EVENTS);
 
-// 3. A backlog: BENCH_EVENTS events queued while the endpoint is paused, then released: the
-// worker's own rate, with no writes competing.
-await db.prisma.webhook.update({ where: { id: hook.id }, data: { enabled: false } });
+// 3. A backlog: BENCH_EVENTS events queued while no worker runs, then a worker started on them:
+// its own rate, with no writes competing. (A paused endpoint would not do: nothing is queued for it.)
+await app.deliveryWorker!.stop();
 next = 0;
 const backlogStart = arrivedAt.size;
 await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
   while (next < EVENTS) await createIssue(2 * EVENTS + next++);
 }));
 const released = performance.now();
-await db.prisma.webhook.update({ where: { id: hook.id }, data: { enabled: true } });
-committedEvents.emit('queued');
+const worker = new DeliveryWorker(db.prisma, app.config.webhooks, app.logger);
+worker.start();
 await waitFor(backlogStart + EVENTS);
 const drained = performance.now();
+await worker.stop();
 
 console.log(`Webhook delivery on ${db.kind}, Node ${process.version}, receiver on 127.0.0.1 (signature verified on every request: ${badSignatures} bad)`);
 console.log(`burst: ${EVENTS} events (${CONCURRENCY} concurrent creates): writes took ${((writesDone - started) / 1000).toFixed(2)} s; all delivered ${((burstEnd - started) / 1000).toFixed(2)} s after the first request`);

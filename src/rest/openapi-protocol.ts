@@ -167,7 +167,7 @@ export const PROBLEM_CODES = {
   404: ['not_found'],
   405: ['method_not_allowed'],
   406: ['not_acceptable'],
-  409: ['conflict', 'key_limit_reached', 'idempotency_key_in_use', 'idempotency_outcome_unknown'],
+  409: ['conflict', 'key_limit_reached', 'webhook_limit_reached', 'idempotency_key_in_use', 'idempotency_outcome_unknown'],
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
   422: ['idempotency_key_reused'],

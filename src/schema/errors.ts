@@ -77,6 +77,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   KEY_LIMIT_REACHED: 409,
+  WEBHOOK_LIMIT_REACHED: 409,
   RATE_LIMITED: 429,
 };
 

@@ -8,7 +8,7 @@ import { checkOutboundUrl, OutboundAddressError } from '../http/outbound-address
 import type { Context } from '../context.js';
 import { sealSecret } from '../webhooks/secret-box.js';
 import { newSigningSecret } from '../webhooks/signing.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import { firstInput } from './list-bounds.js';
 import { notNull } from './messages.js';
 import { defineOperation } from './operation.js';
@@ -91,26 +91,31 @@ export const createWebhook = defineOperation({
   name: 'createWebhook',
   description:
     'Adds an endpoint that receives the events named (or `*`), signed with the Standard Webhooks scheme. ' +
-    'The signing secret is returned this once. The URL must be https and resolve to public addresses. Owners and admins.',
+    'The signing secret is returned this once. The URL must be https and resolve to public addresses. ' +
+    `At most ${WEBHOOKS_PER_ORG_MAX} per organization (else WEBHOOK_LIMIT_REACHED). Owners and admins.`,
   kind: 'write',
   access: admins,
   input: z.strictObject({ url, events, description: description.nullish() }),
   async run(ctx, input) {
     const orgId = activeOrgId(ctx);
     const checked = await checkedUrl(ctx, input.url);
-    if ((await ctx.prisma.webhook.count({ where: { orgId } })) >= WEBHOOKS_PER_ORG_MAX) {
-      throw new ValidationError([{ field: 'url', message: `an organization has at most ${WEBHOOKS_PER_ORG_MAX} webhooks` }]);
-    }
     const secret = newSigningSecret();
-    const webhook = await ctx.prisma.webhook.create({
-      data: {
-        orgId,
-        url: checked,
-        events: input.events,
-        description: input.description ?? '',
-        secret: sealSecret(secret, ctx.config.webhooks.secretKey),
-        createdBy: ctx.principal.kind === 'user' ? ctx.principal.userId : null,
-      },
+    const webhook = await ctx.prisma.$transaction(async (tx) => {
+      // Locking the organization row serialises its creations, so two concurrent requests cannot both see 19 and make a 21st.
+      await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${orgId}::uuid FOR UPDATE`;
+      if ((await tx.webhook.count({ where: { orgId } })) >= WEBHOOKS_PER_ORG_MAX) {
+        throw new ConflictError(`This organization already has ${WEBHOOKS_PER_ORG_MAX} webhooks, the most it may have. Delete one first.`, 'WEBHOOK_LIMIT_REACHED');
+      }
+      return tx.webhook.create({
+        data: {
+          orgId,
+          url: checked,
+          events: input.events,
+          description: input.description ?? '',
+          secret: sealSecret(secret, ctx.config.webhooks.secretKey),
+          createdBy: ctx.principal.kind === 'user' ? ctx.principal.userId : null,
+        },
+      });
     });
     return { webhook: view(webhook), secret };
   },

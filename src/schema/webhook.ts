@@ -1,5 +1,5 @@
 import { builder } from './builder.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import { boundedList, firstArg, fixedList } from './list-bounds.js';
 import * as ops from './webhook-operations.js';
 import { outcome } from './outcome.js';
@@ -90,7 +90,7 @@ builder.mutationField('createWebhook', (t) =>
   t.field({
     type: WebhookWithSecret,
     description: ops.createWebhook.description,
-    errors: outcome('createWebhook', 'The webhook, with its signing secret (shown this once).', [ValidationError]),
+    errors: outcome('createWebhook', 'The webhook, with its signing secret (shown this once).', [ValidationError, ConflictError]),
     args: { input: t.arg({ type: CreateWebhookInput, required: true, description: 'Its URL, events and description.' }) },
     resolve: (_r, args, ctx) => ops.createWebhook.call(ctx, args.input, undefined),
   }),

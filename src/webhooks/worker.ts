@@ -3,54 +3,88 @@ import type { Db } from '../db/client.js';
 import type { Webhook } from '../generated/prisma/client.js';
 import { committedEvents } from '../events/committed.js';
 import type { Logger } from '../logger.js';
+import { CIRCUIT_OPEN_AFTER_FAILURES, recordCircuit } from './circuit.js';
+import { InFlight, WORKER_IN_FLIGHT_MAX, type DueEndpoint } from './fairness.js';
+import { PRUNE_EVERY_MS, pruneDeliveries } from './retention.js';
 import { DISABLE_AFTER_MS, MAX_ATTEMPTS, nextDelaySeconds, retryable } from './schedule.js';
 import { openSecret } from './secret-box.js';
 import { sendWebhook, type SendResult } from './send.js';
 import { signatureHeaders } from './signing.js';
 
 /**
- * Claims due deliveries for this worker: the oldest first, at most one per webhook and issue at a
- * time (a later event of an issue waits until the earlier one is delivered or given up), skipping
- * rows another instance is claiming (FOR UPDATE SKIP LOCKED) and leasing the claimed ones, so no
- * two instances send one delivery at once. A worker killed mid-send leaves its lease to expire;
- * the delivery is then claimed again. $1 lease seconds, $2 batch size.
+ * The endpoints with deliveries due, the longest-waiting first: enabled, their circuit not open
+ * (src/webhooks/circuit.ts; $1 the failures that open it, so past them and due again is half-open).
+ * At most $2: the fairness plan (src/webhooks/fairness.ts) chooses among them.
+ */
+const DUE_ENDPOINTS_SQL = `
+SELECT c.webhook_id::text AS "webhookId", c.org_id::text AS "orgId", w.consecutive_failures >= $1 AS "halfOpen"
+  FROM webhook_deliveries c JOIN webhooks w ON w.id = c.webhook_id
+ WHERE c.state = 'pending' AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now())
+   AND w.enabled AND (w.circuit_open_until IS NULL OR w.circuit_open_until <= now())
+ GROUP BY c.webhook_id, c.org_id, w.consecutive_failures
+ ORDER BY min(c.seq)
+ LIMIT $2`;
+
+/**
+ * Claims due deliveries, as many of each endpoint as the plan says ($2: [{ webhook_id, n }]): the
+ * oldest first, at most one per webhook and issue at a time (a later event of an issue waits
+ * until the earlier one is delivered or given up), skipping rows another instance is claiming
+ * (FOR UPDATE SKIP LOCKED) and leasing the claimed ones for $1 seconds, so no two instances send
+ * one delivery at once. A worker killed mid-send leaves its lease to expire; the delivery is then
+ * claimed again.
  */
 const CLAIM_SQL = `
 UPDATE webhook_deliveries d
    SET lease_until = now() + make_interval(secs => $1), attempts = d.attempts + 1, last_attempt_at = now()
  WHERE d.seq IN (
-   SELECT c.seq FROM webhook_deliveries c JOIN webhooks w ON w.id = c.webhook_id
-    WHERE c.state = 'pending' AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now())
-      AND w.enabled
-      AND (c.order_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM webhook_deliveries p
-         WHERE p.webhook_id = c.webhook_id AND p.order_key = c.order_key AND p.state = 'pending' AND p.seq < c.seq))
-    ORDER BY c.seq
-    LIMIT $2
-    FOR UPDATE OF c SKIP LOCKED)
-RETURNING d.id::text AS id, d.webhook_id::text AS "webhookId", d.message_id AS "messageId", d.payload, d.attempts`;
+   SELECT c.seq FROM jsonb_to_recordset($2::jsonb) AS q(webhook_id uuid, n int)
+    CROSS JOIN LATERAL (
+     SELECT c.seq FROM webhook_deliveries c
+      WHERE c.webhook_id = q.webhook_id
+        AND c.state = 'pending' AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now())
+        AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = q.webhook_id AND w.enabled
+                      AND (w.circuit_open_until IS NULL OR w.circuit_open_until <= now()))
+        AND (c.order_key IS NULL OR NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries p
+           WHERE p.webhook_id = c.webhook_id AND p.order_key = c.order_key AND p.state = 'pending' AND p.seq < c.seq))
+      ORDER BY c.seq
+      LIMIT q.n
+      FOR UPDATE OF c SKIP LOCKED) c)
+RETURNING d.id::text AS id, d.webhook_id::text AS "webhookId", d.org_id::text AS "orgId",
+          d.message_id AS "messageId", d.payload, d.attempts`;
 
 interface Claimed {
   id: string;
   webhookId: string;
+  orgId: string;
   messageId: string;
   payload: string;
   attempts: number;
 }
 
-const BATCH = 32;
+/** Endpoints the fairness plan looks at in one refill. */
+const DUE_ENDPOINTS_MAX = 500;
 const POLL_MS = 1000;
 
 /**
- * The delivery worker of one instance: wakes when this process queues deliveries and polls for
- * the others' (and for retries that fall due), sends what it claims, and records each outcome.
+ * The delivery worker of one instance: a continuous pool of sends (src/webhooks/fairness.ts),
+ * refilled whenever a send ends, when this process queues deliveries, and by a poll for the
+ * others' (and for retries and circuits that fall due); it records each outcome, and prunes old
+ * deliveries (src/webhooks/retention.ts).
  */
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  private readonly inFlight = new InFlight();
+  private readonly sends = new Set<Promise<void>>();
   private readonly wake = () => void this.tick();
+  private readonly prune = () =>
+    void pruneDeliveries(this.db).catch((error: unknown) =>
+      this.logger.warn({ err: error }, 'could not prune webhook deliveries; trying again at the next prune'),
+    );
 
   constructor(
     private readonly db: Db,
@@ -62,17 +96,22 @@ export class DeliveryWorker {
     committedEvents.on('queued', this.wake);
     this.timer = setInterval(this.wake, POLL_MS);
     this.timer.unref();
+    this.pruneTimer = setInterval(this.prune, PRUNE_EVERY_MS);
+    this.pruneTimer.unref();
     void this.tick();
   }
 
+  /** Stops claiming, and waits for the sends in flight (each ends within the send timeout). */
   async stop(): Promise<void> {
     this.stopped = true;
     committedEvents.off('queued', this.wake);
     clearInterval(this.timer);
+    clearInterval(this.pruneTimer);
     await this.running;
+    await Promise.all(this.sends);
   }
 
-  /** Sends until nothing is due; a wake-up during a run makes it look again. */
+  /** Fills the free slots until nothing more is due; a wake-up during a run makes it look again. */
   tick(): Promise<void> {
     if (this.stopped) return Promise.resolve();
     if (this.running) {
@@ -83,13 +122,7 @@ export class DeliveryWorker {
       try {
         do {
           this.again = false;
-          while (!this.stopped) {
-            const claimed = await this.db.$queryRawUnsafe<Claimed[]>(CLAIM_SQL, this.settings.leaseSeconds, BATCH);
-            if (claimed.length === 0) break;
-            const ids = [...new Set(claimed.map((d) => d.webhookId))];
-            const webhooks = new Map((await this.db.webhook.findMany({ where: { id: { in: ids } } })).map((w) => [w.id, w]));
-            await Promise.all(claimed.map((delivery) => this.deliver(delivery, webhooks.get(delivery.webhookId))));
-          }
+          while (!this.stopped && (await this.fill()));
         } while (this.again && !this.stopped);
       } catch (error) {
         this.logger.error({ err: error }, 'webhook delivery worker failed; retrying at the next poll');
@@ -98,6 +131,39 @@ export class DeliveryWorker {
       }
     })();
     return this.running;
+  }
+
+  /** Claims for the free slots, fairly, and starts those sends; whether it started any. */
+  private async fill(): Promise<boolean> {
+    const free = WORKER_IN_FLIGHT_MAX - this.inFlight.total;
+    if (free <= 0) return false;
+    const due = await this.db.$queryRawUnsafe<DueEndpoint[]>(
+      DUE_ENDPOINTS_SQL,
+      CIRCUIT_OPEN_AFTER_FAILURES,
+      DUE_ENDPOINTS_MAX,
+    );
+    const plan = this.inFlight.plan(due, free);
+    if (plan.size === 0) return false;
+    const wanted = JSON.stringify([...plan].map(([webhookId, n]) => ({ webhook_id: webhookId, n })));
+    const claimed = await this.db.$queryRawUnsafe<Claimed[]>(CLAIM_SQL, this.settings.leaseSeconds, wanted);
+    if (claimed.length === 0) return false;
+    const ids = [...new Set(claimed.map((d) => d.webhookId))];
+    const webhooks = new Map((await this.db.webhook.findMany({ where: { id: { in: ids } } })).map((w) => [w.id, w]));
+    for (const delivery of claimed) {
+      this.inFlight.add(delivery.webhookId, delivery.orgId);
+      const send: Promise<void> = this.deliver(delivery, webhooks.get(delivery.webhookId))
+        .catch((error: unknown) => {
+          const message = 'could not record a webhook delivery; its lease expires and it is sent again';
+          this.logger.error({ err: error, deliveryId: delivery.id }, message);
+        })
+        .finally(() => {
+          this.inFlight.remove(delivery.webhookId, delivery.orgId);
+          this.sends.delete(send);
+          this.wake();
+        });
+      this.sends.add(send);
+    }
+    return true;
   }
 
   private async deliver(delivery: Claimed, webhook: Webhook | undefined): Promise<void> {
@@ -137,6 +203,7 @@ export class DeliveryWorker {
     };
     // Only while the lease is ours (the attempt count it was claimed with); a late answer after expiry changes nothing.
     await this.db.webhookDelivery.updateMany({ where: { id: delivery.id, attempts: delivery.attempts }, data: outcome });
+    await recordCircuit(this.db, delivery.webhookId, result.status);
     if (ok) {
       if (webhook.failingSince) await this.db.webhook.updateMany({ where: { id: delivery.webhookId, failingSince: { not: null } }, data: { failingSince: null } });
       return;

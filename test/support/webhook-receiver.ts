@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
@@ -12,8 +12,8 @@ export interface Received {
   at: number;
 }
 
-/** What the receiver answers: a status (and headers), or 'hang' (never answer). */
-export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+/** What the receiver answers: a status (and headers), 'hang' (never answer), or 'hold' (200 once released). */
+export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'hold';
 
 /**
  * A real webhook receiver on 127.0.0.1: it records each request and checks its signature against
@@ -22,13 +22,26 @@ export type Answer = { status: number; headers?: Record<string, string>; body?: 
 export class WebhookReceiver {
   readonly received: Received[] = [];
   secrets: string[] = [];
-  /** Answers to give, in turn; when empty, 200. */
+  /** Answers to give, in turn; when empty, `otherwise`. */
   answers: Answer[] = [];
+  otherwise: Answer = { status: 200 };
+  /** Requests whose connection is still open (unanswered, or answered and not yet closed), and the most at once. */
+  open = 0;
+  maxOpen = 0;
+  /** When each request's connection closed (Date.now()). */
+  readonly closedAt: number[] = [];
+  private held: ServerResponse[] = [];
   private server!: Server;
   private waiters: { count: number; resolve: () => void }[] = [];
 
   async start(port = 0): Promise<string> {
     this.server = createServer((request, response) => {
+      this.open++;
+      this.maxOpen = Math.max(this.maxOpen, this.open);
+      response.on('close', () => {
+        this.open--;
+        this.closedAt.push(Date.now());
+      });
       const chunks: Buffer[] = [];
       request.on('data', (c: Buffer) => chunks.push(c));
       request.on('end', () => {
@@ -48,8 +61,9 @@ export class WebhookReceiver {
             waiter.resolve();
           }
         }
-        const answer = this.answers.shift() ?? { status: 200 };
+        const answer = this.answers.shift() ?? this.otherwise;
         if (answer === 'hang') return;
+        if (answer === 'hold') return void this.held.push(response);
         response.writeHead(answer.status, answer.headers);
         response.end(answer.body ?? 'ok');
       });
@@ -65,6 +79,11 @@ export class WebhookReceiver {
       const timer = setTimeout(() => reject(new Error(`only ${this.received.length} of ${count} webhook requests arrived`)), timeoutMs);
       this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
     });
+  }
+
+  /** Answers 200 to every request held so far. */
+  release(): void {
+    for (const response of this.held.splice(0)) response.end('ok');
   }
 
   close(): Promise<void> {

@@ -161,6 +161,7 @@ export const webhookRoutes = [
     operation: ops.createWebhook,
     body: snakeBody(ops.createWebhook.input),
     success: { status: 201, description: 'The webhook and its signing secret (shown this once).', schema: WebhookWithSecretJson.schema, headers: ['Location'], examples: { created: withSecret } },
+    errors: { 409: `The organization already has ${ops.WEBHOOKS_PER_ORG_MAX} webhooks (\`webhook_limit_reached\`).` },
     async handle(ctx, { body }) {
       const created = await ops.createWebhook.run(ctx, ops.createWebhook.parse(camelKeys(body)), undefined);
       return { body: WebhookWithSecretJson.present(created), headers: { location: `${ctx.config.baseUrl}/api/webhooks/${created.webhook.id}` } };
