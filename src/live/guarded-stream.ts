@@ -9,6 +9,9 @@ export interface StreamGuard<T> {
   onEnd(): void;
 }
 
+/** The stream, and a way for the server to end it (the app is closing). */
+export type GuardedStream<T> = AsyncIterableIterator<T> & { end(): void };
+
 const STOPPED = Symbol('stopped');
 
 /**
@@ -21,17 +24,23 @@ const STOPPED = Symbol('stopped');
  * its slot and its listener for as long as the organization stays quiet. Here `return()` ends
  * the stream at once.
  */
-export function guardedStream<T>(source: AsyncIterable<T>, guard: StreamGuard<T>): AsyncIterableIterator<T> & { end(): void } {
+export function guardedStream<T>(source: AsyncIterable<T>, guard: StreamGuard<T>): GuardedStream<T> {
   const events = source[Symbol.asyncIterator]();
   let ended = false;
   let failure: { error: unknown } | null = null;
-  let stop!: (value: typeof STOPPED) => void;
-  const stopped = new Promise<typeof STOPPED>((resolve) => (stop = resolve));
+  // Wakes the next() waiting for an event. Not a Promise.race against one "stopped" promise:
+  // each race would leave a reaction on it for as long as the stream lives.
+  let wake: (() => void) | null = null;
+  const nextEvent = () =>
+    new Promise<IteratorResult<T> | typeof STOPPED>((resolve, reject) => {
+      wake = () => resolve(STOPPED);
+      events.next().then(resolve, reject);
+    }).finally(() => (wake = null));
   const end = () => {
     if (ended) return;
     ended = true;
     clearInterval(timer);
-    stop(STOPPED);
+    wake?.();
     guard.onEnd();
     void Promise.resolve(events.return?.()).catch(() => {});
   };
@@ -62,7 +71,7 @@ export function guardedStream<T>(source: AsyncIterable<T>, guard: StreamGuard<T>
     async next() {
       try {
         while (!ended) {
-          const got = await Promise.race([events.next(), stopped]);
+          const got = await nextEvent();
           if (got === STOPPED) break;
           if (got.done) {
             end();

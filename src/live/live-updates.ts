@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events';
 import type { LiveStreamLimits } from '../config.js';
 import type { RecordedEvent } from '../events/record.js';
 import type { Logger } from '../logger.js';
-import { guardedStream, type StreamGuard } from './guarded-stream.js';
+import { guardedStream, type GuardedStream, type StreamGuard } from './guarded-stream.js';
 import { StreamSlots, type StreamRefusal } from './stream-slots.js';
 
 /** A committed change as live subscribers receive it: what changed, never the data itself (read under the subscriber's own rights). */
@@ -22,6 +22,9 @@ export interface LiveEvent {
 }
 
 type Topics = { org: [orgId: string, event: LiveEvent] };
+
+/** What a subscriber listens for, and whether it still may. */
+export type LiveGuard = Pick<StreamGuard<LiveEvent>, 'accept' | 'check'>;
 
 /**
  * Live updates of one app: changes are published per organization after their transaction
@@ -54,7 +57,8 @@ export class LiveUpdates {
     for (const connection of [publishClient, subscribeClient]) {
       connection.on('error', (err) => logger.warn({ err }, 'live updates: Redis connection error'));
     }
-    return new LiveUpdates(createPubSub<Topics>({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) }), [publishClient, subscribeClient], limits);
+    const eventTarget = createRedisEventTarget({ publishClient, subscribeClient });
+    return new LiveUpdates(createPubSub<Topics>({ eventTarget }), [publishClient, subscribeClient], limits);
   }
 
   publish(events: RecordedEvent[]): void {
@@ -76,11 +80,12 @@ export class LiveUpdates {
    * Refused when the credential or the organization already holds its cap of open streams; the
    * slot is freed however the stream ends.
    */
-  open(credential: string, orgId: string, guard: Pick<StreamGuard<LiveEvent>, 'accept' | 'check'>): AsyncIterableIterator<LiveEvent> | StreamRefusal {
-    let stream: ReturnType<typeof guardedStream<LiveEvent>> | undefined;
+  open(credential: string, orgId: string, guard: LiveGuard): AsyncIterableIterator<LiveEvent> | StreamRefusal {
+    let stream: GuardedStream<LiveEvent> | undefined;
     const slot = this.slots.take(credential, orgId, () => stream?.end());
     if (!('release' in slot)) return slot;
-    stream = guardedStream(this.pubsub.subscribe('org', orgId), { ...guard, recheckMs: this.limits.recheckMs, onEnd: slot.release });
+    const { recheckMs } = this.limits;
+    stream = guardedStream(this.pubsub.subscribe('org', orgId), { ...guard, recheckMs, onEnd: slot.release });
     return stream;
   }
 

@@ -27,7 +27,9 @@ export class StreamSlots {
     const ofCredential = this.byCredential.get(credential) ?? 0;
     if (ofCredential >= this.limits.perCredential) return { scope: 'credential', limit: this.limits.perCredential };
     const ofOrganization = this.byOrganization.get(orgId) ?? 0;
-    if (ofOrganization >= this.limits.perOrganization) return { scope: 'organization', limit: this.limits.perOrganization };
+    if (ofOrganization >= this.limits.perOrganization) {
+      return { scope: 'organization', limit: this.limits.perOrganization };
+    }
     this.byCredential.set(credential, ofCredential + 1);
     this.byOrganization.set(orgId, ofOrganization + 1);
     this.open.add(end);

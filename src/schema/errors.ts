@@ -68,7 +68,7 @@ export class TooManyStreamsError extends AppError {
   constructor(readonly scope: 'credential' | 'organization', readonly limit: number) {
     const holder = scope === 'credential' ? 'This credential' : 'This organization';
     const retryAfter = TooManyStreamsError.retryAfterSeconds;
-    super(`${holder} already has ${limit} subscriptions open, the most allowed. Close one before opening another.`, 'TOO_MANY_STREAMS', {
+    super(`${holder} already has ${limit} subscriptions open, the most allowed. Close one first.`, 'TOO_MANY_STREAMS', {
       scope,
       limit,
       retryAfter,
