@@ -93,7 +93,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         })
       : localEpoch);
   const patCache = config.patCache ? new PatCache() : null;
-  const liveUpdates = LiveUpdates.create(config.redisUrl, logger);
+  const liveUpdates = LiveUpdates.create(config.redisUrl, logger, config.liveStreams);
   const ops = await Ops.create({ config, logger, db, limiter });
   // An empty database gets a one-time setup link for its first owner (src/auth/first-run.ts).
   const firstRun = (await db.prisma.user.count()) === 0 ? FirstRunLink.create() : null;

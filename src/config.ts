@@ -87,6 +87,10 @@ const EnvSchema = z.object({
   WEBHOOKS_SECRET_KEY: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
   WEBHOOKS_WORKER: bool.default(true),
   WEBHOOKS_LEASE_SECONDS: z.coerce.number().int().min(11).max(3600).default(60),
+  // Subscriptions (src/live/stream-slots.ts); the README explains each.
+  SUBSCRIPTION_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(10),
+  SUBSCRIPTION_STREAMS_PER_ORG: z.coerce.number().int().min(1).default(100),
+  SUBSCRIPTION_RECHECK_MS: milliseconds.default(5_000),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   // Node refuses a headers timeout longer than the request timeout it is part of.
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
@@ -154,6 +158,17 @@ export interface Config {
   /** Fetching OAuth Client ID Metadata Documents (src/auth/oauth/client-metadata.ts). */
   clientMetadata: { allowedHosts: string[]; caPem: string | undefined };
   webhooks: WebhookSettings;
+  liveStreams: LiveStreamLimits;
+}
+
+/** GraphQL subscription streams, counted on this instance (src/live/stream-slots.ts). */
+export interface LiveStreamLimits {
+  /** Open streams of one credential (a key, an OAuth grant, a session). */
+  perCredential: number;
+  /** Open streams of one organization, whatever the credential. */
+  perOrganization: number;
+  /** How often an open stream's credential is checked again, events or not (a revoked key's streams end). */
+  recheckMs: number;
 }
 
 /** Webhook delivery (src/webhooks). */
@@ -245,6 +260,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       secretKey: e.WEBHOOKS_SECRET_KEY,
       worker: e.WEBHOOKS_WORKER,
       leaseSeconds: e.WEBHOOKS_LEASE_SECONDS,
+    },
+    liveStreams: {
+      perCredential: e.SUBSCRIPTION_STREAMS_PER_CREDENTIAL,
+      perOrganization: e.SUBSCRIPTION_STREAMS_PER_ORG,
+      recheckMs: e.SUBSCRIPTION_RECHECK_MS,
     },
   };
 }

@@ -71,4 +71,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS/);
     expect(() => loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon' })).toThrow(/HTTP_KEEP_ALIVE_TIMEOUT_MS/);
   });
+
+  test('subscription streams: 10 per credential, 100 per organization, re-checked every 5 s; each overridable', () => {
+    expect(loadConfig({}).liveStreams).toEqual({ perCredential: 10, perOrganization: 100, recheckMs: 5_000 });
+    const env = { SUBSCRIPTION_STREAMS_PER_CREDENTIAL: '2', SUBSCRIPTION_STREAMS_PER_ORG: '7', SUBSCRIPTION_RECHECK_MS: '250' };
+    expect(loadConfig(env).liveStreams).toEqual({ perCredential: 2, perOrganization: 7, recheckMs: 250 });
+    expect(() => loadConfig({ SUBSCRIPTION_STREAMS_PER_CREDENTIAL: '0' })).toThrow(/SUBSCRIPTION_STREAMS_PER_CREDENTIAL/);
+    expect(() => loadConfig({ SUBSCRIPTION_RECHECK_MS: 'often' })).toThrow(/SUBSCRIPTION_RECHECK_MS/);
+  });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createApp, type App } from '../src/app.js';
 import { mintApiKey } from '../src/auth/api-keys.js';
 import { removeMember, revokeApiKey } from '../src/cli/operations.js';
@@ -15,7 +15,8 @@ let t: TestApp;
 let server: Awaited<ReturnType<typeof listen>>;
 let url: string;
 beforeAll(async () => {
-  t = await startTestApp();
+  // Caps on open streams well above what these tests hold: the bounds have their own tests below.
+  t = await startTestApp({ liveStreams: { perCredential: 100, perOrganization: 1000, recheckMs: 5_000 } });
   server = await listen(t.app);
   url = `http://127.0.0.1:${server.port}/api/graphql`;
 });
@@ -98,6 +99,87 @@ describe('issueChanged over SSE on a real socket', () => {
     const answer = await refused.next();
     expect(answer.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED' });
     for (const stream of [...streams, refused]) stream.close();
+  });
+});
+
+describe('open streams are bounded', () => {
+  // Small caps, and a re-check interval short enough that a test waits for it in a blink.
+  const LIMITS = { perCredential: 3, perOrganization: 5, recheckMs: 100 };
+  const PROJECT_CHANGED = 'subscription { projectChanged { kind } }';
+  let b: TestApp;
+  let bServer: Awaited<ReturnType<typeof listen>>;
+  let bUrl: string;
+  beforeAll(async () => {
+    b = await startTestApp({ liveStreams: LIMITS });
+    bServer = await listen(b.app);
+    bUrl = `http://127.0.0.1:${bServer.port}/api/graphql`;
+  });
+  afterAll(async () => {
+    await bServer.close();
+    await b.close();
+  });
+  const open = (token: string) => subscribe(bUrl, { authorization: `Bearer ${token}` }, PROJECT_CHANGED);
+
+  test('a credential holds at most its cap of streams; 429 beyond it; closing one frees its slot', async () => {
+    const { token } = b.user('adam');
+    const streams = [await open(token), await open(token), await open(token)];
+    expect(streams.map((stream) => stream.status)).toEqual([200, 200, 200]);
+    const refused = await open(token);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.next()).toMatchObject({ errors: [{ extensions: { code: 'TOO_MANY_STREAMS', scope: 'credential', limit: 3 } }] });
+    await refused.completed;
+    streams.pop()!.close();
+    // The slot is freed when the server sees the client go: ask until it has.
+    const admitted = await vi.waitFor(
+      async () => {
+        const stream = await open(token);
+        if (stream.status === 200) return stream;
+        stream.close();
+        throw new Error(`still refused with ${stream.status}`);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    for (const stream of [...streams, admitted]) stream.close();
+  });
+
+  test("an organization's members together hold at most its cap; other organizations are unaffected", async () => {
+    const bella = b.user('bella', 'globex').token;
+    const mark = b.user('mark', 'globex').token;
+    const streams = [await open(bella), await open(bella), await open(bella), await open(mark), await open(mark)];
+    expect(streams.map((stream) => stream.status)).toEqual([200, 200, 200, 200, 200]);
+    const refused = await open(mark);
+    expect(refused.status).toBe(429);
+    expect(await refused.next()).toMatchObject({ errors: [{ extensions: { code: 'TOO_MANY_STREAMS', scope: 'organization', limit: 5 } }] });
+    const acme = await open(b.user('olivia').token);
+    expect(acme.status).toBe(200);
+    for (const stream of [...streams, acme]) stream.close();
+  });
+
+  test("a key revoked through the API ends its stream although no change comes", async () => {
+    const victor = b.user('victor');
+    const orgId = b.org('acme').id;
+    const key = await mintApiKey(b.app.db.prisma, { userId: victor.id, orgId, name: 'quiet' });
+    const live = await open(key.token);
+    expect(live.status).toBe(200);
+    const cookie = await b.signIn(victor.email);
+    const revoked = await b.app.fetch(
+      new Request(`${b.app.config.baseUrl}/api/api-keys/${key.key.id}`, { method: 'DELETE', headers: { cookie, origin: ORIGIN, 'x-org-id': orgId } }),
+    );
+    expect(revoked.status).toBe(204);
+    const last = await live.next();
+    expect(last.data ?? null).toBeNull();
+    expect(last.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN' });
+    await live.completed;
+  });
+
+  test('a key that expires ends its stream although no change comes', async () => {
+    const victor = b.user('victor');
+    const key = await mintApiKey(b.app.db.prisma, { userId: victor.id, orgId: b.org('acme').id, name: 'brief', expiresAt: new Date(Date.now() + 1_500) });
+    const live = await open(key.token);
+    expect(live.status).toBe(200);
+    expect((await live.next()).errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN' });
+    await live.completed;
   });
 });
 

@@ -2,8 +2,11 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub, type PubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { setMaxListeners } from 'node:events';
+import type { LiveStreamLimits } from '../config.js';
 import type { RecordedEvent } from '../events/record.js';
 import type { Logger } from '../logger.js';
+import { guardedStream, type GuardedStream, type StreamGuard } from './guarded-stream.js';
+import { StreamSlots, type StreamRefusal } from './stream-slots.js';
 
 /** A committed change as live subscribers receive it: what changed, never the data itself (read under the subscriber's own rights). */
 export interface LiveEvent {
@@ -20,6 +23,9 @@ export interface LiveEvent {
 
 type Topics = { org: [orgId: string, event: LiveEvent] };
 
+/** What a subscriber listens for, and whether it still may. */
+export type LiveGuard = Pick<StreamGuard<LiveEvent>, 'accept' | 'check'>;
+
 /**
  * Live updates of one app: changes are published per organization after their transaction
  * committed (src/events/record.ts), and GraphQL subscriptions (src/schema/live.ts) listen to
@@ -28,17 +34,22 @@ type Topics = { org: [orgId: string, event: LiveEvent] };
  * without it, the topics live in this process.
  */
 export class LiveUpdates {
+  private readonly slots: StreamSlots;
+
   private constructor(
     private readonly pubsub: PubSub<Topics>,
     private readonly connections: Redis[],
-  ) {}
+    private readonly limits: LiveStreamLimits,
+  ) {
+    this.slots = new StreamSlots(limits);
+  }
 
-  static create(redisUrl: string | undefined, logger: Logger): LiveUpdates {
+  static create(redisUrl: string | undefined, logger: Logger, limits: LiveStreamLimits): LiveUpdates {
     if (!redisUrl) {
       const target = new EventTarget();
       // One listener per open subscription: many are expected, not a leak.
       setMaxListeners(0, target);
-      return new LiveUpdates(createPubSub<Topics>({ eventTarget: target as never }), []);
+      return new LiveUpdates(createPubSub<Topics>({ eventTarget: target as never }), [], limits);
     }
     // A subscribing connection can do nothing else: publishing needs its own.
     const publishClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 });
@@ -46,7 +57,8 @@ export class LiveUpdates {
     for (const connection of [publishClient, subscribeClient]) {
       connection.on('error', (err) => logger.warn({ err }, 'live updates: Redis connection error'));
     }
-    return new LiveUpdates(createPubSub<Topics>({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) }), [publishClient, subscribeClient]);
+    const eventTarget = createRedisEventTarget({ publishClient, subscribeClient });
+    return new LiveUpdates(createPubSub<Topics>({ eventTarget }), [publishClient, subscribeClient], limits);
   }
 
   publish(events: RecordedEvent[]): void {
@@ -62,12 +74,23 @@ export class LiveUpdates {
     }
   }
 
-  /** Every change of the organization from now on, until the iterator is returned. */
-  subscribe(orgId: string): AsyncIterable<LiveEvent> {
-    return this.pubsub.subscribe('org', orgId);
+  /**
+   * The organization's changes from now on, as one stream of `credential` (`kind:id`): the ones
+   * `guard.accept`s, each after `guard.check`, which also runs every SUBSCRIPTION_RECHECK_MS.
+   * Refused when the credential or the organization already holds its cap of open streams; the
+   * slot is freed however the stream ends.
+   */
+  open(credential: string, orgId: string, guard: LiveGuard): AsyncIterableIterator<LiveEvent> | StreamRefusal {
+    let stream: GuardedStream<LiveEvent> | undefined;
+    const slot = this.slots.take(credential, orgId, () => stream?.end());
+    if (!('release' in slot)) return slot;
+    const { recheckMs } = this.limits;
+    stream = guardedStream(this.pubsub.subscribe('org', orgId), { ...guard, recheckMs, onEnd: slot.release });
+    return stream;
   }
 
   async close(): Promise<void> {
+    this.slots.endAll();
     await Promise.all(this.connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
   }
 }

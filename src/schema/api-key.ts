@@ -22,6 +22,23 @@ import { outcome } from './outcome.js';
 /** Spec: at most 20 active keys per user per organization. */
 export const MAX_ACTIVE_KEYS = 20;
 
+/**
+ * Revoked and expired keys kept per user per organization, for the list's record of what was
+ * used; older ones are deleted when a key is created, so a user's keys in an organization never
+ * exceed MAX_ACTIVE_KEYS + KEPT_INACTIVE_KEYS rows, however long they keep rotating.
+ */
+export const KEPT_INACTIVE_KEYS = 100;
+
+async function pruneInactiveKeys(tx: Prisma.TransactionClient, orgId: string, userId: string, now: Date) {
+  const beyond = await tx.apiKey.findMany({
+    where: { orgId, userId, OR: [{ revokedAt: { not: null } }, { expiresAt: { lte: now } }] },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    skip: KEPT_INACTIVE_KEYS,
+    select: { id: true },
+  });
+  if (beyond.length) await tx.apiKey.deleteMany({ where: { id: { in: beyond.map((key) => key.id) } } });
+}
+
 const ApiKeyStatus = builder.enumType('ApiKeyStatus', {
   description: "Whether a key still works, from its revocation and expiry times.",
   values: {
@@ -123,8 +140,10 @@ export const createApiKey = defineOperation({
         where: { orgId, userId: me.userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
       });
       if (active >= MAX_ACTIVE_KEYS) {
-        throw new ConflictError(`You already have ${MAX_ACTIVE_KEYS} active keys in this organization. Revoke one first.`, 'KEY_LIMIT_REACHED');
+        const message = `You already have ${MAX_ACTIVE_KEYS} active keys in this organization. Revoke one first.`;
+        throw new ConflictError(message, 'KEY_LIMIT_REACHED', { limit: MAX_ACTIVE_KEYS });
       }
+      await pruneInactiveKeys(tx, orgId, me.userId, now);
       const { key, token } = await mintApiKey(tx, { userId: me.userId, orgId, name: input.name, expiresAt: input.expiresAt });
       return { apiKey: key, token };
     });

@@ -46,10 +46,18 @@ builder.objectType(ForbiddenError, {
 
 builder.objectType(ConflictError, {
   name: 'ConflictError',
-  description: 'The change clashes with the current state (a key already in use, a project that still has issues).',
+  description:
+    'The change clashes with the current state (a key already in use, a project that still has issues, ' +
+    'a bound reached).',
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof ConflictError,
-  fields: () => ({}),
+  fields: (t) => ({
+    limit: t.int({
+      nullable: true,
+      description: 'For a bound reached (codes ending in _LIMIT_REACHED): how many the bound allows. Null otherwise.',
+      resolve: (error) => (typeof error.extensions.limit === 'number' ? error.extensions.limit : null),
+    }),
+  }),
 });
 
 builder.objectType(RateLimitedError, {

@@ -43,8 +43,9 @@ export class ForbiddenError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  constructor(message: string, code = 'CONFLICT') {
-    super(message, code);
+  /** `extensions`: what a client needs besides the code (`limit`, for a bound reached). */
+  constructor(message: string, code = 'CONFLICT', extensions: Record<string, unknown> = {}) {
+    super(message, code, extensions);
   }
 }
 
@@ -52,6 +53,26 @@ export class RateLimitedError extends AppError {
   constructor(readonly retryAfterSeconds: string) {
     super(`Too many requests for this operation. Wait ${retryAfterSeconds} seconds before retrying.`, 'RATE_LIMITED', {
       retryAfter: Number(retryAfterSeconds),
+    });
+  }
+}
+
+/**
+ * A subscription beyond a cap of open streams (src/live/stream-slots.ts), refused before its
+ * stream starts: graphql-yoga answers with the `http` status and header (and strips `http`
+ * from the body). A slot frees only when one of the streams ends, which the server cannot
+ * foresee; the wait asked for keeps a retrying client from spinning.
+ */
+export class TooManyStreamsError extends AppError {
+  static readonly retryAfterSeconds = 5;
+  constructor(readonly scope: 'credential' | 'organization', readonly limit: number) {
+    const holder = scope === 'credential' ? 'This credential' : 'This organization';
+    const retryAfter = TooManyStreamsError.retryAfterSeconds;
+    super(`${holder} already has ${limit} subscriptions open, the most allowed. Close one first.`, 'TOO_MANY_STREAMS', {
+      scope,
+      limit,
+      retryAfter,
+      http: { status: 429, headers: { 'retry-after': String(retryAfter) } },
     });
   }
 }
@@ -78,7 +99,9 @@ const STATUS_BY_CODE: Record<string, number> = {
   CONFLICT: 409,
   KEY_LIMIT_REACHED: 409,
   WEBHOOK_LIMIT_REACHED: 409,
+  INVITATION_LIMIT_REACHED: 409,
   RATE_LIMITED: 429,
+  TOO_MANY_STREAMS: 429,
 };
 
 export function statusForCode(code: string): number {

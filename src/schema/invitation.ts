@@ -34,6 +34,12 @@ const CreatedInvitation = builder
     }),
   });
 
+/**
+ * Unused, unexpired invitations one organization may hold. Each used one made a member, so the
+ * organization's invitations grow no faster than its memberships.
+ */
+export const MAX_PENDING_INVITATIONS = 100;
+
 export const INVITATION_DAYS_DEFAULT = 7;
 export const INVITATION_DAYS_MAX = 30;
 const DAYS_MESSAGE = `must be between 1 and ${INVITATION_DAYS_MAX}`;
@@ -42,7 +48,8 @@ export const createInvitation = defineOperation({
   name: 'createInvitation',
   description:
     'A single-use invite code to join this organization with a role no higher than your own. Owners and admins. ' +
-    'An owner invitation needs a signed-in person (the browser session): not with an API key or OAuth token.',
+    'An owner invitation needs a signed-in person (the browser session): not with an API key or OAuth token. ' +
+    `At most ${MAX_PENDING_INVITATIONS} pending (unused, unexpired) invitations per organization.`,
   kind: 'write',
   access: { role: 'admin' },
   input: z.strictObject({
@@ -64,16 +71,31 @@ export const createInvitation = defineOperation({
       throw new ForbiddenError('Owners are invited by a person signed in to the web app, not with an API key or OAuth token.');
     }
     const code = `inv_${randomBytes(18).toString('base64url')}`; // INVITE_CODE_LENGTH characters
-    const invitation = await ctx.prisma.invitation.create({
-      data: {
-        orgId,
-        role: input.role,
-        createdBy: me.userId,
-        codeHash: hashToken(code),
-        expiresAt: new Date(Date.now() + input.expiresInDays * 24 * 3600 * 1000),
-      },
+    return ctx.prisma.$transaction(async (tx) => {
+      // Locking the organization's row serialises its invitations, so two concurrent requests
+      // cannot both see one free place and take it.
+      await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${orgId}::uuid FOR UPDATE`;
+      const now = new Date();
+      // An expired code can never be redeemed: it goes, so unused invitations never pile up.
+      await tx.invitation.deleteMany({ where: { orgId, usedAt: null, expiresAt: { lte: now } } });
+      const pending = await tx.invitation.count({ where: { orgId, usedAt: null } });
+      if (pending >= MAX_PENDING_INVITATIONS) {
+        const message =
+          `This organization already has ${MAX_PENDING_INVITATIONS} pending invitations, the most allowed. ` +
+          'Wait for some to be used or to expire.';
+        throw new ConflictError(message, 'INVITATION_LIMIT_REACHED', { limit: MAX_PENDING_INVITATIONS });
+      }
+      const invitation = await tx.invitation.create({
+        data: {
+          orgId,
+          role: input.role,
+          createdBy: me.userId,
+          codeHash: hashToken(code),
+          expiresAt: new Date(now.getTime() + input.expiresInDays * 24 * 3600 * 1000),
+        },
+      });
+      return { invitation, code };
     });
-    return { invitation, code };
   },
 });
 
@@ -81,7 +103,10 @@ builder.mutationField('createInvitation', (t) =>
   t.field({
     type: CreatedInvitation,
     description: createInvitation.description,
-    errors: outcome('createInvitation', 'The invitation, with its code (shown this once).', [ValidationError]),
+    errors: outcome('createInvitation', 'The invitation, with its code (shown this once).', [
+      ValidationError,
+      ConflictError,
+    ]),
     args: {
       role: t.arg({ type: RoleEnum, required: true, description: 'The role the new member gets: at most your own.' }),
       expiresInDays: t.arg.int({ required: false, description: `Default ${INVITATION_DAYS_DEFAULT}, at most ${INVITATION_DAYS_MAX}.` }),

@@ -4,9 +4,10 @@ import type { Context } from '../context.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import type { LiveEvent } from '../live/live-updates.js';
 import { builder } from './builder.js';
-import { ForbiddenError, NotFoundError } from './errors.js';
+import { ForbiddenError, NotFoundError, TooManyStreamsError } from './errors.js';
 import { fixedList } from './list-bounds.js';
 import { defineOperation } from './operation.js';
+import { credentialSubject } from './rate-limit.js';
 import { uuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
 
@@ -14,9 +15,11 @@ import { activeOrgId } from './viewer.js';
  * Live updates: GraphQL subscriptions (over SSE, yoga's built-in transport) to the changes of
  * the caller's organization, as recorded by the events work and published after they commit.
  *
- * The subscriber's credential is checked again before each event: a member removed from the
- * organization, or a key revoked, ends the subscription with a FORBIDDEN error instead of
- * receiving the change. Each start draws from the `subscriptions.start` bucket.
+ * The subscriber's credential is checked again before each event and every
+ * SUBSCRIPTION_RECHECK_MS: a member removed from the organization, or a key revoked or expired,
+ * ends the subscription with a FORBIDDEN error instead of receiving the change, whether or not
+ * changes come. Each start draws from the `subscriptions.start` bucket, and each open stream
+ * holds one of its credential's and its organization's slots (TOO_MANY_STREAMS, 429, beyond).
  */
 export const watchChanges = defineOperation({
   name: 'watchChanges',
@@ -29,18 +32,14 @@ export const watchChanges = defineOperation({
     const orgId = activeOrgId(ctx);
     if (!ctx.liveUpdates) throw new ForbiddenError('Live updates are served through the API only.');
     if (projectId && !(await ctx.prisma.project.findFirst({ where: { id: projectId, orgId }, select: { id: true } }))) throw new NotFoundError('project');
-    const accept = (event: LiveEvent) => event.type.startsWith(`${subject}.`) && (!projectId || event.projectId === projectId);
-    return changesFor(ctx, orgId, ctx.liveUpdates.subscribe(orgId), accept);
+    const stream = ctx.liveUpdates.open(credentialSubject(ctx), orgId, {
+      accept: (event) => event.type.startsWith(`${subject}.`) && (!projectId || event.projectId === projectId),
+      check: () => stillAllowed(ctx, orgId),
+    });
+    if ('scope' in stream) throw new TooManyStreamsError(stream.scope, stream.limit);
+    return stream;
   },
 });
-
-async function* changesFor(ctx: Context, orgId: string, events: AsyncIterable<LiveEvent>, accept: (event: LiveEvent) => boolean): AsyncGenerator<LiveEvent> {
-  for await (const event of events) {
-    if (!accept(event)) continue;
-    await stillAllowed(ctx, orgId);
-    yield event;
-  }
-}
 
 /** Authenticates the subscriber again; the fresh principal (its current role) reads the changed object. */
 async function stillAllowed(ctx: Context, orgId: string): Promise<void> {

@@ -16,7 +16,7 @@ export async function limitOperation(ctx: Context, policy: Policy, subject?: str
 }
 
 /** Per-token buckets, like the global one: a key, an OAuth grant, a session. */
-function credentialSubject(ctx: Context): string {
+export function credentialSubject(ctx: Context): string {
   const { principal } = ctx;
   return principal.kind === 'user' ? `${principal.credential.kind}:${principal.credential.id}` : 'anonymous';
 }

@@ -1,6 +1,7 @@
 /** One GraphQL subscription over Server-Sent Events, read from a real socket as a client would. */
 export interface SseSubscription {
   status: number;
+  headers: Headers;
   /** The next `next` event's payload (waits for it); rejects when the stream completes first. */
   next(): Promise<{ data?: Record<string, any> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
   /** Resolves when the server completes the stream (an `event: complete` or the end of the body). */
@@ -54,6 +55,7 @@ export async function subscribe(url: string, headers: Record<string, string>, qu
   })();
   return {
     status: response.status,
+    headers: response.headers,
     next: () => (queue.length ? Promise.resolve(queue.shift()) : done ? Promise.reject(new Error('the stream completed')) : new Promise((resolve, reject) => waiters.push({ resolve, reject }))),
     completed,
     close: () => controller.abort(),

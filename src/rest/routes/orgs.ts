@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SEARCH_LIMIT } from '../../schema/search-text.js';
-import { createInvitation, joinOrganization } from '../../schema/invitation.js';
+import { createInvitation, joinOrganization, MAX_PENDING_INVITATIONS } from '../../schema/invitation.js';
 import { createOrganization, searchOrganizations } from '../../schema/organization.js';
 import { camelKeys, once, snakeBody } from '../inputs.js';
 import { InvitationJson, OrganizationJson, OrgMembershipJson } from '../resources.js';
@@ -66,6 +66,10 @@ export const orgRoutes = [
     operation: createInvitation,
     body: snakeBody(createInvitation.input),
     success: { status: 201, description: 'The invitation and its code.', schema: InvitationJson.schema, examples: { invitation: EXAMPLE.invitation } },
+    errors: {
+      409:
+        `The organization already has ${MAX_PENDING_INVITATIONS} pending invitations (\`invitation_limit_reached\`).`,
+    },
     async handle(ctx, { body }) {
       return { body: InvitationJson.present(await createInvitation.run(ctx, createInvitation.parse(camelKeys(body)), undefined)) };
     },
