@@ -18,6 +18,20 @@ describe('routing', () => {
     }
   });
 
+  test('a trailing slash names no resource: 404, whatever the method, never the route without it', async () => {
+    const token = t.user('mark').token;
+    const project = t.org('acme').projects[0]!;
+    const paths = ['/api/projects/', '/api/issues/', '/api/me/', '/api/me/orgs/', `/api/projects/${project.id}/`, '/api/projects//'];
+    for (const path of paths) {
+      for (const method of ['GET', 'POST', 'DELETE']) {
+        const response = await t.call(method, path, { token, ...(method === 'POST' ? { body: { name: 'Slash', key: 'SLASH' } } : {}) });
+        expect({ path, method, status: response.status }).toEqual({ path, method, status: 404 });
+        expect(await response.json()).toMatchObject({ status: 404, code: 'not_found' });
+      }
+    }
+    expect((await t.call('GET', '/api/projects', { token })).status).toBe(200);
+  });
+
   test('a known path with the wrong method is a 405 with Allow', async () => {
     const response = await t.call('DELETE', '/api/issues', { token: t.user('mark').token });
     expect(response.status).toBe(405);

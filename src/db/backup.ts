@@ -1,6 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { isPostgresUrl } from '../config.js';
 import { DatabaseInUseError, lockDataDir } from './client.js';
@@ -67,13 +70,69 @@ export async function backupEmbedded(url: string, file: string): Promise<{ file:
 }
 
 /**
+ * The most a backup may unpack to, by default. PGlite unpacks a backup in memory, several copies
+ * at once, so without a bound a small file that inflates to gigabytes (a gzip bomb) takes the
+ * machine's memory before it fails. A database larger than this restores with --max-bytes.
+ */
+export const RESTORE_MAX_BYTES = 1024 ** 3;
+
+function formatBytes(bytes: number): string {
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2]] as const) {
+    if (bytes >= size) return `${+(bytes / size).toFixed(1)} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+class TooLarge extends Error {}
+
+/**
+ * Unpacks `source` once, counting and dropping what it inflates to, and refuses it as soon as
+ * that passes `maxBytes`: memory stays at one chunk whatever the file holds.
+ */
+async function checkUnpackedSize(source: string, maxBytes: number): Promise<void> {
+  let bytes = 0;
+  const count = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      done(bytes > maxBytes ? new TooLarge() : null);
+    },
+  });
+  try {
+    await pipeline(createReadStream(source), createGunzip(), count);
+  } catch (error) {
+    if (error instanceof TooLarge) {
+      throw new BackupError(
+        `${source} unpacks to more than ${formatBytes(maxBytes)}, the most a restore unpacks (a gzip bomb?). ` +
+          'A database that large restores with --max-bytes BYTES.',
+      );
+    }
+    throw new BackupError(`${source} is not a backup of the embedded database (not gzip: ${describeFailure(error)}).`);
+  }
+}
+
+/**
+ * What went wrong, whatever was thrown: PGlite's file system throws Emscripten ErrnoErrors, which
+ * are not Errors and carry only a number.
+ */
+function describeFailure(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null && 'errno' in error) return `PGlite file system error ${String(error.errno)}`;
+  return String(error);
+}
+
+/**
  * Loads a backup made by backupEmbedded into the directory of DATABASE_URL (PGlite's
  * `loadDataDir`). The backup is loaded and opened in a directory beside it first, and only then
  * put in place, so a bad file changes nothing. An existing database is never overwritten: it is
  * refused, or with `force` moved aside to `<dir>.before-restore-<time>`. Refused while the
  * service runs. Migrations the backup lacks are applied by the next start (or npm run db:migrate).
+ * A file that unpacks to more than `maxBytes` (default RESTORE_MAX_BYTES) is refused first.
  */
-export async function restoreEmbedded(url: string, file: string, options: { force?: boolean; now?: Date } = {}): Promise<{ dir: string; movedAside: string | null }> {
+export async function restoreEmbedded(
+  url: string,
+  file: string,
+  options: { force?: boolean; now?: Date; maxBytes?: number } = {},
+): Promise<{ dir: string; movedAside: string | null }> {
   const dir = dataDirectory(url);
   const source = resolve(file);
   if (!existsSync(source)) throw new BackupError(`No backup at ${source}.`);
@@ -83,6 +142,7 @@ export async function restoreEmbedded(url: string, file: string, options: { forc
   }
   // Refused now, before the work, if the service holds the directory.
   if (existsSync(dir)) await whileLocked(dir, 'restore', async () => {});
+  await checkUnpackedSize(source, options.maxBytes ?? RESTORE_MAX_BYTES);
 
   const staging = `${dir}.restoring-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
@@ -96,7 +156,7 @@ export async function restoreEmbedded(url: string, file: string, options: { forc
     }
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
-    throw new BackupError(`${source} is not a backup of the embedded database (${(error as Error).message}).`);
+    throw new BackupError(`${source} is not a backup of the embedded database (${describeFailure(error)}).`);
   }
   // The dump holds the lock directory of the process that made it: not ours to keep.
   rmSync(resolve(staging, '.lock'), { recursive: true, force: true });

@@ -53,6 +53,36 @@ export async function drawFrom(ctx: Pick<Context, 'limiter' | 'rateLimits' | 'sc
   return allowed ? null : retryAfter(decisions);
 }
 
+/** One bucket to draw from: a policy and the subject counted in it. */
+export interface Draw {
+  policy: Policy;
+  subject: string;
+}
+
+/**
+ * Draws one request from each bucket of `draws`, one after another, and adds the decisions to the
+ * response's headers. Buckets of different subjects are never in one atomic call (in Redis
+ * Cluster their keys live in different slots), so a refusal takes back what the earlier buckets
+ * admitted: each bucket still admits at most its limit. Returns Retry-After seconds or null.
+ */
+export async function drawFromEach(ctx: Pick<Context, 'limiter' | 'rateLimits' | 'scope'>, draws: Draw[]): Promise<string | null> {
+  const admitted: Draw[] = [];
+  for (const draw of draws) {
+    const wait = await drawFrom(ctx, draw.policy, draw.subject);
+    if (wait !== null) {
+      await giveBack(ctx, admitted);
+      return wait;
+    }
+    admitted.push(draw);
+  }
+  return null;
+}
+
+/** Takes back one admission from each bucket of `draws`: an attempt that, once decided, does not count. */
+export async function giveBack(ctx: Pick<Context, 'limiter'>, draws: Draw[]): Promise<void> {
+  if (draws.length > 0) await ctx.limiter.store.release(draws.map(({ policy, subject }) => ({ key: subject, policy })));
+}
+
 /** Sets the rate-limit fields describing `decisions` (the tightest bucket) on a response. */
 export function applyRateLimitHeaders(response: Response, decisions: PolicyDecision[]): void {
   for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) response.headers.set(name, value);

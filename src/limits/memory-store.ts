@@ -85,6 +85,10 @@ export class MemoryStore implements LimiterStore {
     return this.consumeAllSync(entries);
   }
 
+  async release(entries: { key: string; policy: Policy }[]): Promise<void> {
+    this.releaseSync(entries);
+  }
+
   /** Synchronous on purpose: no other call can interleave between the check and the write. */
   consumeAllSync(entries: { key: string; policy: Policy }[]): Decision[] {
     const now = this.now();
@@ -104,8 +108,8 @@ export class MemoryStore implements LimiterStore {
   }
 
   /**
-   * Takes back one admission from each bucket of `entries`, after another store refused the
-   * request this store had admitted. The newest entry goes (with concurrent admissions in
+   * Takes back one admission from each bucket of `entries` (after another store refused the
+   * request this store had admitted, or when the caller decides it does not count). The newest entry goes (with concurrent admissions in
    * between it may be a few ms younger than the one being taken back: the count is exact, the
    * reset at most that much later).
    */

@@ -172,6 +172,18 @@ export class RedisStore implements LimiterStore {
     return remote.map((decision, i) => (local[i]!.remaining < decision.remaining ? local[i]! : decision));
   }
 
+  async release(entries: { key: string; policy: Policy }[]): Promise<void> {
+    this.local.releaseSync(entries);
+    const keys = [...new Set(entries.map(({ key, policy }) => this.bucketKey(key, policy)))];
+    try {
+      // The newest member goes, as in the local bucket: the count is exact, whichever admission it was.
+      const popped = Promise.all(keys.map((key) => this.redis.zpopmax(key)));
+      await withTimeout(popped, this.timeoutMs, `rate limiter: Redis did not answer within ${this.timeoutMs} ms`);
+    } catch (error) {
+      this.report(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
   async close(): Promise<void> {
     await this.local.close();
     if (this.ownsClient) this.redis.disconnect();

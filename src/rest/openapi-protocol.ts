@@ -161,7 +161,7 @@ export const paramRef = (name: string): Reference => ({ $ref: `#/components/para
 
 /** Every stable `code`, by HTTP status. README "Errors" lists the same. */
 export const PROBLEM_CODES = {
-  400: ['validation_failed', 'malformed_json', 'bad_user_input', 'conflicting_credentials', 'invalid_idempotency_key'],
+  400: ['validation_failed', 'malformed_json', 'bad_user_input', 'conflicting_credentials', 'invalid_idempotency_key', 'body_incomplete', 'bad_request'],
   401: ['unauthenticated', 'token_malformed', 'token_invalid', 'token_revoked', 'token_expired', 'token_in_url'],
   403: ['forbidden', 'insufficient_scope', 'org_mismatch', 'org_forbidden', 'csrf_rejected'],
   404: ['not_found'],
@@ -172,6 +172,7 @@ export const PROBLEM_CODES = {
   415: ['unsupported_media_type'],
   422: ['idempotency_key_reused'],
   429: ['rate_limited'],
+  431: ['headers_too_large'],
   500: ['internal'],
 } as const;
 
@@ -190,8 +191,15 @@ export const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
   415: 'UnsupportedMediaTypeProblem',
   422: 'UnprocessableContentProblem',
   429: 'TooManyRequestsProblem',
+  431: 'RequestHeaderFieldsTooLargeProblem',
   500: 'InternalProblem',
 };
+
+/**
+ * Codes the HTTP server answers itself, before any request exists (src/http/node-server.ts): their
+ * bodies have no `request_id`, as no request was ever given an id.
+ */
+const BEFORE_ANY_REQUEST = new Set<string>(['bad_request', 'headers_too_large']);
 
 /** The problem body `HttpProblem.toResponse()` writes: `codes` are those this schema admits. */
 function problemSchema(status: ProblemStatus, codes: readonly string[], description: string, errors?: Schema): Schema {
@@ -209,7 +217,8 @@ function problemSchema(status: ProblemStatus, codes: readonly string[], descript
     request_id: { type: 'string', maxLength: 128, description: "The request's `X-Request-Id` (the client's, or one the service made): quote it to an operator." },
     ...(errors ? { errors } : {}),
   };
-  return { type: 'object', description, additionalProperties: false, required: Object.keys(properties), properties };
+  const required = Object.keys(properties).filter((name) => name !== 'request_id' || !codes.some((code) => BEFORE_ANY_REQUEST.has(code)));
+  return { type: 'object', description, additionalProperties: false, required, properties };
 }
 
 const [VALIDATION_FAILED, ...OTHER_400_CODES] = PROBLEM_CODES[400];
@@ -231,7 +240,7 @@ const problemSchemas: Record<string, Schema> = {
     description: `The first ${PROBLEM_LIMITS.fieldErrors} bad fields found.`,
     items: ref('FieldError'),
   }),
-  MalformedRequestProblem: problemSchema(400, OTHER_400_CODES, 'A request that could not be read: not JSON, an undecodable value, conflicting credentials.'),
+  MalformedRequestProblem: problemSchema(400, OTHER_400_CODES, 'A request that could not be read: not JSON, an undecodable value, conflicting credentials, not HTTP (`bad_request`, without `request_id`).'),
   ...Object.fromEntries(
     PROBLEM_STATUSES.filter((status) => status !== 400).map((status) => [
       PROBLEM_SCHEMA_NAMES[status],
@@ -318,7 +327,9 @@ const responses: Record<string, Response> = {
     400,
     'The request is malformed: `validation_failed` lists every bad field or parameter in `errors`; `malformed_json` (the body is not a JSON object); ' +
       '`bad_user_input` (for example an undecodable cursor); `conflicting_credentials` (Authorization and X-Auth-Token differ, or either is sent twice); ' +
-      '`invalid_idempotency_key` (an `Idempotency-Key` that is not one string of 1 to 255 visible ASCII characters).',
+      '`invalid_idempotency_key` (an `Idempotency-Key` that is not one string of 1 to 255 visible ASCII characters); ' +
+      '`body_incomplete` (the body broke off before its end). `bad_request`: not valid HTTP/1.1, answered by the HTTP server before the ' +
+      'service sees the request, so without the rate-limit headers; the connection is closed.',
     {
       validation_failed: {
         summary: 'A missing field',
@@ -370,6 +381,16 @@ const responses: Record<string, Response> = {
     { method_not_allowed: { value: problem(405, 'Allowed methods: GET, PUT, DELETE.', 'method_not_allowed') } },
     ['Allow'],
   ),
+  RequestHeaderFieldsTooLarge: {
+    // Answered by the HTTP server before any request exists (src/http/node-server.ts): no bucket, no rate-limit headers.
+    description: 'The request headers are over 16 KiB (Node\'s default). Answered before the service sees the request, so without the rate-limit headers; the connection is closed.',
+    content: {
+      [PROBLEM]: {
+        schema: ref(PROBLEM_SCHEMA_NAMES[431]),
+        examples: { headers_too_large: { value: problem(431, 'The request headers are too large.', 'headers_too_large') } },
+      },
+    },
+  },
   PayloadTooLarge: problemResponse(413, 'The body is over 1 MiB.', {
     payload_too_large: { value: problem(413, 'The body is larger than 1048576 bytes.', 'payload_too_large') },
   }),
@@ -550,6 +571,7 @@ export function graphqlPathItem() {
         '413': responseRef('PayloadTooLarge'),
         '415': responseRef('UnsupportedMediaType'),
         '429': responseRef('TooManyRequests'),
+        '431': responseRef('RequestHeaderFieldsTooLarge'),
         '500': responseRef('InternalError'),
       },
       'x-rate-limit-policies': policies(),

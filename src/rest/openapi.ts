@@ -50,6 +50,7 @@ function responses(route: Route): Record<string, ResponseConfig | ReferenceObjec
       '200': document,
       '304': { description: 'Not modified (`If-None-Match`).', headers: withRateLimitHeaders(['Cache-Control', 'ETag']) },
       '429': responseRef('TooManyRequests'),
+      '431': responseRef('RequestHeaderFieldsTooLarge'),
       '500': responseRef('InternalError'),
     };
   }
@@ -65,6 +66,7 @@ function responses(route: Route): Record<string, ResponseConfig | ReferenceObjec
     ...Object.fromEntries(own),
     ...(route.body ? { '413': responseRef('PayloadTooLarge'), '415': responseRef('UnsupportedMediaType') } : {}),
     '429': responseRef('TooManyRequests'),
+    '431': responseRef('RequestHeaderFieldsTooLarge'),
     '500': responseRef('InternalError'),
   });
   if (route.method === 'post') idempotencyResponses(documented);

@@ -100,6 +100,9 @@ export function createRestRouter(logger: Logger): { routes: RouteEntry[]; fetch(
   for (const route of ROUTES) {
     router[route.method](ittyPath(route.path), (routing: IRequest, ctx: Context, request: Request) => serve(route, request, ctx, routing.params));
   }
+  // itty-router lets every route match with trailing slashes too (`/projects/` is `/projects`).
+  // A REST path names one resource, so `/api/projects/` is an unknown path like any other.
+  for (const entry of router.routes) entry[1] = new RegExp(entry[1].source.replace(/\\?\/\*\$$/, '$'));
   router.all('*', (request: IRequest) => {
     const path = requestUrl(request).pathname;
     const allow = router.routes.filter(([method, pattern]) => method !== 'ALL' && pattern.test(path)).map(([method]) => method);

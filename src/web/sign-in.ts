@@ -1,15 +1,11 @@
 import { verifyPassword } from '../auth/password.js';
 import { clearedSessionCookie, endSession, readSessionCookie, sessionCookie, startSession } from '../auth/session.js';
 import type { Context } from '../context.js';
-import { drawFrom } from '../limits/limiter.js';
-import type { Policy } from '../limits/policy.js';
 import { safeNextPath } from './next-path.js';
 import type { PageRequest } from './org-page.js';
 import { page, redirect } from './render.js';
+import { drawSignInAttempt, forgiveSignIn } from './sign-in-throttle.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../schema/text.js';
-
-/** Guessing passwords: 10 tries per address and account per 15 minutes, on top of the global limit. */
-const SIGN_IN_POLICY: Policy = { name: 'sign-in', limit: 10, windowMs: 15 * 60 * 1000 };
 
 // Compared against when the e-mail is unknown, so both answers take the time of one scrypt.
 const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
@@ -28,7 +24,7 @@ export async function signIn(request: Request, ctx: Context): Promise<Response> 
   const retry = (error: string, status: number, headers: Record<string, string> = {}) =>
     page('login', { title: 'Sign in', next, email, error }, { status, headers });
 
-  const wait = await drawFrom(ctx, SIGN_IN_POLICY, `sign-in:${ctx.clientIp}:${email}`);
+  const wait = await drawSignInAttempt(ctx, email);
   if (wait !== null) {
     return retry(`Too many sign-in attempts. Try again in ${Math.ceil(Number(wait) / 60)} minutes.`, 429, { 'retry-after': wait });
   }
@@ -36,6 +32,7 @@ export async function signIn(request: Request, ctx: Context): Promise<Response> 
   const user = email ? await ctx.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } }) : null;
   const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !user.passwordHash || !ok) return retry('The email or password is incorrect.', 401);
+  await forgiveSignIn(ctx, email);
 
   // A new session id at every sign-in; whatever session the browser carried ends here.
   const previous = readSessionCookie(ctx.config, request.headers);

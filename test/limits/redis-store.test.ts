@@ -97,6 +97,18 @@ describe('RedisStore', () => {
     ]);
   });
 
+  test('release takes one admission back from each bucket, in Redis and in the local count', async () => {
+    const store = await connectedStore();
+    const policy: Policy = { name: 'release', limit: 2, windowMs: 60_000 };
+    await store.consume('a', policy);
+    await store.consume('a', policy);
+    expect((await store.consume('a', policy)).allowed).toBe(false);
+    await store.release([{ key: 'a', policy }, { key: 'a', policy }]);
+    expect(await admin.zcard(store.bucketKey('a', policy))).toBe(1);
+    expect(await store.consume('a', policy)).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await store.consume('a', policy)).allowed).toBe(false);
+  });
+
   test('Redis unreachable: answers quickly, limits locally, reports through onFallback', async () => {
     const fallbacks: Error[] = [];
     const store = new RedisStore('redis://127.0.0.1:1', { prefix, onFallback: (e) => fallbacks.push(e) });

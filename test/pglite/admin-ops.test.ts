@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
@@ -100,6 +101,20 @@ describe('admin command line', { timeout: 180_000 }, () => {
     } finally {
       await app2.close();
     }
+  });
+
+  test('restore of a gzip bomb stops at the unpacked-size limit, with a message naming it', () => {
+    // Gzip members concatenated are one valid stream: 1 MiB on disk that unpacks to 1 GiB + 16 MiB.
+    const bomb = join(dir, 'bomb.tar.gz');
+    writeFileSync(bomb, Buffer.concat(Array(65).fill(gzipSync(Buffer.alloc(16 * 1024 ** 2)))));
+    const target = join(dir, 'bombed');
+    const out = run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'restore', bomb, '--force'], { DATABASE_URL: `file:${target}` });
+    expect({ code: out.code, stderr: out.stderr }).toEqual({
+      code: 1,
+      stderr: `${bomb} unpacks to more than 1 GiB, the most a restore unpacks (a gzip bomb?). A database that large restores with --max-bytes BYTES.\n`,
+    });
+    expect(existsSync(target)).toBe(false);
+    expect(admin('restore', bomb, '--max-bytes', 'lots').stderr).toBe(`--max-bytes must be a whole number of bytes above 0${HINT}`);
   });
 
   test('backup and restore of PostgreSQL are pg_dump and pg_restore', () => {
