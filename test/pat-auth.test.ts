@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mintApiKey } from '../src/auth/api-keys.js';
 import { generatePat, isWellFormedPat, PAT_PREFIX } from '../src/auth/pat-token.js';
@@ -48,6 +49,21 @@ describe('token format', () => {
     expect(Buffer.from(stored.tokenHash).toString('hex')).toBe(createHash('sha256').update(token).digest('hex'));
     const response = await t.call('GET', '/api/me', { token });
     expect(response.status).toBe(200);
+  });
+
+  test('the checksum of a known token: CRC32 of the 26 random characters, in base62', () => {
+    // Worked out apart from this code (Python's zlib.crc32, base62 by hand): every secret scanner
+    // that knows the format computes the same, so a change of the algorithm must not pass unseen.
+    const known: [string, number, string][] = [
+      ['ABCDEFGHIJKLMNOPQRSTUVWXYZ', 2_885_122_082, '39Fg38'],
+      ['zzzzzzzzzzzzzzzzzzzzzzzzzz', 3_555_552_959, '3scjkN'],
+      ['00000000000000000000000000', 3_597_402_562, '3vSKjy'],
+    ];
+    for (const [random, crc, checksum] of known) {
+      expect(crc32(random)).toBe(crc);
+      expect(isWellFormedPat(`${PAT_PREFIX}${random}${checksum}`)).toBe(true);
+      expect(isWellFormedPat(`${PAT_PREFIX}${random}${checksum.slice(0, 5)}0`)).toBe(false);
+    }
   });
 
   test('one changed character, or a wrong length or prefix, fails the checksum', () => {
@@ -123,6 +139,17 @@ describe('PAT authentication', () => {
       expect(denied.status).toBe(403);
       expect(await denied.json()).toMatchObject({ status: 403, code: 'org_mismatch' });
     }
+  });
+
+  test('X-Org-Id is checked on the first request of a key too, when it is read from the database', async () => {
+    // The shared app caches keys: a fresh key's first request is the database path.
+    const { token } = await keyFor('mark');
+    const denied = await t.call('GET', '/api/me/orgs', { token, headers: { 'x-org-id': t.org('globex').id } });
+    expect(denied.status).toBe(403);
+    expect(await denied.json()).toMatchObject({ status: 403, code: 'org_mismatch' });
+    // ...and on the hits after it, where the right org passes.
+    expect((await t.call('GET', '/api/me/orgs', { token, headers: { 'x-org-id': t.user('mark').org_id } })).status).toBe(200);
+    expect((await t.call('GET', '/api/me/orgs', { token, headers: { 'x-org-id': t.org('globex').id } })).status).toBe(403);
   });
 
   test('a role change applies to the next request; removal from the org makes the key 401', async () => {
