@@ -1,0 +1,16 @@
+// Mutation testing of the rate limiter and its in-process store (also the Redis store's local fallback).
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  vitest: { configFile: 'vitest.config.ts', related: false },
+  coverageAnalysis: 'perTest',
+  concurrency: 1,
+  mutate: ['src/limits/memory-store.ts', 'src/limits/limiter.ts'],
+  testFiles: ['test/limits/memory-store.test.ts', 'test/limits/redis-store.test.ts', 'test/rate-limits.test.ts'],
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/limits.json' },
+  tempDirName: '.stryker-tmp/limits',
+  cleanTempDir: 'always',
+  thresholds: { high: 90, low: 90, break: 90 },
+};

@@ -1,0 +1,16 @@
+// Mutation testing of where sign-in sends the browser (`next`): run with `npm run test:mutation -- next-path`.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  vitest: { configFile: 'vitest.config.ts', related: false },
+  coverageAnalysis: 'perTest',
+  concurrency: 1,
+  mutate: ['src/web/next-path.ts'],
+  testFiles: ['test/sign-in-next.test.ts'],
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/next-path.json' },
+  tempDirName: '.stryker-tmp/next-path',
+  cleanTempDir: 'always',
+  thresholds: { high: 90, low: 90, break: 90 },
+};
