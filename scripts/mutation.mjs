@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * Mutation testing (`npm run test:mutation [-- group ...]`): runs Stryker once per group in
- * stryker/<group>.config.mjs (all of them when none is named), then prints one table of scores.
+ * stryker/<group>.config.mjs (all of them when none is named), then prints one table of scores
+ * from each group's JSON report (the config's jsonReporter.fileName; every group needs the
+ * `json` reporter).
  *
  * Stryker 10 needs Node 22 or newer; the service itself runs on Node 20 too. So Stryker runs
  * under the first of: $STRYKER_NODE, this `node` when it is 22+, a `node` on PATH that is 22+,
@@ -12,8 +14,9 @@
  * except those marked equivalent in the source (`// Stryker disable ...: reason`).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CONFIG_DIR = join(ROOT, 'stryker');
@@ -63,8 +66,11 @@ delete env.TEST_POSTGRES_URL;
 const rows = [];
 for (const group of chosen) {
   console.log(`\n=== ${group} ===`);
-  const run = spawnSync(node, [STRYKER, 'run', join('stryker', `${group}.config.mjs`)], { cwd: ROOT, env, stdio: 'inherit' });
-  const report = join(ROOT, 'reports/mutation', `${group}.json`);
+  const configFile = join('stryker', `${group}.config.mjs`);
+  const config = (await import(pathToFileURL(join(ROOT, configFile)).href)).default;
+  const report = join(ROOT, config.jsonReporter?.fileName ?? 'reports/mutation/mutation.json');
+  rmSync(report, { force: true });
+  const run = spawnSync(node, [STRYKER, 'run', configFile], { cwd: ROOT, env, stdio: 'inherit' });
   if (!existsSync(report)) {
     rows.push({ group, error: `no report (exit ${run.status})` });
     continue;

@@ -3,14 +3,16 @@
 export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
-  vitest: { configFile: 'vitest.config.ts', related: false },
+  vitest: { configFile: 'stryker/vitest.pglite.config.ts', related: false },
   coverageAnalysis: 'perTest',
   concurrency: 1,
   mutate: ['src/web/next-path.ts'],
-  testFiles: ['test/sign-in-next.test.ts'],
+  testFiles: ['test/next-path.test.ts'],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/next-path.json' },
   tempDirName: '.stryker-tmp/next-path',
   cleanTempDir: 'always',
+  // Other groups' sandboxes and reports are not part of the project.
+  ignorePatterns: ['.stryker-tmp', 'reports'],
   thresholds: { high: 90, low: 90, break: 90 },
 };

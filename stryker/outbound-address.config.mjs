@@ -3,14 +3,16 @@
 export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
-  vitest: { configFile: 'vitest.config.ts', related: false },
+  vitest: { configFile: 'stryker/vitest.pglite.config.ts', related: false },
   coverageAnalysis: 'perTest',
   concurrency: 1,
   mutate: ['src/http/outbound-address.ts'],
-  testFiles: ['test/webhooks-ssrf.test.ts', 'test/oauth-mcp-clients.test.ts'],
+  testFiles: ['test/outbound-address.test.ts'],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/outbound-address.json' },
   tempDirName: '.stryker-tmp/outbound-address',
   cleanTempDir: 'always',
+  // Other groups' sandboxes and reports are not part of the project.
+  ignorePatterns: ['.stryker-tmp', 'reports'],
   thresholds: { high: 90, low: 90, break: 90 },
 };

@@ -3,14 +3,16 @@
 export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
-  vitest: { configFile: 'vitest.config.ts', related: false },
+  vitest: { configFile: 'stryker/vitest.pglite.config.ts', related: false },
   coverageAnalysis: 'perTest',
   concurrency: 1,
   mutate: ['src/auth/pat.ts', 'src/auth/pat-token.ts'],
-  testFiles: ['test/pat-auth.test.ts', 'test/pat-cache.test.ts'],
+  testFiles: ['test/pat-token.test.ts', 'test/pat-lookup.test.ts'],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/pat.json' },
   tempDirName: '.stryker-tmp/pat',
   cleanTempDir: 'always',
+  // Other groups' sandboxes and reports are not part of the project.
+  ignorePatterns: ['.stryker-tmp', 'reports'],
   thresholds: { high: 90, low: 90, break: 90 },
 };

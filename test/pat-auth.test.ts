@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mintApiKey } from '../src/auth/api-keys.js';
-import { generatePat, isWellFormedPat, PAT_PREFIX } from '../src/auth/pat-token.js';
+import { generatePat, PAT_PREFIX } from '../src/auth/pat-token.js';
 import { addMember, removeMember, revokeApiKey } from '../src/cli/operations.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
@@ -32,49 +31,12 @@ async function expectUnauthorized(response: Response, code: string) {
 }
 
 describe('token format', () => {
-  test('tok_live_ + 32 base62 characters, the last 6 a checksum', () => {
-    const seen = new Set<string>();
-    for (let i = 0; i < 200; i++) {
-      const token = generatePat();
-      expect(token).toMatch(/^tok_live_[0-9A-Za-z]{32}$/);
-      expect(isWellFormedPat(token)).toBe(true);
-      seen.add(token);
-    }
-    expect(seen.size).toBe(200);
-  });
-
   test('a key is stored as the SHA-256 of its token, so keys minted by earlier versions keep authenticating', async () => {
     const { key, token } = await keyFor('mark');
     const stored = await t.app.db.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } });
     expect(Buffer.from(stored.tokenHash).toString('hex')).toBe(createHash('sha256').update(token).digest('hex'));
     const response = await t.call('GET', '/api/me', { token });
     expect(response.status).toBe(200);
-  });
-
-  test('the checksum of a known token: CRC32 of the 26 random characters, in base62', () => {
-    // Worked out apart from this code (Python's zlib.crc32, base62 by hand): every secret scanner
-    // that knows the format computes the same, so a change of the algorithm must not pass unseen.
-    const known: [string, number, string][] = [
-      ['ABCDEFGHIJKLMNOPQRSTUVWXYZ', 2_885_122_082, '39Fg38'],
-      ['zzzzzzzzzzzzzzzzzzzzzzzzzz', 3_555_552_959, '3scjkN'],
-      ['00000000000000000000000000', 3_597_402_562, '3vSKjy'],
-    ];
-    for (const [random, crc, checksum] of known) {
-      expect(crc32(random)).toBe(crc);
-      expect(isWellFormedPat(`${PAT_PREFIX}${random}${checksum}`)).toBe(true);
-      expect(isWellFormedPat(`${PAT_PREFIX}${random}${checksum.slice(0, 5)}0`)).toBe(false);
-    }
-  });
-
-  test('one changed character, or a wrong length or prefix, fails the checksum', () => {
-    const token = generatePat();
-    const body = token.slice(PAT_PREFIX.length);
-    for (let i = 0; i < body.length; i++) {
-      const c = body[i] === 'a' ? 'b' : 'a';
-      expect(isWellFormedPat(PAT_PREFIX + body.slice(0, i) + c + body.slice(i + 1))).toBe(false);
-    }
-    expect(isWellFormedPat(token.slice(0, -1))).toBe(false);
-    expect(isWellFormedPat(`tok_test_${body}`)).toBe(false);
   });
 });
 

@@ -1,34 +1,13 @@
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { refusedAddress, safeLookup } from '../src/http/outbound-address.js';
 import { sealSecret } from '../src/webhooks/secret-box.js';
 import { newSigningSecret } from '../src/webhooks/signing.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { dnsAnswers } from './support/fake-dns.js';
 import { expectProblem } from './support/problem.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
-/**
- * A resolver the test controls, for names under `.test` it was told about (every other name goes
- * to the system's): each lookup takes the next answer, the last one repeats. That is how a name
- * can resolve to a public address when checked and to loopback when connected to (DNS rebinding).
- */
-type Answer = string[] | 'ENOTFOUND';
-const dnsAnswers = vi.hoisted(() => new Map<string, Answer[]>());
-vi.mock('node:dns', async (importOriginal) => {
-  const dns = await importOriginal<typeof import('node:dns')>();
-  function lookup(hostname: string, options: object, callback: (error: Error | null, addresses: unknown) => void) {
-    const answers = dnsAnswers.get(hostname);
-    if (!answers) return dns.lookup(hostname, options as never, callback as never);
-    const answer = answers.length > 1 ? answers.shift()! : answers[0]!;
-    const family = (address: string) => (address.includes(':') ? 6 : 4);
-    setImmediate(() =>
-      answer === 'ENOTFOUND'
-        ? callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), [])
-        : callback(null, answer.map((address) => ({ address, family: family(address) }))),
-    );
-  }
-  return { ...dns, lookup, default: { ...dns, lookup } };
-});
+vi.mock('node:dns', async (importOriginal) => (await import('./support/fake-dns.js')).withFakeLookup(await importOriginal()));
 
 // WEBHOOKS_ALLOW_PRIVATE_NETWORKS off, as in production by default.
 let t: TestApp;
@@ -79,42 +58,6 @@ describe('outbound address safety', () => {
   test('a name is judged by every address it resolves to, not the first', async () => {
     dnsAnswers.set('mixed.test', [['93.184.215.14', '10.0.0.7']]);
     expect(await urlError('https://mixed.test/hook')).toEqual([{ field: 'url', message: expect.stringMatching(/10\.0\.0\.7 is not a public address \(private\)/) }]);
-  });
-
-  test('the metadata addresses stay refused even where private networks are allowed', () => {
-    const carriers = ['::ffff:169.254.169.254', '::169.254.169.254', '64:ff9b::169.254.169.254', '::ffff:0:169.254.169.254', '2002:a9fe:a9fe::1'];
-    // Teredo carries the client address inverted: 0x5601 is 0xa9fe ^ 0xffff.
-    for (const address of ['169.254.169.254', 'fd00:ec2::254', ...carriers, '2001:0:4136:e378:8000:63bf:5601:5601']) {
-      expect(refusedAddress(address, { allowPrivateNetworks: true })).toMatch(/metadata/);
-    }
-    expect(refusedAddress('10.0.0.1', { allowPrivateNetworks: true })).toBeNull();
-    expect(refusedAddress('::10.0.0.1', { allowPrivateNetworks: true })).toBeNull();
-    expect(refusedAddress('93.184.215.14', { allowPrivateNetworks: false })).toBeNull();
-    expect(refusedAddress('2606:4700::1111', { allowPrivateNetworks: false })).toBeNull();
-    // Only the IPv4-compatible block: any other "unicast" IPv6 address ending in a private IPv4 is public.
-    expect(refusedAddress('2606:4700::a00:1', { allowPrivateNetworks: false })).toBeNull();
-  });
-
-  test('what is not an IP address is refused with a reason, not an exception', () => {
-    expect(refusedAddress('example.test', { allowPrivateNetworks: true })).toBe('example.test is not an IP address');
-  });
-
-  test('the connection-time lookup answers as node:dns does, with every address checked', async () => {
-    const policy = { allowPrivateNetworks: false };
-    const call = (hostname: string, options: { all?: boolean }, allow = policy) =>
-      new Promise<unknown[]>((resolve) => safeLookup(allow)(hostname, options, (...args) => resolve(args)));
-    dnsAnswers.set('public.test', [['93.184.215.14', '2606:4700::1111']]);
-    expect(await call('public.test', { all: true })).toEqual([null, [{ address: '93.184.215.14', family: 4 }, { address: '2606:4700::1111', family: 6 }]]);
-    expect(await call('public.test', {})).toEqual([null, '93.184.215.14', 4]);
-    dnsAnswers.set('inside.test', [['93.184.215.14', '127.0.0.1']]);
-    const [refusal, none] = await call('inside.test', { all: true });
-    expect(refusal).toMatchObject({ name: 'OutboundAddressError', code: 'address', message: 'inside.test resolves to a refused address: 127.0.0.1 is not a public address (loopback)' });
-    expect(none).toEqual([]);
-    expect(await call('inside.test', {}, { allowPrivateNetworks: true })).toEqual([null, '93.184.215.14', 4]);
-    dnsAnswers.set('gone.test', ['ENOTFOUND']);
-    const [error, empty] = await call('gone.test', { all: true });
-    expect(error).toMatchObject({ code: 'ENOTFOUND' });
-    expect(empty).toEqual([]);
   });
 
   test('checked again at every send: a webhook whose name now resolves to loopback is not called', async () => {

@@ -1,5 +1,15 @@
 import { describe, expect, test, vi } from 'vitest';
-import { RateLimiter } from '../../src/limits/limiter.js';
+import { hashToken } from '../../src/auth/pat-token.js';
+import type { Logger } from '../../src/logger.js';
+import {
+  applyRateLimitHeaders,
+  createLimiterStore,
+  credentialSubject,
+  drawFrom,
+  RateLimiter,
+  rateLimitSubject,
+} from '../../src/limits/limiter.js';
+import { RedisStore } from '../../src/limits/redis-store.js';
 import { MemoryStore } from '../../src/limits/memory-store.js';
 import { GLOBAL_POLICY, type Policy } from '../../src/limits/policy.js';
 import type { LimiterStore } from '../../src/limits/store.js';
@@ -224,5 +234,58 @@ describe('RateLimiter', () => {
     expect(store.size).toBe(1);
     await limiter.close();
     expect(store.size).toBe(0);
+  });
+});
+
+describe('the limiter around the store', () => {
+  const small: Policy = { name: 'small', limit: 1, windowMs: 60_000 };
+
+  test('a credential is one bucket from any address; without one, the address is', () => {
+    const token = 'wm_session_abc';
+    expect(rateLimitSubject(token, '198.51.100.1')).toBe(rateLimitSubject(token, '198.51.100.2'));
+    expect(rateLimitSubject(token, '198.51.100.1')).toBe(credentialSubject(hashToken(token)));
+    expect(credentialSubject(hashToken(token))).toMatch(/^cred:[A-Za-z0-9_-]{27}$/);
+    expect(rateLimitSubject(null, '198.51.100.1')).toBe('ip:198.51.100.1');
+    expect(rateLimitSubject('', '198.51.100.1')).toBe('ip:198.51.100.1');
+  });
+
+  test('drawFrom: the decision joins the response headers; a refusal is reported and gives Retry-After', async () => {
+    const limiter = new RateLimiter(new MemoryStore());
+    const ctx = { limiter, rateLimits: [] as never[], scope: { id: 'r', refusedPolicies: [] as string[] } };
+    expect(await drawFrom(ctx as never, small, 'k')).toBeNull();
+    expect(ctx.scope.refusedPolicies).toEqual([]);
+    expect(await drawFrom(ctx as never, small, 'k')).toBe('60');
+    expect(ctx.scope.refusedPolicies).toEqual(['small']);
+    expect(ctx.rateLimits).toHaveLength(2);
+    await limiter.close();
+  });
+
+  test('applyRateLimitHeaders sets the fields of the tightest bucket', async () => {
+    const limiter = new RateLimiter(new MemoryStore());
+    const { decisions } = await limiter.admit('k', [small]);
+    const response = new Response('ok', { headers: { 'x-ratelimit-limit': 'stale' } });
+    applyRateLimitHeaders(response, decisions);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('1');
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(response.headers.get('ratelimit')).toBe('"small";r=0;t=60');
+    await limiter.close();
+  });
+
+  test('createLimiterStore: in process without REDIS_URL; Redis with it, and a warning when it is unreachable', async () => {
+    const warnings: unknown[][] = [];
+    const logger = { warn: (...args: unknown[]) => void warnings.push(args) } as unknown as Logger;
+    const memory = await createLimiterStore(undefined, logger);
+    expect(memory).toBeInstanceOf(MemoryStore);
+    await memory.close();
+    expect(warnings).toEqual([]);
+    const redis = await createLimiterStore('redis://127.0.0.1:1', logger);
+    expect(redis).toBeInstanceOf(RedisStore);
+    expect(warnings).toEqual([['Redis did not answer at start; rate limits are per process until it does']]);
+    expect((await redis.consume('k', small)).allowed).toBe(true);
+    expect(warnings[1]).toEqual([
+      { err: expect.any(Error) },
+      'Redis unavailable for rate limiting: limiting in this process only until it answers again',
+    ]);
+    await redis.close();
   });
 });
