@@ -11,7 +11,8 @@
  * node_modules/.cache/node24.
  *
  * The score counts what a test could catch: killed and timed-out mutants over all mutants
- * except those marked equivalent in the source (`// Stryker disable ...: reason`).
+ * except the ignored ones: those marked equivalent in the source (`// Stryker disable ...:
+ * reason`) and static ones (module-level values, see `ignoreStatic` in the configurations).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -89,16 +90,16 @@ for (const group of chosen) {
     timeout: n('Timeout'),
     survived: n('Survived'),
     noCoverage: n('NoCoverage'),
-    equivalent: n('Ignored'),
+    ignored: n('Ignored'),
     score: detected + undetected ? (100 * detected) / (detected + undetected) : 100,
   });
 }
 
-const header = ['group', 'mutants', 'killed', 'timeout', 'survived', 'no coverage', 'equivalent', 'score'];
+const header = ['group', 'mutants', 'killed', 'timeout', 'survived', 'no coverage', 'ignored', 'score'];
 const lines = rows.map((r) =>
   r.error
     ? [r.group, r.error, '', '', '', '', '', '']
-    : [r.group, r.mutants, r.killed, r.timeout, r.survived, r.noCoverage, r.equivalent, `${r.score.toFixed(1)}%`].map(String),
+    : [r.group, r.mutants, r.killed, r.timeout, r.survived, r.noCoverage, r.ignored, `${r.score.toFixed(1)}%`].map(String),
 );
 const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
 const format = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;

@@ -5,6 +5,9 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner'],
   vitest: { configFile: 'stryker/vitest.pglite.config.ts', related: false },
   coverageAnalysis: 'perTest',
+  // Module-level values (static mutants) are evaluated once per test process, and the vitest
+  // runner keeps modules loaded between mutants: such a mutant would never be active.
+  ignoreStatic: true,
   concurrency: 1,
   mutate: ['src/web/next-path.ts'],
   testFiles: ['test/next-path.test.ts'],

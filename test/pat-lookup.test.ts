@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { authenticatePat, PAT_LOOKUP_SQL, TOUCH_KEY_SQL, type PatLookup } from '../src/auth/pat.js';
+import { authenticatePat, type PatLookup } from '../src/auth/pat.js';
 import { PAT_CACHE_TTL_MS, PatCache } from '../src/auth/pat-cache.js';
 import { generatePat, hashToken } from '../src/auth/pat-token.js';
 import type { Db } from '../src/db/client.js';
@@ -9,8 +9,8 @@ import { DirectSql, registerDirectSql } from '../src/db/direct-sql.js';
 // authenticatePat with the clock, cache and epoch in the test's hands (test/pat-auth.test.ts and
 // test/pat-cache.test.ts check it through requests on a real database). The mutation group `pat`
 // runs this file once per mutant, so the database here is a table in memory answering the two
-// statements authenticatePat sends (their text is imported, so a changed statement fails here
-// first); starting a database per mutant would make the group take hours.
+// statements authenticatePat sends (recognized by their text); starting a database per mutant
+// would make the group take hours.
 
 interface KeyRow {
   id: string;
@@ -28,8 +28,8 @@ registerDirectSql(
   db,
   new DirectSql(
     async (text, values) => {
-      if (text === PAT_LOOKUP_SQL) return { rows: table.filter((row) => row.tokenHash.equals(values[0] as Buffer)).map((row) => ({ ...row })) };
-      if (text !== TOUCH_KEY_SQL) throw new Error(`unexpected statement: ${text}`);
+      if (/^SELECT .* FROM api_keys k JOIN memberships m .* WHERE k\.token_hash = \$1$/s.test(text)) return { rows: table.filter((row) => row.tokenHash.equals(values[0] as Buffer)).map((row) => ({ ...row })) };
+      if (!/^UPDATE api_keys SET last_used_at = \$1::timestamptz WHERE id = \$2::uuid$/.test(text)) throw new Error(`unexpected statement: ${text}`);
       const row = table.find((r) => r.id === values[1]);
       if (row) row.lastUsedAt = new Date(values[0] as string);
       return { rows: [] };
@@ -92,9 +92,10 @@ describe('authenticatePat', () => {
     const expiresAt = new Date(Date.now() + 3_600_000);
     const { key: row, token } = await key(expiresAt);
     const lookup = cached();
+    expect(await authenticatePat(lookup, token, null, at(expiresAt, -2))).toMatchObject({ credential: { id: row.id } });
     expect(await authenticatePat(lookup, token, null, at(expiresAt, -1))).toMatchObject({ credential: { id: row.id } });
     expect(await authenticatePat(lookup, token, null, expiresAt)).toMatchObject({ status: 401, code: 'token_expired' });
-    expect(lookup.cache.hits).toBe(1);
+    expect(lookup.cache.hits).toBe(2);
     expect(await authenticatePat(uncached(), token, null, at(expiresAt, -1))).toMatchObject({ credential: { id: row.id } });
     expect(await authenticatePat(uncached(), token, null, expiresAt)).toMatchObject({ status: 401, code: 'token_expired' });
   });
@@ -122,6 +123,21 @@ describe('authenticatePat', () => {
     await authenticatePat(later, token, null, new Date());
     await authenticatePat(later, token, null, new Date());
     expect([later.cache.size, later.cache.hits]).toEqual([1, 1]);
+    // A request whose epoch is unknown (Redis did not answer) leaves the cache as it is.
+    await authenticatePat({ ...later, epoch: null }, token, null, new Date());
+    await authenticatePat(later, token, null, new Date());
+    expect([later.cache.size, later.cache.hits]).toEqual([1, 2]);
+  });
+
+  test('one cache, many keys: each token finds its own key', async () => {
+    const lookup = cached();
+    const keys = [await key(), await key(), await key()];
+    for (let round = 0; round < 2; round++) {
+      for (const { key: row, token } of keys) {
+        expect(await authenticatePat(lookup, token, null, new Date())).toMatchObject({ credential: { id: row.id } });
+      }
+    }
+    expect([lookup.cache.size, lookup.cache.hits]).toEqual([3, 3]);
   });
 
   test('the hash the request made already is used, not made again', async () => {
@@ -134,13 +150,15 @@ describe('authenticatePat', () => {
 
   test('last use is written at most once a minute, on hits too', async () => {
     const { key: row, token } = await key();
-    const lookup = cached();
+    const lookup = { db, cache: new PatCache(100, 120_000), epoch: 1 }; // entries outlive the minute
     const t0 = new Date(Date.now() + 1_000);
     await authenticatePat(lookup, token, null, t0);
     await expect.poll(() => lastUsed(row.id)).toBe(t0.getTime());
     await authenticatePat(lookup, token, null, at(t0, 59_999));
     await authenticatePat(uncached(), token, null, at(t0, 59_999)); // the row says t0 too
-    await authenticatePat(lookup, token, null, at(t0, 60_000));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a write, had there been one, is done
+    expect(await lastUsed(row.id)).toBe(t0.getTime());
+    await authenticatePat(lookup, token, null, at(t0, 60_000)); // a hit
     await expect.poll(() => lastUsed(row.id)).toBe(t0.getTime() + 60_000);
   });
 });

@@ -25,8 +25,8 @@ describe('token format', () => {
     ];
     for (const [random, crc, checksum] of known) {
       expect(crc32(random)).toBe(crc);
-      expect(isWellFormedPat(`${PAT_PREFIX}${random}${checksum}`)).toBe(true);
-      expect(isWellFormedPat(`${PAT_PREFIX}${random}${checksum.slice(0, 5)}0`)).toBe(false);
+      expect(isWellFormedPat(`tok_live_${random}${checksum}`)).toBe(true);
+      expect(isWellFormedPat(`tok_live_${random}${checksum.slice(0, 5)}0`)).toBe(false);
     }
   });
 

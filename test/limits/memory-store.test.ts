@@ -124,6 +124,7 @@ describe('MemoryStore', () => {
       vi.advanceTimersByTime(1);
       expect(store.size).toBe(0);
       await store.close();
+      expect(vi.getTimerCount()).toBe(0); // close() stops it
     } finally {
       vi.useRealTimers();
     }
@@ -192,6 +193,38 @@ describe('MemoryStore', () => {
     store.releaseSync([{ key: 'k', policy }]);
     store.releaseSync([{ key: 'k', policy }]); // one more than it holds: the count stays at 0
     expect((await store.consumeAll([{ key: 'k', policy }])).map((d) => d.remaining)).toEqual([2]);
+    store.releaseSync([{ key: 'k', policy }]);
+    store.sweep(); // an emptied bucket goes at the next sweep, however recent its last entry
+    expect(store.size).toBe(0);
+    await store.close();
+  });
+
+  test('the ring buffer grows past its first 8 slots and keeps every entry in order', async () => {
+    const clock = fakeClock(0);
+    const store = new MemoryStore({ now: clock.now });
+    const policy: Policy = { name: 'p', limit: 10, windowMs: 10_000 };
+    for (let i = 0; i < 10; i++) {
+      clock.set(i * 1_000);
+      expect((await store.consume('k', policy)).allowed).toBe(true);
+    }
+    // Each entry leaves the window at its own time, oldest first.
+    for (let i = 0; i < 10; i++) {
+      clock.set(10_000 + i * 1_000);
+      expect(await store.consume('k', policy)).toEqual({ allowed: true, limit: 10, remaining: 0, resetSeconds: 1 });
+      expect((await store.consume('k', policy)).allowed).toBe(false);
+    }
+    await store.close();
+  });
+
+  test('a policy whose numbers changed starts a fresh bucket; a closed one (limit 0) keeps none', async () => {
+    const store = new MemoryStore({ now: fakeClock().now });
+    expect((await store.consume('k', { name: 'p', limit: 1, windowMs: 10_000 })).allowed).toBe(true);
+    expect((await store.consume('k', { name: 'p', limit: 1, windowMs: 10_000 })).allowed).toBe(false);
+    expect((await store.consume('k', { name: 'p', limit: 1, windowMs: 20_000 })).allowed).toBe(true);
+    expect((await store.consume('k', { name: 'p', limit: 2, windowMs: 20_000 })).allowed).toBe(true);
+    expect(store.size).toBe(1);
+    expect((await store.consume('x', { name: 'closed', limit: 0, windowMs: 10_000 })).allowed).toBe(false);
+    expect(store.size).toBe(1);
     await store.close();
   });
 
@@ -277,6 +310,9 @@ describe('the limiter around the store', () => {
     const memory = await createLimiterStore(undefined, logger);
     expect(memory).toBeInstanceOf(MemoryStore);
     await memory.close();
+    const shared = await createLimiterStore(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', logger);
+    expect(shared).toBeInstanceOf(RedisStore);
+    await shared.close();
     expect(warnings).toEqual([]);
     const redis = await createLimiterStore('redis://127.0.0.1:1', logger);
     expect(redis).toBeInstanceOf(RedisStore);
