@@ -78,6 +78,7 @@ export function checkUrlShape(url: string, policy: OutboundPolicy): URL {
   return parsed;
 }
 
+// Stryker disable next-line Regex: a hostname has brackets only around an IPv6 address, at both ends
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 /** Resolves the URL's host and checks every address it gives: what creation and every send call. */

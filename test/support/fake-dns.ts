@@ -2,7 +2,8 @@ import type * as Dns from 'node:dns';
 
 /**
  * A resolver the test controls, for `vi.mock('node:dns', ...)`: names it was told about (use
- * `.test` names) get its answers, every other name the system's. Each lookup takes the next
+ * `.test` names) get its answers (all of them with `{ all: true }`, else the first, as node:dns
+ * answers), every other name the system's. Each lookup takes the next
  * answer and the last one repeats, so a name can resolve to a public address when checked and to
  * loopback when connected to (DNS rebinding).
  *
@@ -22,7 +23,9 @@ export function withFakeLookup(dns: typeof Dns): typeof Dns {
     setImmediate(() =>
       answer === 'ENOTFOUND'
         ? callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), [])
-        : callback(null, answer.map((address) => ({ address, family: family(address) }))),
+        : (options as { all?: boolean }).all
+          ? callback(null, answer.map((address) => ({ address, family: family(address) })))
+          : (callback as (error: null, address: string | undefined, family: number) => void)(null, answer[0], family(answer[0] ?? '')),
     );
   }
   return { ...dns, lookup, default: { ...dns, lookup } } as unknown as typeof Dns;
