@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mintApiKey } from '../src/auth/api-keys.js';
-import { generatePat, isWellFormedPat, PAT_PREFIX } from '../src/auth/pat-token.js';
+import { generatePat, PAT_PREFIX } from '../src/auth/pat-token.js';
 import { addMember, removeMember, revokeApiKey } from '../src/cli/operations.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
@@ -31,34 +31,12 @@ async function expectUnauthorized(response: Response, code: string) {
 }
 
 describe('token format', () => {
-  test('tok_live_ + 32 base62 characters, the last 6 a checksum', () => {
-    const seen = new Set<string>();
-    for (let i = 0; i < 200; i++) {
-      const token = generatePat();
-      expect(token).toMatch(/^tok_live_[0-9A-Za-z]{32}$/);
-      expect(isWellFormedPat(token)).toBe(true);
-      seen.add(token);
-    }
-    expect(seen.size).toBe(200);
-  });
-
   test('a key is stored as the SHA-256 of its token, so keys minted by earlier versions keep authenticating', async () => {
     const { key, token } = await keyFor('mark');
     const stored = await t.app.db.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } });
     expect(Buffer.from(stored.tokenHash).toString('hex')).toBe(createHash('sha256').update(token).digest('hex'));
     const response = await t.call('GET', '/api/me', { token });
     expect(response.status).toBe(200);
-  });
-
-  test('one changed character, or a wrong length or prefix, fails the checksum', () => {
-    const token = generatePat();
-    const body = token.slice(PAT_PREFIX.length);
-    for (let i = 0; i < body.length; i++) {
-      const c = body[i] === 'a' ? 'b' : 'a';
-      expect(isWellFormedPat(PAT_PREFIX + body.slice(0, i) + c + body.slice(i + 1))).toBe(false);
-    }
-    expect(isWellFormedPat(token.slice(0, -1))).toBe(false);
-    expect(isWellFormedPat(`tok_test_${body}`)).toBe(false);
   });
 });
 
@@ -123,6 +101,17 @@ describe('PAT authentication', () => {
       expect(denied.status).toBe(403);
       expect(await denied.json()).toMatchObject({ status: 403, code: 'org_mismatch' });
     }
+  });
+
+  test('X-Org-Id is checked on the first request of a key too, when it is read from the database', async () => {
+    // The shared app caches keys: a fresh key's first request is the database path.
+    const { token } = await keyFor('mark');
+    const denied = await t.call('GET', '/api/me/orgs', { token, headers: { 'x-org-id': t.org('globex').id } });
+    expect(denied.status).toBe(403);
+    expect(await denied.json()).toMatchObject({ status: 403, code: 'org_mismatch' });
+    // ...and on the hits after it, where the right org passes.
+    expect((await t.call('GET', '/api/me/orgs', { token, headers: { 'x-org-id': t.user('mark').org_id } })).status).toBe(200);
+    expect((await t.call('GET', '/api/me/orgs', { token, headers: { 'x-org-id': t.org('globex').id } })).status).toBe(403);
   });
 
   test('a role change applies to the next request; removal from the org makes the key 401', async () => {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createApp, type App } from '../src/app.js';
 import { mintApiKey } from '../src/auth/api-keys.js';
 import { RedisEpoch } from '../src/auth/credential-epoch.js';
-import { PatCache, type CachedPat } from '../src/auth/pat-cache.js';
+import { authenticatePat } from '../src/auth/pat.js';
+import { PAT_CACHE_TTL_MS, PatCache, type CachedPat } from '../src/auth/pat-cache.js';
 import { addMember, createUser, removeMember } from '../src/cli/operations.js';
 import { testConfig } from '../src/config.js';
 import { MemoryStore } from '../src/limits/memory-store.js';
@@ -173,6 +174,56 @@ describe('one instance (the process epoch)', () => {
     } finally {
       await app.close();
     }
+  });
+
+  test('PAT_CACHE=off: X-Org-Id must name the org of the key', async () => {
+    const app = await createApp(testConfig({ patCache: false }), { db: t.app.db, limiterStore: new MemoryStore() });
+    try {
+      const { token } = await keyFor('mark');
+      const denied = await get(app, '/api/me/orgs', token, { 'x-org-id': t.org('globex').id });
+      expect(denied.status).toBe(403);
+      expect((await denied.json()).code).toBe('org_mismatch');
+      expect((await get(app, '/api/me/orgs', token, { 'x-org-id': t.org('acme').id })).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('authenticatePat against the clock it is given', () => {
+  const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
+
+  test('a cached key ages out after the TTL: a write that announced nothing is seen then', async () => {
+    const { key, token } = await keyFor('mark');
+    const lookup = { db: t.app.db.prisma, cache: new PatCache(), epoch: 1 };
+    const filled = new Date();
+    expect(await authenticatePat(lookup, token, null, filled)).toMatchObject({ credential: { kind: 'pat', id: key.id } });
+    await t.app.db.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
+    expect(await authenticatePat(lookup, token, null, at(filled, PAT_CACHE_TTL_MS - 1))).toMatchObject({ credential: { id: key.id } });
+    expect(await authenticatePat(lookup, token, null, at(filled, PAT_CACHE_TTL_MS))).toMatchObject({ status: 401, code: 'token_revoked' });
+  });
+
+  test('a key stops working at the millisecond it expires, from the cache and from the database', async () => {
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const { key, token } = await keyFor('mark', { expiresAt });
+    const cached = { db: t.app.db.prisma, cache: new PatCache(), epoch: 1 };
+    expect(await authenticatePat(cached, token, null, at(expiresAt, -1))).toMatchObject({ credential: { id: key.id } });
+    expect(await authenticatePat(cached, token, null, expiresAt)).toMatchObject({ status: 401, code: 'token_expired' });
+    expect(cached.cache.hits).toBe(1);
+    const uncached = { db: t.app.db.prisma, cache: null };
+    expect(await authenticatePat(uncached, token, null, at(expiresAt, -1))).toMatchObject({ credential: { id: key.id } });
+    expect(await authenticatePat(uncached, token, null, expiresAt)).toMatchObject({ status: 401, code: 'token_expired' });
+  });
+
+  test('X-Org-Id: refused on the database path and on a hit, accepted on a hit when it names the org of the key', async () => {
+    const { key, token } = await keyFor('mark');
+    const lookup = { db: t.app.db.prisma, cache: new PatCache(), epoch: 1 };
+    const now = new Date();
+    expect(await authenticatePat(lookup, token, t.org('globex').id, now)).toMatchObject({ status: 403, code: 'org_mismatch' });
+    expect(lookup.cache.size).toBe(1); // filled all the same: the key itself is live
+    expect(await authenticatePat(lookup, token, t.org('acme').id, now)).toMatchObject({ credential: { id: key.id }, org: { id: t.org('acme').id } });
+    expect(await authenticatePat(lookup, token, t.org('globex').id, now)).toMatchObject({ status: 403, code: 'org_mismatch' });
+    expect(lookup.cache.hits).toBe(2);
   });
 });
 

@@ -97,6 +97,14 @@ describe('requests without a valid credential', () => {
     expect(responses[600]!.status).toBe(429);
   });
 
+  test('a session is one bucket, from whatever address it comes', async () => {
+    const cookie = await t.signIn('olivia@example.com');
+    const first = limits(await get('/api/me', { cookie }, '198.51.100.21'));
+    const second = limits(await get('/api/me', { cookie }, '198.51.100.22'));
+    expect([first.remaining, second.remaining]).toEqual([599, 598]);
+    expect(limits(await get('/api/me', {}, '198.51.100.22')).remaining).toBe(599); // the address has its own bucket
+  });
+
   test('X-Forwarded-For names the client only behind a trusted proxy', async () => {
     const spoofed = { 'x-forwarded-for': '203.0.113.50' };
     const a = limits(await get('/api/me', spoofed, '198.51.100.1'));

@@ -26,6 +26,11 @@ const CASES: [string, string][] = [
   ['//attacker.example', '/'],
   ['javascript:alert(1)', '/'],
   ['http://localhost:4000@attacker.example/', '/'],
+  // Same origin once resolved, but the path starts with `//`: as a Location it is protocol-relative.
+  ['/a/..//attacker.example', '/'],
+  ['/.//attacker.example/x', '/'],
+  ['/a/%2e%2e//attacker.example', '/'],
+  ['http://[', '/'], // does not parse
   [encodeURIComponent(`${ORIGIN}/orgs/acme?tab=keys#top`), '/orgs/acme?tab=keys#top'], // same origin, absolute
   [encodeURIComponent('/orgs/acme/settings/integrations?x=1'), '/orgs/acme/settings/integrations?x=1'],
 ];

@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { refusedAddress } from '../src/http/outbound-address.js';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { sealSecret } from '../src/webhooks/secret-box.js';
 import { newSigningSecret } from '../src/webhooks/signing.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { dnsAnswers } from './support/fake-dns.js';
 import { expectProblem } from './support/problem.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+
+vi.mock('node:dns', async (importOriginal) => (await import('./support/fake-dns.js')).withFakeLookup(await importOriginal()));
 
 // WEBHOOKS_ALLOW_PRIVATE_NETWORKS off, as in production by default.
 let t: TestApp;
@@ -28,14 +31,33 @@ describe('outbound address safety', () => {
     // A hostname is judged by what it resolves to.
     expect(await urlError('https://localhost/hook')).toEqual([{ field: 'url', message: expect.stringMatching(/resolves to a refused address: (127\.0\.0\.1|::1) is not a public address/) }]);
     expect(await urlError('https://user:pw@example.com/hook')).toEqual([{ field: 'url', message: 'must not contain a user name or password' }]);
+    expect(await urlError('https://user@example.com/hook')).toEqual([{ field: 'url', message: 'must not contain a user name or password' }]);
+    expect(await urlError('https://[/hook')).toEqual([{ field: 'url', message: 'must be an absolute URL' }]);
   });
 
-  test('the metadata addresses stay refused even where private networks are allowed', () => {
-    for (const address of ['169.254.169.254', 'fd00:ec2::254', '::ffff:169.254.169.254']) {
-      expect(refusedAddress(address, { allowPrivateNetworks: true })).toMatch(/metadata/);
-    }
-    expect(refusedAddress('10.0.0.1', { allowPrivateNetworks: true })).toBeNull();
-    expect(refusedAddress('93.184.215.14', { allowPrivateNetworks: false })).toBeNull();
+  test('refused at creation: IPv6 forms that carry a private or loopback IPv4 address', async () => {
+    const cases: [string, RegExp][] = [
+      ['https://[::127.0.0.1]/hook', /IPv4-compatible form of 127\.0\.0\.1/], // the URL parser writes it [::7f00:1]
+      ['https://[::10.0.0.1]/hook', /IPv4-compatible form of 10\.0\.0\.1/],
+      ['https://[::ffff:127.0.0.1]/hook', /loopback/], // IPv4-mapped
+      ['https://[::ffff:0:10.0.0.1]/hook', /rfc6145/], // SIIT
+      ['https://[64:ff9b::10.0.0.1]/hook', /rfc6052/], // NAT64
+      ['https://[2002:a00:1::1]/hook', /6to4/], // 6to4 of 10.0.0.1
+      ['https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/hook', /teredo/], // Teredo, client 10.0.0.1
+    ];
+    for (const [url, why] of cases) expect(await urlError(url)).toEqual([{ field: 'url', message: expect.stringMatching(why) }]);
+  });
+
+  test('refused at creation: a name that does not resolve, or resolves to nothing', async () => {
+    dnsAnswers.set('missing.test', ['ENOTFOUND']);
+    dnsAnswers.set('empty.test', [[]]);
+    expect(await urlError('https://missing.test/hook')).toEqual([{ field: 'url', message: 'cannot resolve missing.test' }]);
+    expect(await urlError('https://empty.test/hook')).toEqual([{ field: 'url', message: 'cannot resolve empty.test' }]);
+  });
+
+  test('a name is judged by every address it resolves to, not the first', async () => {
+    dnsAnswers.set('mixed.test', [['93.184.215.14', '10.0.0.7']]);
+    expect(await urlError('https://mixed.test/hook')).toEqual([{ field: 'url', message: expect.stringMatching(/10\.0\.0\.7 is not a public address \(private\)/) }]);
   });
 
   test('checked again at every send: a webhook whose name now resolves to loopback is not called', async () => {
@@ -60,6 +82,36 @@ describe('outbound address safety', () => {
       expect(receiver.received).toHaveLength(0);
     } finally {
       await receiver.close();
+    }
+  });
+
+  test('checked where the connection is made: a name that resolves to loopback by then is not connected to (DNS rebinding)', async () => {
+    const connections: Socket[] = [];
+    const listener = createServer((socket) => {
+      connections.push(socket);
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    try {
+      // Public when sendWebhook checks the URL, loopback when the socket asks where to connect.
+      dnsAnswers.set('rebind.test', [['93.184.215.14'], ['127.0.0.1']]);
+      const port = (listener.address() as AddressInfo).port;
+      const hook = await t.app.db.prisma.webhook.create({
+        data: { orgId: t.org('acme').id, url: `https://rebind.test:${port}/hook`, events: ['*'], secret: sealSecret(newSigningSecret(), undefined) },
+      });
+      const ping = await t.call('POST', `/api/webhooks/${hook.id}/ping`, { token: t.user('adam').token });
+      expect(ping.status).toBe(201);
+      const id = (await ping.json()).id;
+      let delivery;
+      for (let i = 0; i < 100; i++) {
+        delivery = await t.app.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } });
+        if (delivery.attempts > 0 && !delivery.leaseUntil) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(delivery!.error).toBe('rebind.test resolves to a refused address: 127.0.0.1 is not a public address (loopback)');
+      expect(connections).toHaveLength(0);
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
     }
   });
 });

@@ -30,16 +30,36 @@ export class OutboundAddressError extends Error {
   }
 }
 
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96');
+
+/**
+ * The IPv4 address an IPv6 address carries: IPv4-compatible (::a.b.c.d, RFC 4291; ipaddr.js
+ * calls it unicast), NAT64 (RFC 6052), SIIT (RFC 6145), 6to4 (RFC 3056) and Teredo (RFC 4380,
+ * the client address inverted). A host reached through one of them is that IPv4 host.
+ */
+function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const bytes = ip.toByteArray();
+  const range = ip.range();
+  if (ip.match(IPV4_COMPATIBLE) || ip.match(NAT64) || range === 'rfc6145') return new ipaddr.IPv4(bytes.slice(12));
+  if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6));
+  if (range === 'teredo') return new ipaddr.IPv4(bytes.slice(12).map((byte) => byte ^ 0xff));
+  return null;
+}
+
 /** Why `address` may not be connected to, or null when it may. */
 export function refusedAddress(address: string, policy: OutboundPolicy): string | null {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
   const ip = ipaddr.process(address); // IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged as the IPv4 it is.
+  const embedded = ip.kind() === 'ipv6' ? embeddedIPv4(ip as ipaddr.IPv6) : null;
   const normalized = ip.toNormalizedString();
   const canonical = ip.kind() === 'ipv6' ? ipaddr.IPv6.parse(normalized).toString() : normalized;
-  if (METADATA_ADDRESSES.has(canonical)) return `${address} is a cloud metadata address`;
+  if (METADATA_ADDRESSES.has(canonical) || METADATA_ADDRESSES.has(String(embedded))) return `${address} is a cloud metadata address`;
   if (policy.allowPrivateNetworks) return null;
   const range = ip.range();
-  return range === 'unicast' ? null : `${address} is not a public address (${range})`;
+  if (range !== 'unicast') return `${address} is not a public address (${range})`;
+  // Only the deprecated IPv4-compatible block is "unicast" and embeds an address: refused whatever it embeds.
+  return embedded ? `${address} is not a public address (IPv4-compatible form of ${embedded})` : null;
 }
 
 /** The URL's own rules: https (http too where private networks are allowed), no credentials in it. */
@@ -58,6 +78,7 @@ export function checkUrlShape(url: string, policy: OutboundPolicy): URL {
   return parsed;
 }
 
+// Stryker disable next-line Regex: a hostname has brackets only around an IPv6 address, at both ends
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 /** Resolves the URL's host and checks every address it gives: what creation and every send call. */

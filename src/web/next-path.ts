@@ -11,6 +11,11 @@
  * percent-encoded ASCII), so it is always a valid header value: a control character or U+3000
  * in `next` can no longer make the redirect itself throw.
  *
+ * A same-origin URL can still have a path that starts with `//` (`/a/..//evil.example` and
+ * `/.//evil.example` resolve to `https://wm.example//evil.example`): sent as the path alone, the
+ * browser reads it as the protocol-relative `//evil.example`, another origin. Such a path
+ * becomes `/` too.
+ *
  * @example
  * safeNextPath('/orgs/acme/settings/integrations?tab=keys', 'https://wm.example') // '/orgs/acme/settings/integrations?tab=keys'
  * safeNextPath('/\t/evil.example/x', 'https://wm.example') // '/'
@@ -24,6 +29,6 @@ export function safeNextPath(value: unknown, baseUrl: string): string {
   } catch {
     return '/';
   }
-  if (target.origin !== base.origin) return '/';
+  if (target.origin !== base.origin || target.pathname.startsWith('//')) return '/';
   return `${target.pathname}${target.search}${target.hash}`;
 }

@@ -109,6 +109,25 @@ describe('RedisStore', () => {
     expect((await store.consume('a', policy)).allowed).toBe(false);
   });
 
+  test('an admission Redis refused is taken back locally: when Redis goes away, the local count is what was admitted', async () => {
+    const policy: Policy = { name: 'takeback', limit: 3, windowMs: 60_000 };
+    const other = await connectedStore();
+    for (let i = 0; i < 3; i++) expect((await other.consume('k', policy)).allowed).toBe(true);
+    // Its own client, to take Redis away from this instance only; commands fail at once when offline.
+    const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    client.on('error', () => {});
+    const store = new RedisStore(client, { prefix, onFallback: () => {} });
+    stores.push(store);
+    expect(await store.ready()).toBe(true);
+    // The bucket is full in Redis: each request is admitted locally first, then refused by Redis.
+    for (let i = 0; i < 5; i++) expect((await store.consume('k', policy)).allowed).toBe(false);
+    client.disconnect();
+    const down = [];
+    for (let i = 0; i < 4; i++) down.push((await store.consume('k', policy)).allowed);
+    // This instance admitted nothing, so its local bucket has the whole limit.
+    expect(down).toEqual([true, true, true, false]);
+  });
+
   test('Redis unreachable: answers quickly, limits locally, reports through onFallback', async () => {
     const fallbacks: Error[] = [];
     const store = new RedisStore('redis://127.0.0.1:1', { prefix, onFallback: (e) => fallbacks.push(e) });
