@@ -1,4 +1,5 @@
-// Mutation testing of the credential strategies: sessions, passwords, presented tokens and the org they act in, the PAT cache.
+// Mutation testing of the credential strategies: sessions, passwords, presented tokens and the
+// organization they act in, the PAT cache.
 // Run: npx stryker run stryker/credentials.config.mjs (Node 22 or later).
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -11,4 +12,6 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/credentials/mutation.json' },
   tempDirName: '.stryker-tmp/credentials',
   cleanTempDir: 'always',
+  // Other groups' sandboxes and reports are no part of this group's copy of the project.
+  ignorePatterns: ['/.stryker-tmp', '/reports'],
 };

@@ -11,4 +11,6 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/http-guards/mutation.json' },
   tempDirName: '.stryker-tmp/http-guards',
   cleanTempDir: 'always',
+  // Other groups' sandboxes and reports are no part of this group's copy of the project.
+  ignorePatterns: ['/.stryker-tmp', '/reports'],
 };

@@ -1,4 +1,5 @@
-// Mutation testing of the OAuth server's checks: client authentication, code exchange with PKCE, refresh rotation, access-token verification, registered redirect URIs, scopes, parameters.
+// Mutation testing of the OAuth server's checks: client authentication, code exchange with PKCE,
+// refresh rotation, access-token verification, registered redirect URIs, scopes, parameters.
 // Run: npx stryker run stryker/oauth.config.mjs (Node 22 or later).
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -19,4 +20,6 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/oauth/mutation.json' },
   tempDirName: '.stryker-tmp/oauth',
   cleanTempDir: 'always',
+  // Other groups' sandboxes and reports are no part of this group's copy of the project.
+  ignorePatterns: ['/.stryker-tmp', '/reports'],
 };

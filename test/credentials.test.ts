@@ -60,14 +60,20 @@ function sessionStore(memberships: { orgId: string; role: 'viewer' | 'member' | 
         return row ? { ...row, user: { memberships } } : null;
       },
       async delete({ where }: { where: { id: string } }) {
-        rows.splice(rows.findIndex((r) => r.id === where.id), 1);
+        rows.splice(
+          rows.findIndex((r) => r.id === where.id),
+          1,
+        );
       },
       async deleteMany({ where }: { where: { tokenHash: Uint8Array } }) {
         for (let i = rows.length - 1; i >= 0; i--) if (same(rows[i]!.tokenHash, where.tokenHash)) rows.splice(i, 1);
       },
       async update({ where, data }: { where: { id: string }; data: Partial<SessionRow> }) {
         updates.push({ where, data });
-        Object.assign(rows.find((r) => r.id === where.id)!, data);
+        Object.assign(
+          rows.find((r) => r.id === where.id)!,
+          data,
+        );
       },
     },
   };
@@ -80,7 +86,9 @@ describe('the session cookie', () => {
     expect(sessionCookieName(http)).toBe('wm_session');
     const secure = sessionCookie(https, 'tok', at(HOUR), T0);
     expect(secure).toBe('__Host-wm_session=tok; Max-Age=3600; Path=/; HttpOnly; Secure; SameSite=Lax');
-    expect(sessionCookie(http, 'tok', at(HOUR), T0)).toBe('wm_session=tok; Max-Age=3600; Path=/; HttpOnly; SameSite=Lax');
+    expect(sessionCookie(http, 'tok', at(HOUR), T0)).toBe(
+      'wm_session=tok; Max-Age=3600; Path=/; HttpOnly; SameSite=Lax',
+    );
   });
 
   test('lives until the session expires, in whole seconds, never a negative Max-Age', () => {
@@ -94,7 +102,8 @@ describe('the session cookie', () => {
   });
 
   test('is read by its own name only; an empty one is none', () => {
-    const read = (config: typeof http, cookie?: string) => readSessionCookie(config, new Headers(cookie ? { cookie } : {}));
+    const read = (config: typeof http, cookie?: string) =>
+      readSessionCookie(config, new Headers(cookie ? { cookie } : {}));
     expect(read(http, 'a=1; wm_session=abc; b=2')).toBe('abc');
     expect(read(https, 'wm_session=abc')).toBeNull();
     expect(read(https, '__Host-wm_session=xyz')).toBe('xyz');
@@ -115,7 +124,13 @@ describe('sessions', () => {
     const second = await startSession(db, 'u1', T0);
     expect(first.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(second.token).not.toBe(first.token);
-    expect(rows[0]).toMatchObject({ userId: 'u1', createdAt: T0, lastSeenAt: T0, expiresAt: at(SESSION_IDLE_MS), absoluteExpiresAt: at(SESSION_ABSOLUTE_MS) });
+    expect(rows[0]).toMatchObject({
+      userId: 'u1',
+      createdAt: T0,
+      lastSeenAt: T0,
+      expiresAt: at(SESSION_IDLE_MS),
+      absoluteExpiresAt: at(SESSION_ABSOLUTE_MS),
+    });
     expect(Buffer.from(rows[0]!.tokenHash).equals(Buffer.from(hashToken(first.token)))).toBe(true);
   });
 
@@ -123,7 +138,12 @@ describe('sessions', () => {
     const memberships = [{ orgId: ORG_A, role: 'member' as const }];
     const { db, rows } = sessionStore(memberships);
     const { token } = await startSession(db, 'u1', T0);
-    expect(await resolveSession(db, token, at(1000))).toEqual({ id: rows[0]!.id, userId: 'u1', memberships, refreshedUntil: null });
+    expect(await resolveSession(db, token, at(1000))).toEqual({
+      id: rows[0]!.id,
+      userId: 'u1',
+      memberships,
+      refreshedUntil: null,
+    });
     expect(await resolveSession(db, 'not-a-session', at(1000))).toBeNull();
   });
 
@@ -186,7 +206,14 @@ describe('passwords', () => {
 
   // Made with N=1024, r=4, p=2 and a 24-byte key: a hash from before a parameter change still verifies.
   const salt = Buffer.alloc(16, 7);
-  const old = ['scrypt', 1024, 4, 2, salt.toString('base64'), scryptSync('old one', salt, 24, { N: 1024, r: 4, p: 2 }).toString('base64')];
+  const old = [
+    'scrypt',
+    1024,
+    4,
+    2,
+    salt.toString('base64'),
+    scryptSync('old one', salt, 24, { N: 1024, r: 4, p: 2 }).toString('base64'),
+  ];
 
   test('verify with the parameters stored with them', async () => {
     expect(await verifyPassword('old one', old.join('$'))).toBe(true);
@@ -202,20 +229,36 @@ describe('passwords', () => {
 });
 
 describe('presented credentials', () => {
-  const presented = (headers: Record<string, string>, config = http) => presentedCredentials(config, new Headers(headers));
+  const presented = (headers: Record<string, string>, config = http) =>
+    presentedCredentials(config, new Headers(headers));
   const refusal = (headers: Record<string, string>) => (presented(headers).token as AuthError).code;
 
   test('a Bearer token or X-Auth-Token; the cookie only without a token', () => {
-    expect(presented({ authorization: 'Bearer abc', cookie: 'wm_session=s' })).toEqual({ token: 'abc', sessionToken: null, requestedOrgId: null });
+    expect(presented({ authorization: 'Bearer abc', cookie: 'wm_session=s' })).toEqual({
+      token: 'abc',
+      sessionToken: null,
+      requestedOrgId: null,
+    });
     expect(presented({ authorization: 'bearer   abc  ' }).token).toBe('abc');
     expect(presented({ 'x-auth-token': ' abc ' }).token).toBe('abc');
     expect(presented({ authorization: 'Bearer abc', 'x-auth-token': 'abc' }).token).toBe('abc');
     expect(presented({ cookie: 'wm_session=s' })).toEqual({ token: null, sessionToken: 's', requestedOrgId: null });
-    expect(presented({ 'x-auth-token': '  ', cookie: 'wm_session=s' })).toMatchObject({ token: null, sessionToken: 's' });
+    expect(presented({ 'x-auth-token': '  ', cookie: 'wm_session=s' })).toMatchObject({
+      token: null,
+      sessionToken: 's',
+    });
   });
 
   test('a malformed Authorization is refused, not ignored', () => {
-    for (const authorization of ['Basic abc', 'Bearer', 'Bearer ', 'Bearer a b', 'Bearerabc', 'xBearer abc', 'Bearer\tabc']) {
+    for (const authorization of [
+      'Basic abc',
+      'Bearer',
+      'Bearer ',
+      'Bearer a b',
+      'Bearerabc',
+      'xBearer abc',
+      'Bearer\tabc',
+    ]) {
       expect(refusal({ authorization }), authorization).toBe('token_malformed');
     }
   });
@@ -236,9 +279,19 @@ describe('presented credentials', () => {
 describe('authenticate', () => {
   const JWT = 'aaa.bbb.ccc';
   function deps(db: Db, verifyAccess?: AuthDeps['verifyAccess']): AuthDeps {
-    return { db, keys: undefined as never, config: http, patCache: null, verifyAccess: verifyAccess ?? (async () => Promise.reject(new Error('bad signature'))) };
+    return {
+      db,
+      keys: undefined as never,
+      config: http,
+      patCache: null,
+      verifyAccess: verifyAccess ?? (async () => Promise.reject(new Error('bad signature'))),
+    };
   }
-  const credentials = (c: { token?: string | AuthError | null; sessionToken?: string | null; requestedOrgId?: string | null }) => ({
+  const credentials = (c: {
+    token?: string | AuthError | null;
+    sessionToken?: string | null;
+    requestedOrgId?: string | null;
+  }) => ({
     token: null,
     sessionToken: null,
     requestedOrgId: null,
@@ -263,11 +316,36 @@ describe('authenticate', () => {
   });
 
   test('an OAuth access token is checked against its grant', async () => {
-    const claims = { sub: 'u1', client_id: 'c1', scope: 'read write', org_id: ORG_A, grant_id: 'g1', exp: 0, iat: 0, jti: 'j' };
-    const grant = { revokedAt: null, orgId: ORG_A, userId: 'u1', lastUsedAt: new Date(), membership: { role: 'member' } };
+    const claims = {
+      sub: 'u1',
+      client_id: 'c1',
+      scope: 'read write',
+      org_id: ORG_A,
+      grant_id: 'g1',
+      exp: 0,
+      iat: 0,
+      jti: 'j',
+    };
+    const grant = {
+      revokedAt: null,
+      orgId: ORG_A,
+      userId: 'u1',
+      lastUsedAt: new Date(),
+      membership: { role: 'member' },
+    };
     const db = { oAuthGrant: { findUnique: async () => grant, update: async () => ({}) } } as unknown as Db;
-    const result = await authenticate(deps(db, async () => claims), credentials({ token: JWT }));
-    expect(result).toMatchObject({ kind: 'user', userId: 'u1', credential: { kind: 'oauth', id: 'g1' }, org: { id: ORG_A, role: 'member' }, orgBound: true, scopes: ['read', 'write'] });
+    const result = await authenticate(
+      deps(db, async () => claims),
+      credentials({ token: JWT }),
+    );
+    expect(result).toMatchObject({
+      kind: 'user',
+      userId: 'u1',
+      credential: { kind: 'oauth', id: 'g1' },
+      org: { id: ORG_A, role: 'member' },
+      orgBound: true,
+      scopes: ['read', 'write'],
+    });
   });
 
   test('a session acts in the organization X-Org-Id names, which must be one of its own', async () => {
@@ -286,8 +364,15 @@ describe('authenticate', () => {
       sessionRefreshedUntil: null,
     });
     // With two organizations and none named, it acts in none: nothing is guessed.
-    expect(await authenticate(deps(db), credentials({ sessionToken: token }), now)).toMatchObject({ kind: 'user', org: null });
-    const outsider = await authenticate(deps(db), credentials({ sessionToken: token, requestedOrgId: 'cccccccc-0000-4000-8000-000000000003' }), now);
+    expect(await authenticate(deps(db), credentials({ sessionToken: token }), now)).toMatchObject({
+      kind: 'user',
+      org: null,
+    });
+    const outsider = await authenticate(
+      deps(db),
+      credentials({ sessionToken: token, requestedOrgId: 'cccccccc-0000-4000-8000-000000000003' }),
+      now,
+    );
     expect(outsider).toBeInstanceOf(AuthError);
     expect(outsider).toMatchObject({ status: 403, code: 'org_forbidden' });
   });
@@ -295,25 +380,40 @@ describe('authenticate', () => {
   test('a session with one organization acts in it; with none, in none', async () => {
     const one = sessionStore([{ orgId: ORG_A, role: 'viewer' }]);
     const { token } = await startSession(one.db, 'u1', T0);
-    expect(await authenticate(deps(one.db), credentials({ sessionToken: token }), at(1000))).toMatchObject({ org: { id: ORG_A, role: 'viewer' } });
+    expect(await authenticate(deps(one.db), credentials({ sessionToken: token }), at(1000))).toMatchObject({
+      org: { id: ORG_A, role: 'viewer' },
+    });
     const none = sessionStore([]);
     const other = await startSession(none.db, 'u1', T0);
-    expect(await authenticate(deps(none.db), credentials({ sessionToken: other.token }), at(1000))).toMatchObject({ kind: 'user', org: null });
-    const named = await authenticate(deps(none.db), credentials({ sessionToken: other.token, requestedOrgId: ORG_A }), at(1000));
+    expect(await authenticate(deps(none.db), credentials({ sessionToken: other.token }), at(1000))).toMatchObject({
+      kind: 'user',
+      org: null,
+    });
+    const named = await authenticate(
+      deps(none.db),
+      credentials({ sessionToken: other.token, requestedOrgId: ORG_A }),
+      at(1000),
+    );
     expect(named).toMatchObject({ code: 'org_forbidden' });
   });
 
   test('an unknown or expired session is the anonymous (the browser signs in again)', async () => {
     const { db } = sessionStore([{ orgId: ORG_A, role: 'owner' }]);
     const { token } = await startSession(db, 'u1', T0);
-    expect(await authenticate(deps(db), credentials({ sessionToken: 'unknown' }), at(1000))).toEqual({ kind: 'anonymous' });
-    expect(await authenticate(deps(db), credentials({ sessionToken: token }), at(SESSION_IDLE_MS))).toEqual({ kind: 'anonymous' });
+    expect(await authenticate(deps(db), credentials({ sessionToken: 'unknown' }), at(1000))).toEqual({
+      kind: 'anonymous',
+    });
+    expect(await authenticate(deps(db), credentials({ sessionToken: token }), at(SESSION_IDLE_MS))).toEqual({
+      kind: 'anonymous',
+    });
   });
 
   test('a session used after an hour says until when it was pushed, so its cookie is sent again', async () => {
     const { db } = sessionStore([{ orgId: ORG_A, role: 'owner' }]);
     const { token } = await startSession(db, 'u1', T0);
-    expect(await authenticate(deps(db), credentials({ sessionToken: token }), at(HOUR))).toMatchObject({ sessionRefreshedUntil: at(HOUR + SESSION_IDLE_MS) });
+    expect(await authenticate(deps(db), credentials({ sessionToken: token }), at(HOUR))).toMatchObject({
+      sessionRefreshedUntil: at(HOUR + SESSION_IDLE_MS),
+    });
   });
 });
 
@@ -322,15 +422,27 @@ describe('reauthenticate', () => {
   const grant = { revokedAt: null, orgId: ORG_A, userId: 'u1', lastUsedAt: new Date(), membership: { role: 'member' } };
   const db = { oAuthGrant: { findUnique: async () => grant, update: async () => ({}) } } as unknown as Db;
 
-  test('verifies an access token again rather than reusing the request\'s verification', async () => {
+  test("verifies an access token again rather than reusing the request's verification", async () => {
     const credentials = { token: 'aaa.bbb.ccc', sessionToken: null, requestedOrgId: null };
-    const keys = (valid: boolean) => ({ verify: async () => (valid ? claims : Promise.reject(new Error('revoked key'))) }) as unknown as SigningKeys;
+    const keys = (valid: boolean) =>
+      ({ verify: async () => (valid ? claims : Promise.reject(new Error('revoked key'))) }) as unknown as SigningKeys;
     const exchange = (valid: boolean) => ({
-      auth: { db, keys: keys(valid), config: http, tokenHash: hashToken, verifyAccess: async () => claims, patCache: null, patEpoch: null },
+      auth: {
+        db,
+        keys: keys(valid),
+        config: http,
+        tokenHash: hashToken,
+        verifyAccess: async () => claims,
+        patCache: null,
+        patEpoch: null,
+      },
       credentials,
       ctx: { credentialEpoch: { read: () => 1 } },
     });
-    expect(await reauthenticate(exchange(true))).toMatchObject({ kind: 'user', credential: { kind: 'oauth', id: 'g1' } });
+    expect(await reauthenticate(exchange(true))).toMatchObject({
+      kind: 'user',
+      credential: { kind: 'oauth', id: 'g1' },
+    });
     expect(await reauthenticate(exchange(false))).toMatchObject({ code: 'token_invalid' });
   });
 
@@ -338,19 +450,51 @@ describe('reauthenticate', () => {
     const pat = generatePat();
     const cache = new PatCache();
     const key = Buffer.from(hashToken(pat)).toString('latin1');
-    cache.set(key, { id: 'k1', orgId: ORG_A, userId: 'u1', role: 'owner', expiresAt: null, lastUsedAt: new Date(), filledAt: Date.now() }, 'now');
+    cache.set(
+      key,
+      {
+        id: 'k1',
+        orgId: ORG_A,
+        userId: 'u1',
+        role: 'owner',
+        expiresAt: null,
+        lastUsedAt: new Date(),
+        filledAt: Date.now(),
+      },
+      'now',
+    );
     const exchange = {
-      auth: { db, keys: undefined as never, config: http, tokenHash: hashToken, verifyAccess: async () => claims, patCache: cache, patEpoch: 'then' },
+      auth: {
+        db,
+        keys: undefined as never,
+        config: http,
+        tokenHash: hashToken,
+        verifyAccess: async () => claims,
+        patCache: cache,
+        patEpoch: 'then',
+      },
       credentials: { token: pat, sessionToken: null, requestedOrgId: null },
       ctx: { credentialEpoch: { read: () => 'now' } },
     };
-    expect(await reauthenticate(exchange)).toMatchObject({ kind: 'user', credential: { kind: 'pat', id: 'k1' }, org: { id: ORG_A, role: 'owner' } });
+    expect(await reauthenticate(exchange)).toMatchObject({
+      kind: 'user',
+      credential: { kind: 'pat', id: 'k1' },
+      org: { id: ORG_A, role: 'owner' },
+    });
     expect(cache.hits).toBe(1);
   });
 });
 
 describe('the PAT cache', () => {
-  const entry = (id: string, filledAt = 0): CachedPat => ({ id, orgId: ORG_A, userId: 'u1', role: 'member', expiresAt: null, lastUsedAt: null, filledAt });
+  const entry = (id: string, filledAt = 0): CachedPat => ({
+    id,
+    orgId: ORG_A,
+    userId: 'u1',
+    role: 'member',
+    expiresAt: null,
+    lastUsedAt: null,
+    filledAt,
+  });
 
   test('holds at most 10,000 keys for 60 seconds by default', () => {
     expect(PAT_CACHE_MAX_ENTRIES).toBe(10_000);

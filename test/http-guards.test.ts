@@ -13,7 +13,8 @@ const BASE = 'https://work.example.test';
 
 describe('isUnsafeMethod', () => {
   test('the writes are unsafe, whatever their case; reads and OPTIONS are not', () => {
-    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'post', 'Delete']) expect(isUnsafeMethod(method)).toBe(true);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'post', 'Delete'])
+      expect(isUnsafeMethod(method)).toBe(true);
     for (const method of ['GET', 'HEAD', 'OPTIONS', 'get', '']) expect(isUnsafeMethod(method)).toBe(false);
   });
 });
@@ -28,7 +29,7 @@ describe('isSameOrigin', () => {
     expect(isSameOrigin(request({ origin: `${BASE}:443` }), BASE)).toBe(false);
   });
 
-  test('without Origin, the Referer\'s origin decides', () => {
+  test("without Origin, the Referer's origin decides", () => {
     expect(isSameOrigin(request({ referer: `${BASE}/orgs/acme?x=1` }), BASE)).toBe(true);
     expect(isSameOrigin(request({ referer: 'https://evil.example.test/page' }), BASE)).toBe(false);
     expect(isSameOrigin(request({ referer: `${BASE}.evil.example/page` }), BASE)).toBe(false);
@@ -44,9 +45,18 @@ describe('isSameOrigin', () => {
 describe('csrf', () => {
   const PAGES = new Set(['/login', '/orgs/acme/settings']);
   const isPage = (path: string) => PAGES.has(path);
-  function check(method: string, path: string, credentials: Partial<Credentials>, headers: Record<string, string> = {}) {
+  function check(
+    method: string,
+    path: string,
+    credentials: Partial<Credentials>,
+    headers: Record<string, string> = {},
+  ) {
     const request = new Request(`${BASE}${path}`, { method, headers });
-    const exchange = { request, url: new URL(request.url), credentials: { token: null, sessionToken: null, requestedOrgId: null, ...credentials } };
+    const exchange = {
+      request,
+      url: new URL(request.url),
+      credentials: { token: null, sessionToken: null, requestedOrgId: null, ...credentials },
+    };
     return csrf(exchange as unknown as Exchange, BASE, isPage);
   }
   const session = { sessionToken: 'session-token' };
@@ -150,7 +160,11 @@ describe('withBodyWithin', () => {
   });
 
   test('the copy keeps URL, method and headers, and carries the bytes read', async () => {
-    const original = new Request(`${BASE}/api/issues?x=1`, { method: 'PATCH', body: '{"a":1}', headers: { 'x-probe': 'yes' } });
+    const original = new Request(`${BASE}/api/issues?x=1`, {
+      method: 'PATCH',
+      body: '{"a":1}',
+      headers: { 'x-probe': 'yes' },
+    });
     const copy = await withBodyWithin(original, 100);
     expect(copy.url).toBe(`${BASE}/api/issues?x=1`);
     expect(copy.method).toBe('PATCH');
@@ -158,7 +172,7 @@ describe('withBodyWithin', () => {
     expect(await copy.text()).toBe('{"a":1}');
   });
 
-  test('the copy follows the original\'s abort signal', async () => {
+  test("the copy follows the original's abort signal", async () => {
     const controller = new AbortController();
     const copy = await withBodyWithin(new Request(BASE, { method: 'POST', body: 'x', signal: controller.signal }), 10);
     controller.abort();
@@ -178,7 +192,7 @@ describe('boundedBody', () => {
     return post(stream);
   }
 
-  test('within its surface\'s limit the request goes on, its body readable', async () => {
+  test("within its surface's limit the request goes on, its body readable", async () => {
     const passed = await boundedBody(post('x'.repeat(BODY_LIMITS.form + 1)), 'api');
     expect(passed).toBeInstanceOf(Request);
     expect(await (passed as Request).text()).toHaveLength(BODY_LIMITS.form + 1);
@@ -189,11 +203,17 @@ describe('boundedBody', () => {
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers.get('connection')).toBe('close');
     expect(tooLarge.headers.get('content-type')).toBe('application/problem+json');
-    expect(await tooLarge.json()).toMatchObject({ code: 'payload_too_large', detail: `The body is larger than ${BODY_LIMITS.api} bytes.` });
+    expect(await tooLarge.json()).toMatchObject({
+      code: 'payload_too_large',
+      detail: `The body is larger than ${BODY_LIMITS.api} bytes.`,
+    });
     const incomplete = (await boundedBody(broken(), 'api')) as Response;
     expect(incomplete.status).toBe(400);
     expect(incomplete.headers.get('connection')).toBe('close');
-    expect(await incomplete.json()).toMatchObject({ code: 'body_incomplete', detail: 'The body ended before it was complete.' });
+    expect(await incomplete.json()).toMatchObject({
+      code: 'body_incomplete',
+      detail: 'The body ended before it was complete.',
+    });
   });
 
   test('the OAuth endpoints refuse past the form limit in RFC 6749 JSON', async () => {
@@ -201,7 +221,10 @@ describe('boundedBody', () => {
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers.get('connection')).toBe('close');
     expect(tooLarge.headers.get('content-type')).toBe('application/json');
-    expect(await tooLarge.json()).toMatchObject({ error: 'invalid_request', error_description: `The body is larger than ${BODY_LIMITS.form} bytes.` });
+    expect(await tooLarge.json()).toMatchObject({
+      error: 'invalid_request',
+      error_description: `The body is larger than ${BODY_LIMITS.form} bytes.`,
+    });
     const incomplete = (await boundedBody(broken(), 'oauth')) as Response;
     expect(incomplete.status).toBe(400);
     expect(await incomplete.json()).toMatchObject({ error: 'invalid_request' });

@@ -11,7 +11,9 @@ import type { Context } from '../src/context.js';
 
 const ORG = '6a1f0000-0000-4000-8000-000000000001';
 
-function user(options: { role?: Role | null; credential?: UserPrincipal['credential']['kind']; scopes?: string[] } = {}): UserPrincipal {
+function user(
+  options: { role?: Role | null; credential?: UserPrincipal['credential']['kind']; scopes?: string[] } = {},
+): UserPrincipal {
   const role = options.role === undefined ? 'member' : options.role;
   return {
     kind: 'user',
@@ -80,8 +82,12 @@ describe('forbiddenMessage', () => {
       'An API key cannot do this (a key cannot mint or revoke keys, nor act across organizations). Use a browser session or an OAuth token.',
     );
     expect(forbiddenMessage(user({ role: null }), 'role')).toBe('Select an organization with the X-Org-Id header.');
-    expect(forbiddenMessage(user({ role: 'viewer' }), 'role')).toBe('Your role in this organization does not allow this operation.');
-    expect(forbiddenMessage(user({ role: 'viewer' }), undefined)).toBe('Your role in this organization does not allow this operation.');
+    expect(forbiddenMessage(user({ role: 'viewer' }), 'role')).toBe(
+      'Your role in this organization does not allow this operation.',
+    );
+    expect(forbiddenMessage(user({ role: 'viewer' }), undefined)).toBe(
+      'Your role in this organization does not allow this operation.',
+    );
   });
 });
 
@@ -99,7 +105,9 @@ describe('authorize', () => {
     const error = refusal(user({ role: 'owner', credential: 'oauth', scopes: ['read'] }), 'write', {});
     expect(error).toBeInstanceOf(InsufficientScopeError);
     expect((error as InsufficientScopeError).scope).toBe('write');
-    expect(refusal(user({ role: 'owner', credential: 'oauth', scopes: ['read'] }), 'read', { role: 'owner' })).toBeNull();
+    expect(
+      refusal(user({ role: 'owner', credential: 'oauth', scopes: ['read'] }), 'read', { role: 'owner' }),
+    ).toBeNull();
   });
 
   test('the anonymous are refused every operation', () => {
@@ -119,11 +127,13 @@ describe('authorize', () => {
     expect(refusal(user({ credential: 'session', role: 'owner' }), 'write', { notPat: true })).toBeNull();
   });
 
-  test('a role below the operation\'s is refused; the operation\'s role or above passes', () => {
+  test("a role below the operation's is refused; the operation's role or above passes", () => {
     const error = refusal(user({ role: 'member' }), 'write', { role: 'manager' });
     expect(error).toBeInstanceOf(ForbiddenError);
     expect(error!.message).toBe('Your role in this organization does not allow this operation.');
-    expect(refusal(user({ role: null }), 'read', { role: 'viewer' })!.message).toBe('Select an organization with the X-Org-Id header.');
+    expect(refusal(user({ role: null }), 'read', { role: 'viewer' })!.message).toBe(
+      'Select an organization with the X-Org-Id header.',
+    );
     expect(refusal(user({ role: 'manager' }), 'write', { role: 'manager' })).toBeNull();
     expect(refusal(operator, 'write', { role: 'owner', notPat: true })).toBeNull();
   });
@@ -150,7 +160,7 @@ describe('the organization a request acts in', () => {
     }
   });
 
-  test('activeOrgId: the user\'s or the operator\'s organization; none is refused, never guessed', () => {
+  test("activeOrgId: the user's or the operator's organization; none is refused, never guessed", () => {
     expect(activeOrgId(ctx(user()))).toBe(ORG);
     expect(activeOrgId(ctx(operator))).toBe(ORG);
     for (const principal of [user({ role: null }), operatorWithoutOrg]) {

@@ -44,7 +44,7 @@ export function forbiddenMessage(principal: Principal, failed: FailedCheck | und
 /** Throws the error a principal gets for an operation it may not call: the scope first, as the GraphQL root types check it. */
 export function authorize(principal: Principal, kind: OperationKind, access: Access): void {
   if (!hasScope(principal, kind)) throw new InsufficientScopeError(kind);
-  // Stryker disable next-line ConditionalExpression,StringLiteral: hasScope above already refuses the anonymous
+  // Stryker disable next-line all: unreachable, as hasScope above already refuses the anonymous (the one not signed in)
   if (!isSignedIn(principal)) throw new ForbiddenError(forbiddenMessage(principal, 'signedIn'));
   if (access.notPat && !isNotPat(principal)) throw new ForbiddenError(forbiddenMessage(principal, 'notPat'));
   // Stryker disable next-line StringLiteral: forbiddenMessage tells only 'notPat' apart; any other reason reads the same
