@@ -18,6 +18,7 @@ import {
 } from '../src/auth/session.js';
 import { testConfig } from '../src/config.js';
 import type { Db } from '../src/db/client.js';
+import { selected } from './support/prisma-select.js';
 import type { SigningKeys } from '../src/auth/oauth/signing-keys.js';
 
 // The credential strategies one rule at a time, over an in-memory stand-in for the two tables
@@ -55,15 +56,15 @@ function sessionStore(memberships: { orgId: string; role: 'viewer' | 'member' | 
         rows.push(row);
         return row;
       },
-      async findUnique({ where }: { where: { tokenHash: Uint8Array } }) {
+      async findUnique({ where, select }: { where: { tokenHash: Uint8Array }; select: Record<string, unknown> }) {
         const row = rows.find((r) => same(r.tokenHash, where.tokenHash));
-        return row ? { ...row, user: { memberships } } : null;
+        return row ? selected({ ...row, user: { memberships } }, select) : null;
       },
       async delete({ where }: { where: { id: string } }) {
-        rows.splice(
-          rows.findIndex((r) => r.id === where.id),
-          1,
-        );
+        // As Prisma: deleting a row that is not there is an error.
+        const index = rows.findIndex((r) => r.id === where.id);
+        if (index < 0) throw new Error('No record was found for a delete.');
+        rows.splice(index, 1);
       },
       async deleteMany({ where }: { where: { tokenHash: Uint8Array } }) {
         for (let i = rows.length - 1; i >= 0; i--) if (same(rows[i]!.tokenHash, where.tokenHash)) rows.splice(i, 1);
@@ -539,6 +540,16 @@ describe('the PAT cache', () => {
     expect(cache.size).toBe(0);
     cache.set('h3', entry('k3'), 2);
     expect(cache.get('h3', 2, 0)).toMatchObject({ id: 'k3' });
+  });
+
+  test('a key set again counts as the most recently used', () => {
+    const cache = new PatCache(2, 1000);
+    cache.set('h1', entry('k1'), 1);
+    cache.set('h2', entry('k2'), 1);
+    cache.set('h1', entry('k1'), 1);
+    cache.set('h3', entry('k3'), 1);
+    expect(cache.get('h1', 1, 0)).toMatchObject({ id: 'k1' });
+    expect(cache.get('h2', 1, 0)).toBeUndefined();
   });
 
   test('past its size it drops the least recently used key', () => {

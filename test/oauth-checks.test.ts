@@ -22,6 +22,7 @@ import { hashToken } from '../src/auth/pat-token.js';
 import { testConfig } from '../src/config.js';
 import type { Context } from '../src/context.js';
 import type { Db } from '../src/db/client.js';
+import { selected } from './support/prisma-select.js';
 
 // The OAuth server's checks one at a time, over an in-memory stand-in for its tables, so that
 // mutation testing (stryker/oauth.config.mjs) judges each change to them in milliseconds. The
@@ -223,8 +224,9 @@ function oauthStore() {
   const grants: Grant[] = [];
   const codes: Code[] = [];
   const refreshTokens: Refresh[] = [];
-  const withGrant = <T extends { grantId: string }>(row: T | undefined) =>
-    row ? { ...row, grant: grants.find((g) => g.id === row.grantId)! } : null;
+  // `include: { grant: true }` adds the row's grant, as Prisma does; without it there is none.
+  const withGrant = <T extends { grantId: string }>(row: T | undefined, include?: { grant?: boolean }) =>
+    row ? { ...row, ...(include?.grant ? { grant: grants.find((g) => g.id === row.grantId)! } : {}) } : null;
   const prisma = {
     oAuthClient: {
       findUnique: async ({ where }: { where: { id: string } }) => clients.find((c) => c.id === where.id) ?? null,
@@ -237,8 +239,11 @@ function oauthStore() {
       },
     },
     oAuthCode: {
-      findUnique: async ({ where }: { where: { codeHash: Uint8Array } }) =>
-        withGrant(codes.find((c) => same(c.codeHash, where.codeHash))),
+      findUnique: async ({ where, include }: { where: { codeHash: Uint8Array }; include?: { grant?: boolean } }) =>
+        withGrant(
+          codes.find((c) => same(c.codeHash, where.codeHash)),
+          include,
+        ),
       async updateMany({ where, data }: { where: { id: string; usedAt: null }; data: { usedAt: Date } }) {
         const rows = codes.filter((c) => c.id === where.id && c.usedAt === null);
         for (const c of rows) c.usedAt = data.usedAt;
@@ -246,8 +251,11 @@ function oauthStore() {
       },
     },
     oAuthRefreshToken: {
-      findUnique: async ({ where }: { where: { tokenHash: Uint8Array } }) =>
-        withGrant(refreshTokens.find((r) => same(r.tokenHash, where.tokenHash))),
+      findUnique: async ({ where, include }: { where: { tokenHash: Uint8Array }; include?: { grant?: boolean } }) =>
+        withGrant(
+          refreshTokens.find((r) => same(r.tokenHash, where.tokenHash)),
+          include,
+        ),
       async updateMany({ where, data }: { where: { id: string; usedAt: null }; data: { usedAt: Date } }) {
         const rows = refreshTokens.filter((r) => r.id === where.id && r.usedAt === null);
         for (const r of rows) r.usedAt = data.usedAt;
@@ -810,14 +818,17 @@ describe('authenticating an OAuth access token', () => {
     iat: 0,
     jti: 'j',
   };
-  function grantDb(grant: object | null) {
+  function grantDb(grant: Record<string, unknown> | null) {
     const touched: unknown[] = [];
     const db = {
-      oAuthGrant: { findUnique: async () => grant, update: async (args: unknown) => (touched.push(args), {}) },
+      oAuthGrant: {
+        findUnique: async ({ select }: { select: Record<string, unknown> }) => grant && selected(grant, select),
+        update: async (args: unknown) => (touched.push(args), {}),
+      },
     } as unknown as Db;
     return { db, touched };
   }
-  const liveGrant = (extra: object = {}) => ({
+  const liveGrant = (extra: Record<string, unknown> = {}) => ({
     revokedAt: null,
     orgId: ORG,
     userId: 'u1',
