@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { AuthError } from '../src/auth/auth-error.js';
 import { authenticateOAuth } from '../src/auth/oauth/access.js';
 import { authenticateClient } from '../src/auth/oauth/client-auth.js';
@@ -111,6 +111,44 @@ describe('redirect URIs a client may register', () => {
       ['ms-settings:privacy', 'ms-settings:privacy: the ms-settings: scheme is not allowed'],
     ];
     for (const [uri, problem] of problems) expect(redirectUriProblem(uri), uri).toBe(problem);
+  });
+
+  test("no scheme that already means something to a browser or the system is a native app's", () => {
+    const reserved = [
+      'javascript',
+      'data',
+      'file',
+      'blob',
+      'about',
+      'filesystem',
+      'vbscript',
+      'view-source',
+      'ftp',
+      'ws',
+      'wss',
+      'mailto',
+      'tel',
+      'sms',
+      'urn',
+      'news',
+      'nntp',
+      'gopher',
+      'telnet',
+      'ldap',
+      'jar',
+      'content',
+      'intent',
+      'chrome',
+      'chrome-extension',
+      'moz-extension',
+      'edge',
+      'resource',
+      'ms-settings',
+    ];
+    for (const scheme of reserved) {
+      const uri = `${scheme}://app.example.test/cb`;
+      expect(redirectUriProblem(uri), uri).toBe(`${uri}: the ${scheme}: scheme is not allowed`);
+    }
   });
 
   test('a host label is letters, digits and inner hyphens, at most 63 of them', () => {
@@ -632,6 +670,27 @@ describe('the token endpoint', () => {
     );
   });
 
+  test('a code or an authorization ends at its expiry instant', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-01T00:00:00Z') });
+    try {
+      const code = world();
+      code.codes[0]!.expiresAt = new Date();
+      expect(await oauthError(() => code.exchange(code.codeFields))).toEqual(grantError('The code has expired.'));
+      const grant = world();
+      grant.grants[0]!.expiresAt = new Date();
+      expect(await oauthError(() => grant.exchange(grant.refreshFields))).toEqual(
+        grantError('The authorization has expired; ask the user again.'),
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test('a refresh asking for the whole scope in another order gets it in the usual order', async () => {
+    const w = world();
+    expect((await w.exchange({ ...w.refreshFields, scope: 'write read' })).body.scope).toBe('read write');
+  });
+
   test('an expired code, or one of a revoked authorization, is refused', async () => {
     const expired = world();
     expired.codes[0]!.expiresAt = new Date(Date.now() - 1);
@@ -823,7 +882,12 @@ describe('authenticating an OAuth access token', () => {
     const db = {
       oAuthGrant: {
         findUnique: async ({ select }: { select: Record<string, unknown> }) => grant && selected(grant, select),
-        update: async (args: unknown) => (touched.push(args), {}),
+        // As Prisma: a select without a field is refused.
+        async update(args: { select: Record<string, boolean> }) {
+          if (!Object.values(args.select).some(Boolean)) throw new Error('select needs a field');
+          touched.push(args);
+          return {};
+        },
       },
     } as unknown as Db;
     return { db, touched };
@@ -860,7 +924,20 @@ describe('authenticating an OAuth access token', () => {
     await authenticateOAuth(stale.db, verified, JWT, null);
     await new Promise((resolve) => setImmediate(resolve));
     expect(touched).toHaveLength(0);
-    expect(stale.touched).toHaveLength(1);
+    expect(stale.touched).toEqual([
+      { where: { id: 'g1' }, data: { lastUsedAt: expect.any(Date) }, select: { id: true } },
+    ]);
+  });
+
+  test('a last use exactly a minute ago is written again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-01T00:01:00Z') });
+    try {
+      const { db, touched } = grantDb(liveGrant({ lastUsedAt: new Date('2026-01-01T00:00:00Z') }));
+      await authenticateOAuth(db, verified, JWT, null);
+      expect(touched).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test('another kind of token is not its business', async () => {
