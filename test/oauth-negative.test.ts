@@ -188,7 +188,7 @@ describe('authorization endpoint', () => {
     expectErrorRedirect(await authorizeRequest(t.app, params, cookies.olivia), WEB[0]!, 'invalid_target');
   });
 
-  test.each(['admin', 'read admin', 'openid'])('scope "%s" is invalid_scope', async (scope) => {
+  test.each(['admin', 'read admin', 'openid', 'toString', 'read constructor'])('scope "%s" is invalid_scope', async (scope) => {
     const params = base();
     params.set('scope', scope);
     expectErrorRedirect(await authorizeRequest(t.app, params, cookies.olivia), WEB[0]!, 'invalid_scope');

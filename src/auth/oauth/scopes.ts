@@ -25,6 +25,7 @@ export const DEFAULT_SCOPE = 'read write';
 /** `read write` -> ['read', 'write'], or null when a name is unknown or the list is empty. */
 export function parseScope(value: string): Scope[] | null {
   const names = [...new Set(value.split(' ').filter(Boolean))];
-  if (names.length === 0 || !names.every((n): n is Scope => n in SCOPES)) return null;
+  // Own keys only: `in` would also accept what every object inherits (`toString`, `constructor`).
+  if (names.length === 0 || !names.every((n): n is Scope => Object.hasOwn(SCOPES, n))) return null;
   return SCOPE_NAMES.filter((n) => names.includes(n));
 }
