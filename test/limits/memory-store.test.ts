@@ -247,6 +247,7 @@ describe('RateLimiter', () => {
     const perPolicy: LimiterStore = {
       consume: (key, policy) => store.consume(key, policy),
       consumeAll: (entries) => Promise.all(entries.map(({ key, policy }) => store.consume(key, policy))),
+      release: (entries) => store.release(entries),
       close: () => store.close(),
     };
     const limiter = new RateLimiter(perPolicy);
