@@ -168,7 +168,9 @@ async function backupCommand(name: 'backup' | 'restore'): Promise<number> {
   const file = positionals[1];
   if (!file) usage(`${name} needs a file: npm run admin -- ${name} FILE`);
   const maxBytes = values['max-bytes'] === undefined ? undefined : Number(values['max-bytes']);
-  if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0)) usage('--max-bytes must be a whole number of bytes above 0');
+  if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
+    usage('--max-bytes must be a whole number of bytes above 0');
+  }
   let config: Config;
   try {
     config = loadConfig();
@@ -178,7 +180,10 @@ async function backupCommand(name: 'backup' | 'restore'): Promise<number> {
     return 1;
   }
   try {
-    const result = name === 'backup' ? await backupEmbedded(config.databaseUrl, file) : await restoreEmbedded(config.databaseUrl, file, { force: values.force, maxBytes });
+    const result =
+      name === 'backup'
+        ? await backupEmbedded(config.databaseUrl, file)
+        : await restoreEmbedded(config.databaseUrl, file, { force: values.force, maxBytes });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {

@@ -116,7 +116,9 @@ async function checkUnpackedSize(source: string, maxBytes: number): Promise<void
  */
 function describeFailure(error: unknown): string {
   if (error instanceof Error) return error.message;
-  if (typeof error === 'object' && error !== null && 'errno' in error) return `PGlite file system error ${String(error.errno)}`;
+  if (typeof error === 'object' && error !== null && 'errno' in error) {
+    return `PGlite file system error ${String(error.errno)}`;
+  }
   return String(error);
 }
 

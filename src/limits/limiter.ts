@@ -65,7 +65,10 @@ export interface Draw {
  * Cluster their keys live in different slots), so a refusal takes back what the earlier buckets
  * admitted: each bucket still admits at most its limit. Returns Retry-After seconds or null.
  */
-export async function drawFromEach(ctx: Pick<Context, 'limiter' | 'rateLimits' | 'scope'>, draws: Draw[]): Promise<string | null> {
+export async function drawFromEach(
+  ctx: Pick<Context, 'limiter' | 'rateLimits' | 'scope'>,
+  draws: Draw[],
+): Promise<string | null> {
   const admitted: Draw[] = [];
   for (const draw of draws) {
     const wait = await drawFrom(ctx, draw.policy, draw.subject);

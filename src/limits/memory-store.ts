@@ -115,9 +115,9 @@ export class MemoryStore implements LimiterStore {
 
   /**
    * Takes back one admission from each bucket of `entries` (after another store refused the
-   * request this store had admitted, or when the caller decides it does not count). The newest entry goes (with concurrent admissions in
-   * between it may be a few ms younger than the one being taken back: the count is exact, the
-   * reset at most that much later).
+   * request this store had admitted, or when the caller decides it does not count). The newest
+   * entry goes (with concurrent admissions in between it may be a few ms younger than the one
+   * being taken back: the count is exact, the reset at most that much later).
    */
   releaseSync(entries: { key: string; policy: Policy }[]): void {
     for (const id of new Set(entries.map(({ key, policy }) => bucketId(key, policy)))) {

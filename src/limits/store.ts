@@ -19,7 +19,7 @@ export interface LimiterStore {
   consume(key: string, policy: Policy): Promise<Decision>;
   /** Atomically consume from several buckets at once: admitted only if ALL admit; if any refuses, none is recorded. Returns one Decision per policy, same order. */
   consumeAll(entries: { key: string; policy: Policy }[]): Promise<Decision[]>;
-  /** Takes back one admission (the newest) from each distinct bucket of `entries`: for an attempt that, once decided, does not count. */
+  /** Takes back one admission (the newest) from each distinct bucket of `entries`: an attempt that does not count. */
   release(entries: { key: string; policy: Policy }[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -161,7 +161,15 @@ export const paramRef = (name: string): Reference => ({ $ref: `#/components/para
 
 /** Every stable `code`, by HTTP status. README "Errors" lists the same. */
 export const PROBLEM_CODES = {
-  400: ['validation_failed', 'malformed_json', 'bad_user_input', 'conflicting_credentials', 'invalid_idempotency_key', 'body_incomplete', 'bad_request'],
+  400: [
+    'validation_failed',
+    'malformed_json',
+    'bad_user_input',
+    'conflicting_credentials',
+    'invalid_idempotency_key',
+    'body_incomplete',
+    'bad_request',
+  ],
   401: ['unauthenticated', 'token_malformed', 'token_invalid', 'token_revoked', 'token_expired', 'token_in_url'],
   403: ['forbidden', 'insufficient_scope', 'org_mismatch', 'org_forbidden', 'csrf_rejected'],
   404: ['not_found'],
@@ -217,7 +225,8 @@ function problemSchema(status: ProblemStatus, codes: readonly string[], descript
     request_id: { type: 'string', maxLength: 128, description: "The request's `X-Request-Id` (the client's, or one the service made): quote it to an operator." },
     ...(errors ? { errors } : {}),
   };
-  const required = Object.keys(properties).filter((name) => name !== 'request_id' || !codes.some((code) => BEFORE_ANY_REQUEST.has(code)));
+  const beforeAnyRequest = codes.some((code) => BEFORE_ANY_REQUEST.has(code));
+  const required = Object.keys(properties).filter((name) => name !== 'request_id' || !beforeAnyRequest);
   return { type: 'object', description, additionalProperties: false, required, properties };
 }
 
@@ -240,7 +249,11 @@ const problemSchemas: Record<string, Schema> = {
     description: `The first ${PROBLEM_LIMITS.fieldErrors} bad fields found.`,
     items: ref('FieldError'),
   }),
-  MalformedRequestProblem: problemSchema(400, OTHER_400_CODES, 'A request that could not be read: not JSON, an undecodable value, conflicting credentials, not HTTP (`bad_request`, without `request_id`).'),
+  MalformedRequestProblem: problemSchema(
+    400,
+    OTHER_400_CODES,
+    'A request that could not be read: not JSON, an undecodable value, conflicting credentials, not HTTP (`bad_request`, without `request_id`).',
+  ),
   ...Object.fromEntries(
     PROBLEM_STATUSES.filter((status) => status !== 400).map((status) => [
       PROBLEM_SCHEMA_NAMES[status],
@@ -382,12 +395,16 @@ const responses: Record<string, Response> = {
     ['Allow'],
   ),
   RequestHeaderFieldsTooLarge: {
-    // Answered by the HTTP server before any request exists (src/http/node-server.ts): no bucket, no rate-limit headers.
-    description: 'The request headers are over 16 KiB (Node\'s default). Answered before the service sees the request, so without the rate-limit headers; the connection is closed.',
+    // Answered by the HTTP server before any request exists (src/http/node-server.ts): no bucket drawn, no headers.
+    description:
+      "The request headers are over 16 KiB (Node's default). Answered before the service sees the request, " +
+      'so without the rate-limit headers; the connection is closed.',
     content: {
       [PROBLEM]: {
         schema: ref(PROBLEM_SCHEMA_NAMES[431]),
-        examples: { headers_too_large: { value: problem(431, 'The request headers are too large.', 'headers_too_large') } },
+        examples: {
+          headers_too_large: { value: problem(431, 'The request headers are too large.', 'headers_too_large') },
+        },
       },
     },
   },
