@@ -119,6 +119,11 @@ describe('open streams are bounded', () => {
     await b.close();
   });
   const open = (token: string) => subscribe(bUrl, { authorization: `Bearer ${token}` }, PROJECT_CHANGED);
+  /** DELETE /api/api-keys/{id}, as its owner in the browser. */
+  async function revokeKey(id: string, email: string, orgId: string) {
+    const headers = { cookie: await b.signIn(email), origin: ORIGIN, 'x-org-id': orgId };
+    return b.app.fetch(new Request(`${b.app.config.baseUrl}/api/api-keys/${id}`, { method: 'DELETE', headers }));
+  }
 
   test('a credential holds at most its cap of streams; 429 beyond it; closing one frees its slot', async () => {
     const { token } = b.user('adam');
@@ -127,7 +132,8 @@ describe('open streams are bounded', () => {
     const refused = await open(token);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
-    expect(await refused.next()).toMatchObject({ errors: [{ extensions: { code: 'TOO_MANY_STREAMS', scope: 'credential', limit: 3 } }] });
+    const scope = { scope: 'credential', limit: LIMITS.perCredential };
+    expect(await refused.next()).toMatchObject({ errors: [{ extensions: { code: 'TOO_MANY_STREAMS', ...scope } }] });
     await refused.completed;
     streams.pop()!.close();
     // The slot is freed when the server sees the client go: ask until it has.
@@ -143,30 +149,36 @@ describe('open streams are bounded', () => {
     for (const stream of [...streams, admitted]) stream.close();
   });
 
-  test("an organization's members together hold at most its cap; other organizations are unaffected", async () => {
-    const bella = b.user('bella', 'globex').token;
-    const mark = b.user('mark', 'globex').token;
-    const streams = [await open(bella), await open(bella), await open(bella), await open(mark), await open(mark)];
-    expect(streams.map((stream) => stream.status)).toEqual([200, 200, 200, 200, 200]);
-    const refused = await open(mark);
+  test("an organization's members share its cap; a stream the server ends frees its place", async () => {
+    const globex = b.org('globex');
+    const bella = b.user('bella', 'globex');
+    const mark = b.user('mark', 'globex');
+    const ofBella = [await open(bella.token), await open(bella.token), await open(bella.token)];
+    const ofMark = [await open(mark.token), await open(mark.token)];
+    expect([...ofBella, ...ofMark].map((stream) => stream.status)).toEqual([200, 200, 200, 200, 200]);
+    const refused = await open(mark.token);
     expect(refused.status).toBe(429);
-    expect(await refused.next()).toMatchObject({ errors: [{ extensions: { code: 'TOO_MANY_STREAMS', scope: 'organization', limit: 5 } }] });
+    const scope = { scope: 'organization', limit: LIMITS.perOrganization };
+    expect(await refused.next()).toMatchObject({ errors: [{ extensions: { code: 'TOO_MANY_STREAMS', ...scope } }] });
     const acme = await open(b.user('olivia').token);
     expect(acme.status).toBe(200);
-    for (const stream of [...streams, acme]) stream.close();
+    // Mark's key revoked: the server ends his streams, and their places go to a new key of Bella's.
+    const markKey = await b.app.db.prisma.apiKey.findFirstOrThrow({ where: { userId: mark.id, orgId: globex.id } });
+    expect((await revokeKey(markKey.id, mark.email, globex.id)).status).toBe(204);
+    await Promise.all(ofMark.map((stream) => stream.completed));
+    const bellaKey = await mintApiKey(b.app.db.prisma, { userId: bella.id, orgId: globex.id, name: 'second' });
+    const admitted = await open(bellaKey.token);
+    expect(admitted.status).toBe(200);
+    for (const stream of [...ofBella, acme, admitted]) stream.close();
   });
 
-  test("a key revoked through the API ends its stream although no change comes", async () => {
+  test('a key revoked through the API ends its stream although no change comes', async () => {
     const victor = b.user('victor');
     const orgId = b.org('acme').id;
     const key = await mintApiKey(b.app.db.prisma, { userId: victor.id, orgId, name: 'quiet' });
     const live = await open(key.token);
     expect(live.status).toBe(200);
-    const cookie = await b.signIn(victor.email);
-    const revoked = await b.app.fetch(
-      new Request(`${b.app.config.baseUrl}/api/api-keys/${key.key.id}`, { method: 'DELETE', headers: { cookie, origin: ORIGIN, 'x-org-id': orgId } }),
-    );
-    expect(revoked.status).toBe(204);
+    expect((await revokeKey(key.key.id, victor.email, orgId)).status).toBe(204);
     const last = await live.next();
     expect(last.data ?? null).toBeNull();
     expect(last.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN' });
@@ -175,7 +187,9 @@ describe('open streams are bounded', () => {
 
   test('a key that expires ends its stream although no change comes', async () => {
     const victor = b.user('victor');
-    const key = await mintApiKey(b.app.db.prisma, { userId: victor.id, orgId: b.org('acme').id, name: 'brief', expiresAt: new Date(Date.now() + 1_500) });
+    const expiresAt = new Date(Date.now() + 1_500);
+    const orgId = b.org('acme').id;
+    const key = await mintApiKey(b.app.db.prisma, { userId: victor.id, orgId, name: 'soon', expiresAt });
     const live = await open(key.token);
     expect(live.status).toBe(200);
     expect((await live.next()).errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN' });

@@ -22,7 +22,7 @@ async function seedInvitations(orgId: string, createdBy: string, count: number, 
 }
 
 describe('pending invitations per organization', () => {
-  test(`the ${MAX_PENDING_INVITATIONS + 1}th pending one is refused (409, typed error); used and expired ones do not count; a use frees a place`, async () => {
+  test(`one more than ${MAX_PENDING_INVITATIONS} pending is refused (409, typed error); used and expired ones do not count; a use frees a place`, async () => {
     const acme = t.org('acme');
     const adam = t.user('adam');
     await seedInvitations(acme.id, adam.id, MAX_PENDING_INVITATIONS - 1, { expiresAt: new Date(Date.now() + DAY) });

@@ -84,12 +84,7 @@ function idempotencyResponses(documented: Record<string, ResponseConfig | Refere
   documented['422'] = responseRef('IdempotencyKeyReused');
   const own = documented['409'];
   if (!own) documented['409'] = responseRef('IdempotencyConflict');
-  else if (!('$ref' in own)) {
-    own.description +=
-      ' Or the `Idempotency-Key` is taken (`idempotency_key_in_use`, with `Retry-After`; ' +
-      '`idempotency_outcome_unknown`).';
-    own.headers = { ...own.headers, 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
-  }
+  else if (!('$ref' in own)) own.description += ' Or the `Idempotency-Key` is taken (`idempotency_key_in_use`, with `Retry-After`; `idempotency_outcome_unknown`).';
 }
 
 // OpenAPI 3.1 has info.summary; openapi3-ts' InfoObject does not declare it.
