@@ -22,7 +22,7 @@ export type Yoga = YogaServerInstance<Context, Record<string, never>>;
  * Limits on the shape of a query, checked before it runs. The deepest query the API needs
  * (memberships > organization > projects > issues > edges > node > assignee > field) is 8 levels.
  * `maxCost` is the cost of src/graphql/query-bounds.ts, which multiplies by list sizes and counts
- * text by its length: at 60,000, a page of 100 issues with their descriptions (50,700) fits, and
+ * text by its length: at 60,000, a page of 100 issues with their descriptions (50,201) fits, and
  * an answer holds at most about 6 million characters of text.
  */
 export const QUERY_LIMITS = {
