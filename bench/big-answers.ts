@@ -1,5 +1,6 @@
 // npm run bench:big-answers — finding 7: how long another tenant's cheap request waits while one
-// viewer key sends 20 big-answer GraphQL queries at once. Through app.fetch (no socket), on the
+// viewer key sends 20 big-answer GraphQL queries at once. Over HTTP on loopback (the server and
+// the client in this process, so the client's reading of the answers shares the loop), on the
 // embedded database in memory, with the production defaults of GRAPHQL_MAX_RESPONSE_BYTES and
 // LOAD_SHED_LAG_MS. A measurement, not a test: the figures depend on the machine.
 //
@@ -12,6 +13,8 @@ import { loadConfig, testConfig } from '../src/config.js';
 import { seedDemo } from '../src/cli/demo-data.js';
 import { openDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrations.js';
+import { createNodeServer } from '../src/http/node-server.js';
+import { listen } from '../src/ops/listen.js';
 
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 20);
 const ISSUES = 100;
@@ -32,17 +35,17 @@ const app = await createApp(
   testConfig({ graphqlMaxResponseBytes: defaults.graphqlMaxResponseBytes, loadShedLagMs: defaults.loadShedLagMs }),
   { db },
 );
+const server = createNodeServer(app);
+const port = await listen(server, 0, '127.0.0.1');
 const attacker = seed.users.find((u) => u.username === 'victor' && u.org_id === acme.id)!.token;
 const other = seed.users.find((u) => u.org_id !== acme.id)!.token;
 
 async function gql(token: string, query: string): Promise<{ status: number; outcome: string; bytes: number }> {
-  const response = await app.fetch(
-    new Request(`${app.config.baseUrl}/api/graphql`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query }),
-    }),
-  );
+  const response = await fetch(`http://127.0.0.1:${port}/api/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   const text = await response.text();
   const code = response.status === 200 && text.startsWith('{"data"') ? 'data' : (/"code":"([a-zA-Z_]+)"/.exec(text)?.[1] ?? 'other');
   return { status: response.status, outcome: `${response.status} ${code}`, bytes: text.length };
@@ -84,5 +87,7 @@ async function measure(label: string, query: string | null): Promise<void> {
 await measure('alone', null);
 await measure(`${CONCURRENT} x the finding's query (4 pages of 100 descriptions)`, `{ ${page('a')} ${page('b')} ${page('c')} ${page('d')} }`);
 await measure(`${CONCURRENT} x one page of 100 descriptions`, `{ ${page('a')} }`);
+server.closeAllConnections();
+await new Promise((resolve) => server.close(resolve));
 await app.close();
 await db.close();
