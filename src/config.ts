@@ -63,7 +63,9 @@ const EnvSchema = z.object({
   SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(600).default(0),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
-  GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(16 * 1024 * 1024),
+  GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(8 * 1024 * 1024),
+  // Load shedding (src/ops/load-shedding.ts): the event-loop lag past which new requests get 503; 0 turns it off.
+  LOAD_SHED_LAG_MS: z.coerce.number().int().min(0).max(60_000).default(300),
   // How many times a query document runs on yoga's executor before it is compiled (src/graphql/compiled-execution.ts); `never` keeps every query there.
   GRAPHQL_COMPILE_AFTER: z.union([z.literal('never').transform(() => Number.POSITIVE_INFINITY), z.coerce.number().int().min(0)]).default(1),
   CORS_ORIGINS: corsOrigins.default('*'),
@@ -146,6 +148,8 @@ export interface Config {
   graphqlTimeoutMs: number;
   /** The largest GraphQL response, in bytes of JSON (RESPONSE_TOO_LARGE above). */
   graphqlMaxResponseBytes: number;
+  /** Event-loop lag (ms) past which new requests get 503 `overloaded` (src/ops/load-shedding.ts); 0: never. */
+  loadShedLagMs: number;
   /** Runs of a query document on yoga's executor before it is compiled (Infinity: never). */
   graphqlCompileAfter: number;
   /** Origins whose pages may call the API and the OAuth back-channel with a bearer token (src/pipeline/cors.ts). */
@@ -250,6 +254,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     graphqlMaxResponseBytes: e.GRAPHQL_MAX_RESPONSE_BYTES,
+    loadShedLagMs: e.LOAD_SHED_LAG_MS,
     graphqlCompileAfter: e.GRAPHQL_COMPILE_AFTER,
     corsOrigins: e.CORS_ORIGINS,
     clientMetadata: { allowedHosts: e.OAUTH_CLIENT_METADATA_ALLOWED_HOSTS, caPem },
@@ -274,5 +279,6 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ LOG_LEVEL: 'silent' });
   // No delivery worker unless a test asks for one: its polls would count in tests that count statements.
   // Queries compiled from their first run, so that the suite's queries run on the executor production runs them on.
-  return { ...base, databaseUrl: 'memory://', webhooks: { ...base.webhooks, worker: false }, graphqlCompileAfter: 0, ...overrides };
+  // No load shedding unless a test asks for it: on a busy test machine the loop lags, and a 503 would fail an unrelated test.
+  return { ...base, databaseUrl: 'memory://', webhooks: { ...base.webhooks, worker: false }, graphqlCompileAfter: 0, loadShedLagMs: 0, ...overrides };
 }

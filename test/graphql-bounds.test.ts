@@ -95,14 +95,14 @@ describe('the cost of a query counts lists by their size', () => {
   });
 
   test('first and last of connections count as the list size; aliases add up', async () => {
-    const page = (n: number) => `issues(first: ${n}) { edges { node { id title } } }`;
+    const page = (n: number) => `issues(first: ${n}) { edges { node { id key } } }`;
     // projects at their bound (1,000) x 100 issues x 4 fields: 401,001.
     expect((await gql({ query: `{ projects { ${page(100)} } }` })).body.errors?.[0]?.extensions?.code).toBe('COST_LIMIT_EXCEEDED');
     // 50 x 100 x 4: 20,051, and three of them 60,153.
     const one = `projects(first: 50) { ${page(100)} }`;
     expect((await gql({ query: `{ ${one} }` })).body.errors).toBeUndefined();
     expect((await gql({ query: `{ a: ${one} b: ${one} c: ${one} }` })).body.errors?.[0]?.extensions).toMatchObject({ code: 'COST_LIMIT_EXCEEDED', cost: 60_153 });
-    const last = `projects(first: 50) { issues(last: 100) { edges { node { id title } } } }`;
+    const last = `projects(first: 50) { issues(last: 100) { edges { node { id key } } } }`;
     expect((await gql({ query: `{ a: ${last} b: ${last} c: ${last} }` })).body.errors?.[0]?.extensions).toMatchObject({ cost: 60_153 });
   });
 

@@ -4,14 +4,21 @@ import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
-import { AppError, ValidationError } from '../schema/errors.js';
+import { credentialSubject } from '../schema/rate-limit.js';
+import { AppError, RateLimitedError, ValidationError } from '../schema/errors.js';
+import { InFlight } from '../limits/in-flight.js';
 import { inputShapeError } from '../schema/input-shape.js';
-import { costScope } from '../schema/list-bounds.js';
+import { costScope, TEXT_PER_COST, textCost } from '../schema/list-bounds.js';
+import { DESCRIPTION_MAX } from '../schema/workflow.js';
 import { deadlineSignal } from './deadline.js';
 
 export interface QueryBoundsOptions {
   /** The most a document may cost (see costRule). */
   maxCost: number;
+  /** An execution costing more than this is expensive: its answer may hold more than a few hundred KB. */
+  expensiveCost: number;
+  /** How many expensive executions one credential (or address, without one) may have running at once. */
+  expensivePerCredential: number;
   /** How long one execution may run before it is abandoned with DEADLINE_EXCEEDED. */
   timeoutMs: number;
   /** The largest response body, in bytes of JSON, before it is replaced with RESPONSE_TOO_LARGE. */
@@ -26,19 +33,25 @@ export interface QueryBoundsOptions {
  * - variables over the size and shape of INPUT_LIMITS are refused (src/schema/input-shape.ts) as
  *   soon as the request's parameters are read: before graphql-js coerces them (here for the cost,
  *   then to execute), which builds each error from the whole value;
- * - the document's cost: every field costs its `complexity` (1 unless declared), and a list or
+ * - the document's cost: every field costs its `complexity` (1 unless declared; a text field 1 per
+ *   100 characters it may hold, so that the cost bounds the answer's size too), and a list or
  *   connection multiplies what it contains by its bound or its first/last argument
  *   (src/schema/list-bounds.ts), down the nesting; over `maxCost`, it does not run. graphql-armor's
  *   cost limit counts each field once, whatever the lists around it, so it cannot see a query
  *   that asks for projects^4 objects. The costs are Pothos' complexity plugin's (per-field,
  *   typed with the field's arguments); its check is run here rather than as a validation rule
  *   because validation results are cached per document, and the cost depends on the variables;
+ * - an expensive execution (costing over `expensiveCost`) waits for no slot: beyond
+ *   `expensivePerCredential` of them running for one credential, it is refused with RATE_LIMITED
+ *   (HTTP 429, Retry-After), so that one caller's burst of big answers cannot hold the event loop
+ *   for everyone (src/limits/in-flight.ts);
  * - a deadline aborts execution (src/graphql/deadline.ts);
  * - a response over `maxResponseBytes` is replaced by an error.
  */
 export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
   const log = options.logger.child({ component: 'graphql' });
   const admitted = admittedDocuments();
+  const expensive = new InFlight(options.expensivePerCredential);
   return {
     onParams({ params, context }) {
       const excess = inputShapeError(params.variables, 'variables');
@@ -49,17 +62,26 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
       throw new GraphQLError(refusal.message, { originalError: refusal, extensions: { ...refusal.extensions, http: { status: 400 } } });
     },
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
-      const requestLog = () => requestLogger(log, (args.contextValue as Context).scope);
+      const ctx = args.contextValue as Context;
+      const requestLog = () => requestLogger(log, ctx.scope);
       const verdict = admitted.keyOf(args);
-      if (!admitted.has(args.document, verdict)) {
-        const refusal = refusalOf(args, options.maxCost);
-        if (refusal) {
+      let cost = admitted.costOf(args.document, verdict);
+      if (cost === undefined) {
+        const checked = costOf(args, options.maxCost);
+        if (checked instanceof GraphQLError) {
           // The client's mistake, answered to it: not an error of ours.
-          requestLog().debug({ code: refusal.extensions.code, reason: refusal.message }, 'GraphQL request refused before execution');
-          setResultAndStopExecution({ errors: [refusal] });
+          requestLog().debug({ code: checked.extensions.code, reason: checked.message }, 'GraphQL request refused before execution');
+          setResultAndStopExecution({ errors: [checked] });
           return;
         }
-        admitted.add(args.document, verdict);
+        cost = checked;
+        admitted.add(args.document, verdict, cost);
+      }
+      const release = cost > options.expensiveCost ? expensive.acquire(credentialSubject(ctx)) : () => {};
+      if (!release) {
+        requestLog().debug({ cost, expensivePerCredential: options.expensivePerCredential }, 'GraphQL execution refused: the credential has its expensive ones running');
+        setResultAndStopExecution({ errors: [tooManyRunning(options)] });
+        return;
       }
       setExecuteFn(async (executionArgs) => {
         let expired: AppError | undefined;
@@ -76,6 +98,7 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
         try {
           return await executeFn({ ...executionArgs, signal: deadline.signal } as typeof executionArgs);
         } finally {
+          release();
           context.deadline = undefined;
           deadline.dispose();
           if (expired && deadline.signal.reason === expired) requestLog().info({ timeoutMs: options.timeoutMs }, 'GraphQL execution abandoned at its deadline');
@@ -83,6 +106,8 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
       });
       return {
         onExecuteDone({ result, setResult }) {
+          // Freed when the execution ends, whichever way (also where a later plugin answered in its place).
+          release();
           if (!isSingleResult(result)) return;
           const text = JSON.stringify(result);
           const bytes = Buffer.byteLength(text);
@@ -106,21 +131,32 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
   };
 }
 
+/** RATE_LIMITED, as a 429 with Retry-After: a slot frees when one of the running executions ends (within its deadline). */
+function tooManyRunning(options: QueryBoundsOptions): RateLimitedError {
+  return new RateLimitedError(
+    '1',
+    `This credential already has ${options.expensivePerCredential} GraphQL executions costing over ${options.expensiveCost} running. ` +
+      'Wait for one to finish (Retry-After), or ask for less.',
+    { http: { status: 429, headers: { 'retry-after': '1' } } },
+  );
+}
+
 /**
- * The documents without variables that passed the checks, per operation and cost scope
- * (src/schema/list-bounds.ts): their cost cannot change from one request to the next, and
- * computing it was 3% of a dashboard query's CPU. Refusals are not kept (they are rare, and
+ * The documents without variables that passed the checks, with their cost, per operation and
+ * cost scope (src/schema/list-bounds.ts): their cost cannot change from one request to the next,
+ * and computing it was 3% of a dashboard query's CPU. Refusals are not kept (they are rare, and
  * their message is computed each time).
  */
 function admittedDocuments() {
-  const passed = new WeakMap<object, Set<string>>();
+  const passed = new WeakMap<object, Map<string, number>>();
   return {
     /** The key of this request's verdict, or null when its variables may change its cost. */
     keyOf: (args: ExecutionArgsLike): string | null =>
       args.variableValues && Object.keys(args.variableValues).length ? null : `${args.operationName ?? ''}\n${costScope(args.contextValue as Context)}`,
-    has: (document: object, key: string | null): boolean => key !== null && (passed.get(document)?.has(key) ?? false),
-    add(document: object, key: string | null): void {
-      if (key !== null) passed.set(document, (passed.get(document) ?? new Set<string>()).add(key));
+    /** The cost of an admitted document, or undefined when it must be checked. */
+    costOf: (document: object, key: string | null): number | undefined => (key === null ? undefined : passed.get(document)?.get(key)),
+    add(document: object, key: string | null, cost: number): void {
+      if (key !== null) passed.set(document, (passed.get(document) ?? new Map<string, number>()).set(key, cost));
     },
   };
 }
@@ -133,21 +169,24 @@ interface ExecutionArgsLike {
   contextValue?: unknown;
 }
 
-/** Why this execution must not run, or null. */
-function refusalOf(args: ExecutionArgsLike, maxCost: number): GraphQLError | null {
+/** The cost of this execution, or why it must not run. */
+function costOf(args: ExecutionArgsLike, maxCost: number): number | GraphQLError {
   const variableValues = args.variableValues ?? {};
   const invalid = invalidVariable(args, variableValues);
   if (invalid) return invalid;
+  let cost = 0;
   try {
     const rule = createComplexityRule({
       context: args.contextValue as object,
       variableValues,
       operationName: args.operationName ?? undefined,
       validate: ({ complexity }, report) => {
+        cost = complexity;
         if (complexity <= maxCost) return;
         report(
           new AppError(
-            `The query costs ${complexity}, over the limit of ${maxCost}. Every field costs 1 (a description 100) and ` +
+            `The query costs ${complexity}, over the limit of ${maxCost}. Every field costs 1, a text field 1 per ` +
+              `${TEXT_PER_COST} characters it may hold (a description ${textCost(DESCRIPTION_MAX)}), and ` +
               'each list counts as many times as it may have items (its first or last argument, else its bound), ' +
               'multiplied down the nesting. Ask for fewer items or fewer nested lists.',
             'COST_LIMIT_EXCEEDED',
@@ -157,7 +196,7 @@ function refusalOf(args: ExecutionArgsLike, maxCost: number): GraphQLError | nul
       },
     });
     const [first] = validate(args.schema, args.document, [rule]) as unknown[];
-    if (first === undefined) return null;
+    if (first === undefined) return cost;
     if (first instanceof GraphQLError && first.extensions.code) return first;
     return new GraphQLError(first instanceof Error ? first.message : String(first), { extensions: { code: 'BAD_USER_INPUT' } });
   } catch (error) {

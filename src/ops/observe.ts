@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import { HttpProblem, problems, withRequestId } from '../rest/problem.js';
 import { logAccess } from './access-log.js';
 import { Health, type ReadinessCheck } from './health.js';
+import { LoadShedder } from './load-shedding.js';
 import { hasMetricsToken, Metrics } from './metrics.js';
 import { newScope, reportRoute, requestLogger, type RequestScope } from './request-scope.js';
 import { requestUrl } from '../http/request-url.js';
@@ -51,7 +52,8 @@ function readinessChecks(db: Database, limiter: RateLimiter, committed: string[]
  * The operations layer around the service's fetch handler: health and readiness, metrics,
  * request ids and the access log. `wrap(fetch)` answers /healthz, /readyz and (with
  * METRICS_TOKEN) /metrics itself, before authentication and rate limiting, and hands every
- * other request to `fetch` with a new request scope (src/ops/request-scope.ts).
+ * other request to `fetch` with a new request scope (src/ops/request-scope.ts), unless the event
+ * loop lags (src/ops/load-shedding.ts): the operations endpoints answer then too, others get 503.
  */
 export class Ops {
   readonly health: Health;
@@ -60,12 +62,17 @@ export class Ops {
   private readonly logger: Logger;
   private readonly config: Config;
   private readonly db: Database;
+  /** Null when LOAD_SHED_LAG_MS is 0. */
+  private readonly shedder: LoadShedder | null;
+  /** Whether the last request was shed: the log says when shedding starts and stops, not per request. */
+  private shedding = false;
 
   private constructor(deps: OpsDeps, committed: string[]) {
     this.config = deps.config;
     this.logger = deps.logger;
     this.db = deps.db;
     this.health = new Health(readinessChecks(deps.db, deps.limiter, committed), deps.logger);
+    this.shedder = deps.config.loadShedLagMs > 0 ? new LoadShedder(deps.config.loadShedLagMs) : null;
     this.metrics = deps.config.metricsPort !== undefined || deps.config.metricsToken !== undefined ? new Metrics() : null;
     if (this.metrics) deps.db.queries.timers?.add(this.metrics.queryObserved);
   }
@@ -86,6 +93,7 @@ export class Ops {
   }
 
   close(): void {
+    this.shedder?.close();
     if (this.metrics) this.db.queries.timers?.delete(this.metrics.queryObserved);
   }
 
@@ -95,7 +103,7 @@ export class Ops {
     let response: Response;
     try {
       const own = this.answerOwn(request, scope);
-      response = (own && (await own)) ?? (await handler(request, info, scope));
+      response = (own && (await own)) ?? this.shed() ?? (await handler(request, info, scope));
     } catch (error) {
       requestLogger(this.logger, scope).error({ err: error }, 'unexpected error');
       response = problems.internal().toResponse();
@@ -121,6 +129,17 @@ export class Ops {
       clientIp: clientIp(request, info.remoteAddress, this.config.trustProxy),
     });
     return response;
+  }
+
+  /** The 503 of a request that arrives while the event loop lags, else null. */
+  private shed(): Response | null {
+    const refusal = this.shedder?.refusal() ?? null;
+    if ((refusal !== null) !== this.shedding) {
+      this.shedding = refusal !== null;
+      if (refusal) this.logger.warn({ lagMs: Math.round(refusal.lagMs), maxLagMs: this.config.loadShedLagMs }, 'event loop lagging: new requests get 503 overloaded');
+      else this.logger.info('event loop caught up: serving new requests again');
+    }
+    return refusal?.response ?? null;
   }
 
   /** The operations endpoints' answer; null (not a promise, which every other request would wait a tick for) for everything else. */

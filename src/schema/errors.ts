@@ -50,10 +50,12 @@ export class ConflictError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  constructor(readonly retryAfterSeconds: string) {
-    super(`Too many requests for this operation. Wait ${retryAfterSeconds} seconds before retrying.`, 'RATE_LIMITED', {
-      retryAfter: Number(retryAfterSeconds),
-    });
+  constructor(
+    readonly retryAfterSeconds: string,
+    message = `Too many requests for this operation. Wait ${retryAfterSeconds} seconds before retrying.`,
+    extensions: Record<string, unknown> = {},
+  ) {
+    super(message, 'RATE_LIMITED', { retryAfter: Number(retryAfterSeconds), ...extensions });
   }
 }
 

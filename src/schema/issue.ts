@@ -1,7 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from './builder.js';
 import { column } from './column-fields.js';
-import { connectionPage, fixedList, LONG_TEXT_COST } from './list-bounds.js';
+import { connectionPage, fixedList, textCost } from './list-bounds.js';
 import { NodeRef } from './node.js';
 import { ISSUE_COLUMNS } from './issue-columns.js';
 import { NotFoundError, ValidationError } from './errors.js';
@@ -10,7 +10,7 @@ import { ANSWERS_FROM_ROW } from './loaded-on-row.js';
 import * as ops from './issue-operations.js';
 import { IssueOrderInput } from './issue-order.js';
 import { enumValueName, IssuePriorityEnum, IssueStatusEnum } from './issue-enums.js';
-import { DEFAULT_PRIORITY, DEFAULT_STATUS, ISSUE_PRIORITIES, ISSUE_STATUSES, type IssuePriority, type IssueStatus } from './workflow.js';
+import { DEFAULT_PRIORITY, DEFAULT_STATUS, DESCRIPTION_MAX, ISSUE_PRIORITIES, ISSUE_STATUSES, TITLE_MAX, type IssuePriority, type IssueStatus } from './workflow.js';
 import { outcome } from './outcome.js';
 
 export const IssueRef = builder.prismaObject('Issue', {
@@ -31,10 +31,10 @@ export const IssueRef = builder.prismaObject('Issue', {
     }),
     projectId: t.id({ description: 'The project the issue belongs to.', resolve: column('projectId') }),
     number: t.int({ description: 'Sequence number within the project (the 123 of KEY-123).', resolve: column('number') }),
-    title: t.string({ description: 'A one-line summary.', resolve: column('title') }),
+    title: t.string({ description: 'A one-line summary.', complexity: textCost(TITLE_MAX), resolve: column('title') }),
     status: t.field({ type: IssueStatusEnum, description: 'Where the issue stands in the workflow.', resolve: (issue) => issue.status as IssueStatus }),
     priority: t.field({ type: IssuePriorityEnum, description: 'How urgent the issue is.', resolve: (issue) => issue.priority as IssuePriority }),
-    description: t.string({ nullable: true, description: 'The details, as written (plain text); null when none.', complexity: LONG_TEXT_COST, select: { description: true }, resolve: (issue) => issue.description }),
+    description: t.string({ nullable: true, description: 'The details, as written (plain text); null when none.', complexity: textCost(DESCRIPTION_MAX), select: { description: true }, resolve: (issue) => issue.description }),
     assigneeId: t.id({ nullable: true, description: 'The user working on it; null when unassigned.', resolve: column('assigneeId') }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: column('createdAt') }),
     updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: column('updatedAt') }),

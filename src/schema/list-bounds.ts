@@ -30,9 +30,23 @@ export const LIST_BOUNDS = {
  */
 export const UNDECLARED_LIST_MULTIPLIER = 1_000_000;
 
-/** The cost of one field. Descriptions may hold 50,000 characters, so they count for 100. */
+/** The cost of one field: a scalar of up to TEXT_PER_COST characters. */
 export const FIELD_COST = 1;
-export const LONG_TEXT_COST = 100;
+
+/**
+ * Characters of text that cost as much as one field, so that a query's cost bounds its answer's
+ * size too: at the GraphQL cost limit, an answer holds at most maxCost x 100 characters of text.
+ */
+export const TEXT_PER_COST = 100;
+
+/**
+ * The cost of a text field, from the most characters it may hold (the constant its input is
+ * validated with): an issue's description of up to 50,000 characters costs 500, a title of 255
+ * costs 3, a name of 100 costs 1.
+ */
+export function textCost(maxLength: number): number {
+  return Math.max(FIELD_COST, Math.ceil(maxLength / TEXT_PER_COST));
+}
 
 /** Options of the `first` argument of a bounded list: at most `max`, which is also the default. */
 export function firstArg(max: number) {

@@ -1,7 +1,10 @@
 import type { Context } from '../context.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
-import { fixedList } from './list-bounds.js';
+import { fixedList, textCost } from './list-bounds.js';
+import { PROJECT_NAME_MAX } from './project-fields.js';
+import { USER_NAME_MAX } from './user-fields.js';
+import { TITLE_MAX } from './workflow.js';
 import { defineOperation } from './operation.js';
 import { parseIssueKey } from './issue-lookup.js';
 import { findPeople } from './person.js';
@@ -34,7 +37,10 @@ const PaletteHitRef = builder.objectRef<PaletteHitShape>('PaletteHit').implement
   fields: (t) => ({
     type: t.field({ type: PaletteHitTypeEnum, description: 'Whether it is a project, an issue or a person.', resolve: (hit) => hit.type }),
     id: t.exposeID('id', { description: 'The project, issue or user id.' }),
-    title: t.exposeString('title', { description: "The project's name, the issue's title or the person's name." }),
+    title: t.exposeString('title', {
+      description: "The project's name, the issue's title or the person's name.",
+      complexity: textCost(Math.max(PROJECT_NAME_MAX, TITLE_MAX, USER_NAME_MAX)),
+    }),
     key: t.exposeString('key', { nullable: true, description: 'Project key (WEB) or issue key (WEB-12).' }),
     projectId: t.exposeID('projectId', { nullable: true, description: "An issue's project." }),
     username: t.exposeString('username', { nullable: true, description: "A person's username." }),

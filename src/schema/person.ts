@@ -2,7 +2,8 @@ import { roleAtLeast, type Role } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import { ROUTE_POLICIES } from '../limits/policy.js';
 import { builder } from './builder.js';
-import { fixedList } from './list-bounds.js';
+import { fixedList, textCost } from './list-bounds.js';
+import { EMAIL_MAX } from './user-fields.js';
 import { defineOperation } from './operation.js';
 import { RoleEnum } from './membership.js';
 import { findRanked, insensitive, matchTier, SEARCH_LIMIT, SearchArgs, type TextMatch } from './search-text.js';
@@ -29,6 +30,7 @@ export const PersonRef = builder.objectRef<Omit<PersonShape, 'email'> & { email:
     email: t.string({
       nullable: true,
       description: `Shown to the roles ${EMAIL_VISIBLE_FROM} and above; null for the others.`,
+      complexity: textCost(EMAIL_MAX),
       // searchPeople leaves it out for the others.
       resolve: (person) => person.email,
     }),

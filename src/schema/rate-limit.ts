@@ -15,8 +15,8 @@ export async function limitOperation(ctx: Context, policy: Policy, subject?: str
   if (wait !== null) throw new RateLimitedError(wait);
 }
 
-/** Per-token buckets, like the global one: a key, an OAuth grant, a session. */
+/** Per-token buckets, like the global one: a key, an OAuth grant, a session; without one, the address. */
 export function credentialSubject(ctx: Context): string {
   const { principal } = ctx;
-  return principal.kind === 'user' ? `${principal.credential.kind}:${principal.credential.id}` : 'anonymous';
+  return principal.kind === 'user' ? `${principal.credential.kind}:${principal.credential.id}` : `ip:${ctx.clientIp}`;
 }

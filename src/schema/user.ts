@@ -3,12 +3,14 @@ import { directSql } from '../db/direct-sql.js';
 import type { Prisma, User } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { column } from './column-fields.js';
+import { textCost } from './list-bounds.js';
 import { NotFoundError } from './errors.js';
 import { defineOperation } from './operation.js';
 import { NodeRef } from './node.js';
 import { seesEmail } from './person.js';
 import { selectionCovered } from './selection.js';
 import { USER_COLUMNS } from './user-columns.js';
+import { EMAIL_MAX } from './user-fields.js';
 import { viewer } from './viewer.js';
 
 builder.prismaObject('User', {
@@ -22,6 +24,7 @@ builder.prismaObject('User', {
     email: t.string({
       nullable: true,
       description: "Your own, always; other people's only for managers, admins and owners (null otherwise).",
+      complexity: textCost(EMAIL_MAX),
       select: { email: true },
       resolve: (user, _args, ctx) => (user.id === viewer(ctx).userId || seesEmail(ctx) ? user.email : null),
     }),

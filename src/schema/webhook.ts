@@ -1,6 +1,7 @@
 import { builder } from './builder.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
-import { boundedList, firstArg, fixedList } from './list-bounds.js';
+import { boundedList, firstArg, fixedList, textCost } from './list-bounds.js';
+import { DISABLED_REASON_MAX, ERROR_MAX, RESPONSE_BODY_MAX } from '../webhooks/send.js';
 import * as ops from './webhook-operations.js';
 import { outcome } from './outcome.js';
 
@@ -13,9 +14,9 @@ const WebhookDeliveryRef = builder.objectRef<ops.DeliveryView>('WebhookDelivery'
     state: t.exposeString('state', { description: 'pending (queued or retrying), delivered or failed (gave up).' }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
     responseStatus: t.int({ nullable: true, description: "The last attempt's HTTP status; null if no response came.", resolve: (d) => d.responseStatus }),
-    responseBody: t.string({ nullable: true, description: 'The first 4 KB of the last response.', resolve: (d) => d.responseBody }),
+    responseBody: t.string({ nullable: true, description: 'The first 4 KB of the last response.', complexity: textCost(RESPONSE_BODY_MAX), resolve: (d) => d.responseBody }),
     durationMs: t.int({ nullable: true, description: 'How long the last attempt took, in milliseconds; null before the first.', resolve: (d) => d.durationMs }),
-    error: t.string({ nullable: true, description: 'Why the last attempt got no response.', resolve: (d) => d.error }),
+    error: t.string({ nullable: true, description: 'Why the last attempt got no response.', complexity: textCost(ERROR_MAX), resolve: (d) => d.error }),
     nextAttemptAt: t.field({ type: 'DateTime', nullable: true, description: 'When it is tried next; null unless pending.', resolve: (d) => (d.state === 'pending' ? d.nextAttemptAt : null) }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was queued.', resolve: (d) => d.createdAt }),
     deliveredAt: t.field({ type: 'DateTime', nullable: true, description: 'When a 2xx came back; null until then.', resolve: (d) => d.deliveredAt }),
@@ -26,11 +27,11 @@ const WebhookRef = builder.objectRef<ops.WebhookView>('Webhook').implement({
   description: 'An endpoint that receives the organization\'s events, signed with the Standard Webhooks scheme.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The webhook id.' }),
-    url: t.exposeString('url', { description: 'Where the events are POSTed.' }),
+    url: t.exposeString('url', { description: 'Where the events are POSTed.', complexity: textCost(ops.WEBHOOK_URL_MAX) }),
     events: t.exposeStringList('events', { description: 'The event types it receives, or ["*"] for all.', complexity: fixedList(ops.WEBHOOK_EVENTS.length) }),
-    description: t.exposeString('description', { description: 'What its owners wrote about it.' }),
+    description: t.exposeString('description', { description: 'What its owners wrote about it.', complexity: textCost(ops.WEBHOOK_DESCRIPTION_MAX) }),
     enabled: t.exposeBoolean('enabled', { description: 'false: paused by its owners, or disabled after failing for days (see disabledReason).' }),
-    disabledReason: t.string({ nullable: true, description: 'Why the service disabled it, if it did.', resolve: (w) => w.disabledReason }),
+    disabledReason: t.string({ nullable: true, description: 'Why the service disabled it, if it did.', complexity: textCost(DISABLED_REASON_MAX), resolve: (w) => w.disabledReason }),
     failingSince: t.field({ type: 'DateTime', nullable: true, description: 'First failure since the last success; null while healthy.', resolve: (w) => w.failingSince }),
     rotating: t.exposeBoolean('rotating', { description: 'A rotated-out secret still signs too (until its grace period ends).' }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was added.', resolve: (w) => w.createdAt }),

@@ -7,6 +7,8 @@ export const SEND_TIMEOUT_MS = 10_000;
 export const RESPONSE_BODY_MAX = 4096;
 /** Error messages are kept (and shown) clipped to this many characters. */
 export const ERROR_MAX = 500;
+/** "Disabled on <time>: every delivery failed for N days. Last error: <error>" (src/webhooks/worker.ts). */
+export const DISABLED_REASON_MAX = 120 + ERROR_MAX;
 const clip = (message: string) => (message.length > ERROR_MAX ? `${message.slice(0, ERROR_MAX - 1)}…` : message);
 
 export interface SendResult {

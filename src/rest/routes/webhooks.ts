@@ -6,7 +6,7 @@ import { DESCRIPTION_MAX } from '../../schema/workflow.js';
 import * as ops from '../../schema/webhook-operations.js';
 import { EVENT_TYPES } from '../../events/record.js';
 import { ISSUE_FIELDS } from '../../events/subjects.js';
-import { ERROR_MAX, RESPONSE_BODY_MAX } from '../../webhooks/send.js';
+import { DISABLED_REASON_MAX, ERROR_MAX, RESPONSE_BODY_MAX } from '../../webhooks/send.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
 import { nextLink } from '../links.js';
 import { column, representation, timeColumn } from '../representation.js';
@@ -18,8 +18,6 @@ import { route } from '../route.js';
 const Value = z.union([z.string().max(DESCRIPTION_MAX), z.number(), z.boolean(), z.null()]);
 /** The fields an issue event can name (title, status, priority, description, assignee_id...). */
 const FIELD_NAME_MAX = 32;
-/** "Disabled on <time>: every delivery failed for N days. Last error: <error>". */
-const DISABLED_REASON_MAX = 120 + ERROR_MAX;
 
 export const HistoryEventJson = representation<HistoryEntry>('IssueEvent', 'One change of an issue: what, who, through what, when.', {
   id: column('id', z.uuid().meta({ description: 'The event id (the `id` of its webhook payload).' })),
