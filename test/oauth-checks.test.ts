@@ -6,7 +6,7 @@ import { authenticateClient } from '../src/auth/oauth/client-auth.js';
 import { OAuthError } from '../src/auth/oauth/errors.js';
 import { readForm, singleValued } from '../src/auth/oauth/params.js';
 import { redirectUriProblem } from '../src/auth/oauth/redirect-uri.js';
-import { DEFAULT_SCOPE, parseScope, SCOPE_NAMES } from '../src/auth/oauth/scopes.js';
+import { CONSENT_SCOPES, DEFAULT_SCOPE, parseScope, SCOPE_NAMES } from '../src/auth/oauth/scopes.js';
 import type { SigningKeys } from '../src/auth/oauth/signing-keys.js';
 import { revokeGrant, token } from '../src/auth/oauth/token.js';
 import {
@@ -151,6 +151,14 @@ describe('redirect URIs a client may register', () => {
     }
   });
 
+  test('loopback is no excuse for a reserved scheme; an @ past the authority is no userinfo', () => {
+    expect(redirectUriProblem('javascript://localhost/cb')).toBe(
+      'javascript://localhost/cb: the javascript: scheme is not allowed',
+    );
+    expect(redirectUriProblem('https://client.example.test/cb?next=https://a@b')).toBeNull();
+    expect(redirectUriProblem('https://a.example.test/cb')).toBeNull();
+  });
+
   test('a host label is letters, digits and inner hyphens, at most 63 of them', () => {
     expect(redirectUriProblem(`https://${'a'.repeat(63)}.example.test/cb`)).toBeNull();
     expect(redirectUriProblem(`https://${'a'.repeat(64)}.example.test/cb`)).toMatch(/the host is not a DNS name/);
@@ -164,6 +172,10 @@ describe('scopes', () => {
   test('are read and write; asking for nothing is asking for both', () => {
     expect(SCOPE_NAMES).toEqual(['read', 'write']);
     expect(DEFAULT_SCOPE).toBe('read write');
+    expect(CONSENT_SCOPES).toEqual({
+      read: 'See your organization: its projects, issues and people',
+      write: 'Create and change what your role allows, as you (listed for each organization below)',
+    });
   });
 
   test('parse into the known names, in their order, once each; an unknown name or none is refused', () => {
@@ -389,6 +401,16 @@ describe('client authentication', () => {
     expect((await authenticate({ client_id: 'public' })).id).toBe('public');
   });
 
+  test('Basic credentials are the whole header, and an empty client id is none', async () => {
+    const { authenticate } = world();
+    expect(await oauthError(() => authenticate({}, { authorization: `${basic('confidential', SECRET)}!` }))).toEqual(
+      invalidClient('Malformed HTTP Basic client credentials.'),
+    );
+    expect(await oauthError(() => authenticate({}, { authorization: basic('', SECRET) }))).toEqual(
+      invalidClient('Client authentication failed: no client_id.'),
+    );
+  });
+
   test('Basic credentials are form-decoded (RFC 6749 §2.3.1)', async () => {
     const { authenticate } = world();
     expect((await authenticate({}, { authorization: basic('a+b%3Ac', 's+p') })).id).toBe('a b:c');
@@ -587,6 +609,21 @@ describe('the token endpoint', () => {
       error: 'unauthorized_client',
       description: 'This client is not registered for refresh_token.',
     });
+  });
+
+  test('a used code or refresh token replayed with other parameters still withdraws the grant', async () => {
+    const code = world();
+    await code.exchange(code.codeFields);
+    expect(await oauthError(() => code.exchange({ ...code.codeFields, code_verifier: 'w'.repeat(43) }))).toEqual(
+      grantError('The code was already used; every token issued from it has been revoked.'),
+    );
+    expect(code.grants[0]!.revokedAt).toBeInstanceOf(Date);
+    const refresh = world();
+    await refresh.exchange(refresh.refreshFields);
+    expect(await oauthError(() => refresh.exchange({ ...refresh.refreshFields, scope: 'admin' }))).toEqual(
+      grantError('The refresh token was already used; the whole authorization has been revoked.'),
+    );
+    expect(refresh.grants[0]!.revokedAt).toBeInstanceOf(Date);
   });
 
   test('a second use of a code is refused and withdraws the grant', async () => {

@@ -13,6 +13,7 @@ export function singleValued(params: URLSearchParams): { get(name: string): stri
 
 /** The form body of a back-channel request (token, revocation, introspection). */
 export async function readForm(request: Request) {
+  // Stryker disable next-line StringLiteral: any text but the form type is refused the same way
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
     throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
