@@ -918,7 +918,8 @@ describe('authenticating an OAuth access token', () => {
     const touched: unknown[] = [];
     const db = {
       oAuthGrant: {
-        findUnique: async ({ select }: { select: Record<string, unknown> }) => grant && selected(grant, select),
+        findUnique: async ({ where, select }: { where: { id: string }; select: Record<string, unknown> }) =>
+          grant && where.id === 'g1' ? selected(grant, select) : null,
         // As Prisma: a select without a field is refused.
         async update(args: { select: Record<string, boolean> }) {
           if (!Object.values(args.select).some(Boolean)) throw new Error('select needs a field');
