@@ -1,8 +1,10 @@
 // Mutation testing of the OAuth server's checks: client authentication, code exchange with PKCE,
 // refresh rotation, access-token verification, registered redirect URIs, scopes, parameters.
-// Run: npx stryker run stryker/oauth.config.mjs (Node 22 or later).
-/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
-export default {
+// test/oauth-flow.test.ts, oauth-negative and oauth-registration-redirect-uris check the same
+// rules through the whole stack; each starts a database, which Stryker would do for every mutant.
+import { mutationGroup } from './group.mjs';
+
+export default mutationGroup('oauth', {
   mutate: [
     'src/auth/oauth/token.ts',
     'src/auth/oauth/client-auth.ts',
@@ -12,14 +14,5 @@ export default {
     'src/auth/oauth/scopes.ts',
     'src/auth/oauth/params.ts',
   ],
-  testRunner: 'vitest',
-  vitest: { configFile: 'stryker/vitest.oauth.config.ts' },
-  coverageAnalysis: 'perTest',
-  concurrency: 1,
-  reporters: ['clear-text', 'json'],
-  jsonReporter: { fileName: 'reports/mutation/oauth/mutation.json' },
-  tempDirName: '.stryker-tmp/oauth',
-  cleanTempDir: 'always',
-  // Other groups' sandboxes and reports are no part of this group's copy of the project.
-  ignorePatterns: ['/.stryker-tmp', '/reports'],
-};
+  testFiles: ['test/oauth-checks.test.ts'],
+});

@@ -4,19 +4,20 @@ import { HttpProblem } from '../rest/problem.js';
 const SAMPLE_MS = 50;
 
 /**
- * The event loop's lag, from a timer that should fire every SAMPLE_MS: how late it fired last
- * time, or, when it is late right now (the loop is blocked or crowded at this moment), how
- * late it is. The second matters: a request that arrives just after the loop was held sees the
- * lag before the timer can report it.
+ * The event loop's lag, from a timer that should fire every SAMPLE_MS: how late it fired the
+ * last two times, and how overdue it is right now (a request that arrives just after the loop
+ * was held sees that before the timer can report it).
  */
 export class EventLoopLag {
   private lastTick = performance.now();
   private lastLagMs = 0;
+  private previousLagMs = 0;
   private readonly timer: NodeJS.Timeout;
 
   constructor() {
     this.timer = setInterval(() => {
       const now = performance.now();
+      this.previousLagMs = this.lastLagMs;
       this.lastLagMs = Math.max(0, now - this.lastTick - SAMPLE_MS);
       this.lastTick = now;
     }, SAMPLE_MS);
@@ -24,9 +25,16 @@ export class EventLoopLag {
     this.timer.unref();
   }
 
-  /** Milliseconds the loop is behind: the last sample's lag, or how overdue the next sample is. */
-  ms(): number {
-    return Math.max(this.lastLagMs, performance.now() - this.lastTick - SAMPLE_MS);
+  /**
+   * The lag the loop has kept up: the smaller of two lags in a row (the last sample's and the one
+   * before it, or the last sample's and how overdue the next one is now). One long synchronous
+   * stretch (a large statement on the embedded database, a big answer serialised) makes one late
+   * sample and is not overload: the requests queued behind it are served. Two in a row mean work
+   * arrives faster than the loop clears it.
+   */
+  sustainedMs(): number {
+    const overdue = performance.now() - this.lastTick - SAMPLE_MS;
+    return Math.min(this.lastLagMs, Math.max(overdue, this.previousLagMs));
   }
 
   close(): void {
@@ -35,7 +43,7 @@ export class EventLoopLag {
 }
 
 /**
- * Load shedding: while the event loop lags more than `maxLagMs`, new requests are answered at
+ * Load shedding: while the event loop keeps lagging more than `maxLagMs`, new requests are answered at
  * once with 503 `overloaded` and Retry-After, so that the work already admitted finishes, the
  * loop catches up, and a cheap request waits at most about that long rather than behind every
  * request that arrived before it. Operations endpoints are answered before this check (src/ops/observe.ts).
@@ -47,7 +55,7 @@ export class LoadShedder {
 
   /** The 503 for a new request while the loop lags, else null. */
   refusal(): { response: Response; lagMs: number } | null {
-    const lagMs = this.lag.ms();
+    const lagMs = this.lag.sustainedMs();
     if (lagMs <= this.maxLagMs) return null;
     const problem = new HttpProblem(503, 'OVERLOADED', 'The service is overloaded. Retry after Retry-After seconds.', undefined, {
       'retry-after': '1',
