@@ -35,6 +35,17 @@ describe('trusted documents', () => {
     expect(((await unknown.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
 
+  test('a key may not send a document of its own beside a registered hash (the hash would admit it, the document would run)', async () => {
+    const both = await t.call('POST', '/api/graphql', {
+      token: t.user('victor').token,
+      body: { query: '{ me { id email } }', ...byHash(sha256(DASHBOARD)) },
+    });
+    expect(both.status).toBe(400);
+    const body = (await both.json()) as { data?: unknown; errors: { extensions: { code: string } }[] };
+    expect(body.data).toBeUndefined();
+    expect(body.errors[0]!.extensions.code).toBe('PERSISTED_QUERY_ONLY');
+  });
+
   test('other credential kinds still send any document', async () => {
     const cookie = await t.signIn('victor@example.com');
     const response = await t.call('POST', '/api/graphql', { body: { query: '{ me { username } }' }, headers: { cookie, origin: ORIGIN } });

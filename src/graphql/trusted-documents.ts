@@ -41,8 +41,10 @@ export function useTrustedDocuments(config: Pick<Config, 'graphqlTrustedDocument
     onParams({ params, context }) {
       const principal = (context as unknown as Context).principal;
       if (principal.kind !== 'user' || !restricted.has(principal.credential.kind)) return;
-      if (defaultExtractPersistedOperationId(params, undefined as never, context) !== null) return;
-      throw new GraphQLError(`A ${principal.credential.kind} credential may send registered documents only: send the document's SHA-256 in extensions.persistedQuery.`, {
+      // The hash alone: with a document beside it, the persisted-operations plugin runs the
+      // document (it lets other credentials send any), so a registered hash would admit any text.
+      if (!params.query && defaultExtractPersistedOperationId(params, undefined as never, context) !== null) return;
+      throw new GraphQLError(`A ${principal.credential.kind} credential may send registered documents only: send the document's SHA-256 in extensions.persistedQuery, without a query.`, {
         extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 400 } },
       });
     },
