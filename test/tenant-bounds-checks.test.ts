@@ -293,7 +293,7 @@ describe('load shedding', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(await response.json()).toMatchObject({
       status: 503,
-      code: 'OVERLOADED',
+      code: 'overloaded',
       detail: 'The service is overloaded. Retry after Retry-After seconds.',
     });
     shedder.close();
