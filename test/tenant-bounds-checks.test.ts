@@ -97,6 +97,34 @@ describe('inputShapeError', () => {
     });
   });
 
+  test('objects count as values once, with what they hold', () => {
+    // Two scalars first, then 10 lists of objects of one field: 1 + 2 + 10 + 2 x 9,994 = 20,001.
+    const holding = (scalars: number) => {
+      let rest = 9_994;
+      const lists = Array.from({ length: 10 }, () => {
+        const n = Math.min(INPUT_LIMITS.items, rest);
+        rest -= n;
+        return Array.from({ length: n }, () => ({ a: 1 }));
+      });
+      return [...Array(scalars).fill(0), ...lists];
+    };
+    expect(inputShapeError(holding(1), 'input')).toBeNull();
+    expect(inputShapeError(holding(2), 'input')?.field).toBe('input');
+  });
+
+  test('objects nest down to the depth limit like lists', () => {
+    const objects = (depth: number, inner: unknown) => {
+      let value = inner;
+      for (let i = 0; i < depth; i++) value = { a: value };
+      return value;
+    };
+    expect(inputShapeError(objects(INPUT_LIMITS.depth + 1, 1), 'input')).toBeNull();
+    expect(inputShapeError(objects(INPUT_LIMITS.depth + 1, {}), 'input')).toEqual({
+      field: Array(INPUT_LIMITS.depth + 1).fill('a').join('.'),
+      message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists`,
+    });
+  });
+
   test('the first excess in reading order is named by its whole path', () => {
     const long = 'x'.repeat(INPUT_LIMITS.text + 1);
     expect(inputShapeError({ f: { and: [{}, {}, {}, { status: long }] } }, 'input')?.field).toBe('f.and.3.status');

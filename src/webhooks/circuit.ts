@@ -28,7 +28,8 @@ UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
 
 /** Updates the endpoint's circuit after an attempt that got `status` (null: no answer). */
 export async function recordCircuit(db: Db, webhookId: string, status: number | null): Promise<void> {
-  const answered = status !== null && !retryable(status);
+  // No answer (null) is retryable: it counts as a failure.
+  const answered = !retryable(status);
   if (answered) {
     await db.webhook.updateMany({
       where: { id: webhookId, OR: [{ consecutiveFailures: { gt: 0 } }, { circuitOpenUntil: { not: null } }] },
