@@ -42,7 +42,7 @@ describe('InFlight.plan', () => {
 
   test('slots go round robin across organizations, however many endpoints each has', () => {
     const inFlight = new InFlight();
-    const due = [endpoint('a1', 'A'), endpoint('a2', 'A'), endpoint('a3', 'A'), endpoint('a4', 'A'), endpoint('b1', 'B')];
+    const due = ['a1', 'a2', 'a3', 'a4'].map((id) => endpoint(id, 'A')).concat(endpoint('b1', 'B'));
     expect(entries(inFlight.plan(due, 4))).toEqual({ a1: 1, a2: 1, b1: 2 });
   });
 
@@ -82,6 +82,11 @@ describe('InFlight.plan', () => {
     const reversed = new InFlight();
     reversed.add('b1', 'B', 1);
     expect(entries(reversed.plan(due, 1))).toEqual({ a1: 1 });
+    // The busier organization waits even when it was served longer ago.
+    const waited = new InFlight();
+    waited.plan([endpoint('a1', 'A')], 1);
+    waited.add('b0', 'B', 2);
+    expect(entries(waited.plan(due, 1))).toEqual({ a1: 1 });
   });
 
   test('ties go to the organization served least recently', () => {
@@ -118,11 +123,13 @@ describe('InFlight.plan', () => {
 
 describe('recordCircuit', () => {
   function fakeDb() {
-    const db = { webhook: { updateMany: vi.fn(async () => ({ count: 1 })) }, $executeRawUnsafe: vi.fn(async () => 1) };
-    return db;
+    return {
+      webhook: { updateMany: vi.fn(async () => ({ count: 1 })) },
+      $executeRawUnsafe: vi.fn(async () => 1),
+    };
   }
 
-  test('a final answer (2xx, 4xx but 408 and 429) closes the circuit, writing only when it was not closed', async () => {
+  test('a final answer (2xx, 4xx but 408 and 429) closes the circuit, writing only if it was not', async () => {
     for (const status of [200, 204, 400, 404, 410]) {
       const db = fakeDb();
       await recordCircuit(db as unknown as Db, 'w1', status);

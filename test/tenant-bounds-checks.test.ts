@@ -138,14 +138,15 @@ describe('inputShapeError', () => {
 describe('checkInputShape', () => {
   test('throws a ValidationError with the field error; returns quietly within the bounds', () => {
     expect(() => checkInputShape({ a: 1 }, 'input')).not.toThrow();
+    const input = { a: 'x'.repeat(INPUT_LIMITS.text + 1) };
     let thrown: unknown;
     try {
-      checkInputShape({ a: 'x'.repeat(INPUT_LIMITS.text + 1) }, 'body');
+      checkInputShape(input, 'body');
     } catch (error) {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(ValidationError);
-    expect((thrown as ValidationError).fieldErrors).toEqual([inputShapeError({ a: 'x'.repeat(INPUT_LIMITS.text + 1) }, 'body')]);
+    expect((thrown as ValidationError).fieldErrors).toEqual([inputShapeError(input, 'body')]);
   });
 });
 
@@ -371,7 +372,9 @@ describe('sign-in throttle', () => {
 
   test('one account tried from many addresses: thirty failures in all', async () => {
     const limiter = new RateLimiter(new MemoryStore());
-    for (let i = 0; i < 30; i++) expect(await drawSignInAttempt(context(`10.0.1.${i}`, limiter), 'a@example.test')).toBeNull();
+    for (let i = 0; i < 30; i++) {
+      expect(await drawSignInAttempt(context(`10.0.1.${i}`, limiter), 'a@example.test')).toBeNull();
+    }
     expect(await drawSignInAttempt(context('10.0.2.1', limiter), 'a@example.test')).toMatch(/^\d+$/);
     expect(await drawSignInAttempt(context('10.0.2.1', limiter), 'b@example.test')).toBeNull();
   });

@@ -72,9 +72,9 @@ export class InFlight {
 
   /** Whether organization `a` is served before `b`: fewer in flight, else served longer ago. */
   private before(a: string, b: string, load: (orgId: string) => number): boolean {
-    const diff = load(a) - load(b);
-    // Stryker disable next-line EqualityOperator: diff is not 0 here, so diff <= 0 is diff < 0
-    return diff !== 0 ? diff < 0 : (this.servedAt.get(a) ?? 0) < (this.servedAt.get(b) ?? 0);
+    const loadA = load(a);
+    const loadB = load(b);
+    return loadA < loadB || (loadA === loadB && (this.servedAt.get(a) ?? 0) < (this.servedAt.get(b) ?? 0));
   }
 }
 
