@@ -94,7 +94,7 @@ describe('each message drawn from the rate limits', () => {
     const { response, body } = await run([ping(1), ping(2), ping(3)], ctx);
     expect(ctx.draws).toBe(2);
     expect(response.status).toBe(200);
-    expect(response.headers.get('retry-after')).toBeNull();
+    expect([...response.headers.keys()]).not.toContain('retry-after');
     expect(body).toEqual([1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, result: {} })));
   });
 
@@ -116,7 +116,7 @@ describe('each message drawn from the rate limits', () => {
     });
     expect(BATCH_ERROR_CODES.rateLimited).toBe(-32029);
     // The notification gets no answer, run or not.
-    expect(body).toEqual([ping(1), ping(2)].map((m) => ({ jsonrpc: '2.0', id: m.id, result: {} })).concat([notRun('three'), notRun(4)]));
+    expect(body).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, result: {} }, notRun('three'), notRun(4)]);
   });
 
   test('without a bucket (no limiter), every message runs', async () => {
@@ -174,9 +174,9 @@ describe('the answers are bounded in bytes', () => {
 
 describe('entries that are no message, and bad params', () => {
   test('an entry that is not a JSON-RPC message gets -32600 under its id, or null; the others run', async () => {
-    const { body, ran } = await run([{ id: 5, method: 'ping' }, 42, { jsonrpc: '2.0', id: 'x' }, { id: { a: 1 } }, [], ping(6)]);
+    const { body, ran } = await run([{ id: 5, method: 'ping' }, 42, { jsonrpc: '2.0', id: 'x' }, { id: { a: 1 } }, [], null, ping(6)]);
     const invalid = (id: unknown) => ({ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message.' } });
-    expect(body).toEqual([invalid(5), invalid(null), invalid('x'), invalid(null), invalid(null), { jsonrpc: '2.0', id: 6, result: {} }]);
+    expect(body).toEqual([invalid(5), invalid(null), invalid('x'), invalid(null), invalid(null), invalid(null), { jsonrpc: '2.0', id: 6, result: {} }]);
     expect(ran).toEqual([ping(6)]);
   });
 
