@@ -59,9 +59,11 @@ function matches(row: Row, where: Where): boolean {
 /** The idempotency_key table in memory: the unique index on (userId, orgId, key) decides claims. */
 function table(hooks: { afterRefusedCreate?: (rows: Row[]) => void } = {}) {
   let rows: Row[] = [];
+  const calls: string[] = [];
   const idempotencyKey = {
     async createMany({ data, skipDuplicates }: { data: Omit<Row, 'status' | 'headers' | 'body' | 'bytes'>[]; skipDuplicates: boolean }) {
       expect(skipDuplicates).toBe(true);
+      calls.push('createMany');
       let count = 0;
       for (const row of data) {
         if (rows.some((r) => r.userId === row.userId && r.orgId === row.orgId && r.key === row.key)) continue;
@@ -72,6 +74,7 @@ function table(hooks: { afterRefusedCreate?: (rows: Row[]) => void } = {}) {
       return { count };
     },
     async deleteMany({ where }: { where: Where }) {
+      calls.push('deleteMany');
       const before = rows.length;
       rows = rows.filter((r) => !matches(r, where));
       return { count: before - rows.length };
@@ -97,7 +100,7 @@ function table(hooks: { afterRefusedCreate?: (rows: Row[]) => void } = {}) {
       };
     },
   };
-  return { db: { idempotencyKey } as unknown as Db, rows: () => rows };
+  return { db: { idempotencyKey } as unknown as Db, rows: () => rows, calls };
 }
 
 const scope = (key = 'k1', userId = 'u1', orgId = 'o1'): KeyScope => ({ userId, orgId, key });
@@ -195,6 +198,15 @@ describe('the store', () => {
     expect(await claimKey(db, scope('k1', 'u1', 'o2'), 'print', NOW)).not.toBeNull();
     expect(await claimKey(db, scope('k2'), 'print', NOW)).not.toBeNull();
     expect(rows()).toHaveLength(4);
+  });
+
+  test('a claim costs one statement; one refused by a live row two (nothing expired to make room)', async () => {
+    const { db, calls } = table();
+    await claimKey(db, scope(), 'p', NOW);
+    expect(calls).toEqual(['createMany']);
+    calls.length = 0;
+    expect(await claimKey(db, scope(), 'p', NOW)).toBeNull();
+    expect(calls).toEqual(['createMany', 'deleteMany']);
   });
 
   test('an expired row in the way (at its expiry) is deleted and the key claimed again; only that scope is touched', async () => {
@@ -500,7 +512,9 @@ describe('idempotentRequest', () => {
     await idempotentRequest(db, principal, post('/api/issues?x=1', '{"a":1}'), h.handle);
     for (const request of [post('/api/issues?x=1', '{"a":2}'), post('/api/projects?x=1', '{"a":1}'), post('/api/issues?x=2', '{"a":1}')]) {
       const response = await idempotentRequest(db, principal, request, h.handle);
-      expect(await problem(response)).toMatchObject({ status: 422, code: 'idempotency_key_reused' });
+      const body = await problem(response);
+      expect(body).toMatchObject({ status: 422, code: 'idempotency_key_reused' });
+      expect(JSON.stringify(body)).toContain('used in the last 24 hours for a different request');
     }
     expect(h.runs()).toBe(1);
   });
@@ -583,10 +597,14 @@ describe('idempotentRequest', () => {
     const print = fingerprint('POST', '/api/issues', new TextEncoder().encode('{}'));
     await claimKey(db, scope('k1'), print, NOW);
     const busy = await idempotentRequest(db, principal, request, h.handle, { waitMs: 0 });
-    expect(await problem(busy)).toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
+    const busyBody = await problem(busy);
+    expect(busyBody).toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
+    expect(JSON.stringify(busyBody)).toContain('still being processed');
     expect(busy.headers.get('retry-after')).toBe('1');
     const dead = await idempotentRequest(db, principal, post('/api/issues', '{}'), h.handle, { waitMs: 0, staleMs: -1 });
-    expect(await problem(dead)).toMatchObject({ status: 409, code: 'idempotency_outcome_unknown' });
+    const deadBody = await problem(dead);
+    expect(deadBody).toMatchObject({ status: 409, code: 'idempotency_outcome_unknown' });
+    expect(JSON.stringify(deadBody)).toContain('whether it took effect is unknown');
 
     await idempotentRequest(db, principal, post('/api/issues', '{}', '"k2"'), h.handle, { maxAnswerBytes: 1 });
     const large = await idempotentRequest(db, principal, post('/api/issues', '{}', '"k2"'), h.handle);
@@ -597,7 +615,9 @@ describe('idempotentRequest', () => {
     const full = (await claimKey(db, scope('full'), 'p', new Date(NOW.getTime() - KEY_TTL_MS + 42_000)))!;
     await completeKey(db, full.id, answer(), MAX_BYTES_PER_USER);
     const over = await idempotentRequest(db, principal, post('/api/issues', '{}', '"k3"'), h.handle);
-    expect(await problem(over)).toMatchObject({ status: 429, code: 'idempotency_quota_exceeded' });
+    const overBody = await problem(over);
+    expect(overBody).toMatchObject({ status: 429, code: 'idempotency_quota_exceeded' });
+    expect(JSON.stringify(overBody)).toContain('Retry after 42 seconds');
     expect(over.headers.get('retry-after')).toBe('42');
     expect(h.runs()).toBe(1);
   });
