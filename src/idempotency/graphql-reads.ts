@@ -15,12 +15,15 @@ export function isGraphqlQuery(body: Uint8Array): boolean {
   } catch {
     return false;
   }
+  // Stryker disable next-line ConditionalExpression: a truthy primitive destructures to no query, refused next
   if (!params || typeof params !== 'object' || Array.isArray(params)) return false;
   const { query, operationName } = params as { query?: unknown; operationName?: unknown };
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: parse and getOperationAST refuse these too
   if (typeof query !== 'string' || (operationName != null && typeof operationName !== 'string')) return false;
   try {
     // Bounded as yoga bounds it (graphql-armor's token limit), before the document is walked.
     const operation = getOperationAST(parse(query, { maxTokens: QUERY_LIMITS.maxTokens }), operationName ?? undefined);
+    // Stryker disable next-line OptionalChaining: a null operation's TypeError is caught below as false
     return operation?.operation === 'query';
   } catch {
     return false;

@@ -1,7 +1,7 @@
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.js';
 import { Response } from '../http/fetch-api.js';
-import { invalidParams, jsonRpcError, jsonRpcResponse, type JsonRpcError, type JsonRpcId } from './messages.js';
+import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse, type JsonRpcError, type JsonRpcId } from './messages.js';
 
 /**
  * JSON-RPC batches (an array of messages in one POST), which MCP has only in protocol 2025-03-26
@@ -23,7 +23,7 @@ export const BATCH_ERROR_CODES = { rateLimited: -32029, answerTooLarge: -32013 }
  * which get no answer; for an entry that is not a valid message, its id when it has one, else null.
  */
 function answeredId(message: unknown, valid: boolean): JsonRpcId | undefined {
-  const id = message && typeof message === 'object' ? (message as { id?: unknown }).id : undefined;
+  const id = isRecord(message) ? message.id : undefined;
   const usable = typeof id === 'string' || typeof id === 'number' ? id : null;
   if (!valid) return usable;
   return 'method' in (message as object) && usable !== null ? usable : undefined;
