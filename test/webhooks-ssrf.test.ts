@@ -19,6 +19,19 @@ afterAll(() => t.close());
 const create = (url: string) => t.call('POST', '/api/webhooks', { token: t.user('adam').token, body: { url, events: ['*'] } });
 const urlError = async (url: string) => (await expectProblem(await create(url), 400, 'validation_failed')).errors;
 
+/** Pings the webhook and waits until the worker has tried its delivery once; the delivery row. */
+async function pingAndWait(webhookId: string) {
+  const ping = await t.call('POST', `/api/webhooks/${webhookId}/ping`, { token: t.user('adam').token });
+  expect(ping.status).toBe(201);
+  const id = (await ping.json()).id;
+  let delivery = await t.app.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } });
+  for (let i = 0; i < 100 && !(delivery.attempts > 0 && !delivery.leaseUntil); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    delivery = await t.app.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } });
+  }
+  return delivery;
+}
+
 describe('outbound address safety', () => {
   test('refused at creation: metadata, loopback, plain http, private names after DNS', async () => {
     expect(await urlError('http://169.254.169.254/latest/meta-data')).toEqual([{ field: 'url', message: 'must be an https URL' }]);
@@ -68,17 +81,9 @@ describe('outbound address safety', () => {
       const hook = await t.app.db.prisma.webhook.create({
         data: { orgId: t.org('acme').id, url: url.replace('http://127.0.0.1', 'https://localhost'), events: ['*'], secret: sealSecret(newSigningSecret(), undefined) },
       });
-      const ping = await t.call('POST', `/api/webhooks/${hook.id}/ping`, { token: t.user('adam').token });
-      expect(ping.status).toBe(201);
-      const id = (await ping.json()).id;
-      let delivery;
-      for (let i = 0; i < 100; i++) {
-        delivery = await t.app.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } });
-        if (delivery.attempts > 0 && !delivery.leaseUntil) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(delivery!.error).toMatch(/resolves to a refused address: (127\.0\.0\.1|::1) is not a public address/);
-      expect(delivery!.state).toBe('pending'); // retried later: the name may resolve elsewhere again
+      const delivery = await pingAndWait(hook.id);
+      expect(delivery.error).toMatch(/resolves to a refused address: (127\.0\.0\.1|::1) is not a public address/);
+      expect(delivery.state).toBe('pending'); // retried later: the name may resolve elsewhere again
       expect(receiver.received).toHaveLength(0);
     } finally {
       await receiver.close();
@@ -99,16 +104,8 @@ describe('outbound address safety', () => {
       const hook = await t.app.db.prisma.webhook.create({
         data: { orgId: t.org('acme').id, url: `https://rebind.test:${port}/hook`, events: ['*'], secret: sealSecret(newSigningSecret(), undefined) },
       });
-      const ping = await t.call('POST', `/api/webhooks/${hook.id}/ping`, { token: t.user('adam').token });
-      expect(ping.status).toBe(201);
-      const id = (await ping.json()).id;
-      let delivery;
-      for (let i = 0; i < 100; i++) {
-        delivery = await t.app.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } });
-        if (delivery.attempts > 0 && !delivery.leaseUntil) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(delivery!.error).toBe('rebind.test resolves to a refused address: 127.0.0.1 is not a public address (loopback)');
+      const delivery = await pingAndWait(hook.id);
+      expect(delivery.error).toBe('rebind.test resolves to a refused address: 127.0.0.1 is not a public address (loopback)');
       expect(connections).toHaveLength(0);
     } finally {
       await new Promise((resolve) => listener.close(resolve));
