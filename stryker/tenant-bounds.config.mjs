@@ -1,14 +1,15 @@
-// Mutation testing of the per-tenant bounds: input size and shape, requests in flight per
+// Mutation testing of the per-tenant bounds: input size and shape (on values and on JSON text), requests in flight per
 // credential, load shedding, stream caps and the sign-in buckets.
 import { mutationGroup } from './group.mjs';
 
 export default mutationGroup('tenant-bounds', {
   mutate: [
     'src/schema/input-shape.ts',
+    'src/schema/json-shape.ts',
     'src/limits/in-flight.ts',
     'src/ops/load-shedding.ts',
     'src/live/stream-slots.ts',
     'src/web/sign-in-throttle.ts',
   ],
-  testFiles: ['test/tenant-bounds-checks.test.ts'],
+  testFiles: ['test/tenant-bounds-checks.test.ts', 'test/json-shape.test.ts'],
 });

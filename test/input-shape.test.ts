@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { INPUT_LIMITS } from '../src/schema/input-shape.js';
+import { INPUT_LIMITS, WIDTH } from '../src/schema/input-shape.js';
 import { MAX_FILTER_VALUES } from '../src/schema/issue-filter.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { fieldErrors } from './support/problem.js';
@@ -44,14 +44,14 @@ const fields = (count: number) => Object.fromEntries(Array.from({ length: count 
 
 describe('GraphQL variables', () => {
   test('finding 1: 60,000 unknown fields in a filter are refused at the width limit, before graphql-js coerces them', async () => {
-    expectRefused(await gql({ query: LIST, variables: { f: fields(60_000) } }), 'f', `has 60000 fields, over the limit of ${INPUT_LIMITS.fields} per object`);
+    expectRefused(await gql({ query: LIST, variables: { f: fields(60_000) } }), 'f', WIDTH.fields);
     // The service goes on: a cheap request right after is answered.
     expect((await gql({ query: '{ me { id } }' })).body.errors).toBeUndefined();
   });
 
   test('finding 2: 200,000 invalid statuses are refused at the list limit, naming the path', async () => {
     const answer = await gql({ query: LIST, variables: { f: { and: [{ status: Array(200_000).fill('X') }] } } });
-    expectRefused(answer, 'f.and.0.status', `has 200000 items, over the limit of ${INPUT_LIMITS.items} per list`);
+    expectRefused(answer, 'f.and.0.status', WIDTH.items);
   });
 
   test('values spread over many lists are refused at the total limit', async () => {
@@ -72,7 +72,7 @@ describe('GraphQL variables', () => {
     const response = await t.call('GET', url, { token: t.user('victor').token, headers: { accept: 'application/graphql-response+json' } });
     expect(response.status).toBe(400);
     const body = (await response.json()) as GqlAnswer['body'];
-    expect(body.errors?.[0]?.extensions?.fieldErrors).toEqual([{ field: 'f', message: `has 500 fields, over the limit of ${INPUT_LIMITS.fields} per object` }]);
+    expect(body.errors?.[0]?.extensions?.fieldErrors).toEqual([{ field: 'f', message: WIDTH.fields }]);
   });
 
   test('a filter at every bound of its own rules is within the limits and runs', async () => {
@@ -96,14 +96,14 @@ describe('GraphQL variables', () => {
 describe('REST bodies and query strings', () => {
   test('a body of 60,000 unknown fields: one 400 at the width limit', async () => {
     const response = await t.call('POST', '/api/projects', { token: t.user('olivia').token, body: { name: 'Wide', key: 'WIDE', ...fields(60_000) } });
-    expect(await fieldErrors(response)).toEqual([{ field: 'body', message: `has 60002 fields, over the limit of ${INPUT_LIMITS.fields} per object` }]);
+    expect(await fieldErrors(response)).toEqual([{ field: 'body', message: WIDTH.fields }]);
     expect(await t.app.db.prisma.project.count({ where: { key: 'WIDE' } })).toBe(0);
   });
 
   test('a list in a body over the list limit, named by its path', async () => {
     const body = { url: 'https://hooks.example.test/x', events: Array(200_000).fill('X') };
     const response = await t.call('POST', '/api/webhooks', { token: t.user('olivia').token, body });
-    expect(await fieldErrors(response)).toEqual([{ field: 'events', message: `has 200000 items, over the limit of ${INPUT_LIMITS.items} per list` }]);
+    expect(await fieldErrors(response)).toEqual([{ field: 'events', message: WIDTH.items }]);
   });
 
   test('a body nested 10,000 deep: the depth limit, not a stack overflow', async () => {
@@ -117,35 +117,60 @@ describe('REST bodies and query strings', () => {
     const token = t.user('victor').token;
     const many = Array.from({ length: 500 }, (_, i) => `p${i}=1`).join('&');
     expect(await fieldErrors(await t.call('GET', `/api/issues?${many}`, { token }))).toEqual([
-      { field: 'query', message: `has 500 fields, over the limit of ${INPUT_LIMITS.fields} per object` },
+      { field: 'query', message: WIDTH.fields },
     ]);
     const repeated = Array(5_000).fill('priority=low').join('&');
     expect(await fieldErrors(await t.call('GET', `/api/issues?${repeated}`, { token }))).toEqual([
-      { field: 'priority', message: `has 5000 items, over the limit of ${INPUT_LIMITS.items} per list` },
+      { field: 'priority', message: WIDTH.items },
     ]);
   });
 });
 
 describe('MCP tool arguments', () => {
-  /** A tools/call over JSON-RPC, the arguments' JSON given as text; the error result's problem. */
-  async function callTool(name: string, argumentsJson: string) {
-    const response = await t.app.fetch(
+  /** A POST of JSON-RPC text to the MCP endpoint. */
+  async function post(body: string) {
+    return t.app.fetch(
       new Request(`${t.app.config.baseUrl}/api/mcp`, {
         method: 'POST',
         headers: { authorization: `Bearer ${t.user('olivia').token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${argumentsJson}}}`,
+        body,
       }),
     );
-    expect(response.status).toBe(200);
-    const message = (await response.json()) as { result: { isError?: boolean; content: { text: string }[] } };
-    expect(message.result.isError).toBe(true);
-    return JSON.parse(message.result.content[0]!.text) as { status: number; code: string; errors: { field: string; message: string }[] };
   }
+  const message = (name: string, argumentsJson: string, id = 1) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${argumentsJson}}}`;
+
+  /**
+   * A tools/call whose arguments pass a limit, the arguments' JSON given as text: refused before
+   * the body is parsed, so with no message id yet, as a 400 JSON-RPC "invalid params" whose data
+   * is the problem.
+   */
+  async function callTool(name: string, argumentsJson: string) {
+    const response = await post(message(name, argumentsJson));
+    expect(response.status).toBe(400);
+    const answer = (await response.json()) as { id: unknown; error: { code: number; message: string; data: { status: number; code: string; errors: { field: string; message: string }[] } } };
+    expect(answer.id).toBeNull();
+    expect(answer.error.code).toBe(-32602);
+    expect(answer.error.message).toBe(`Invalid params: ${answer.error.data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+    return answer.error.data;
+  }
+
+  test('the same limits on each message of a batch, each call\'s arguments counted on their own', async () => {
+    const within = JSON.stringify(Object.fromEntries(Array.from({ length: INPUT_LIMITS.fields }, (_, i) => [`k${i}`, 1])));
+    // Two calls each at the width limit: unknown arguments, refused by the tool's own rules, one result each.
+    const answers = (await (await post(`[${message('list_issues', within, 1)},${message('list_issues', within, 2)}]`)).json()) as { id: number; result: { isError: boolean } }[];
+    expect(answers.map((a) => [a.id, a.result.isError])).toEqual([
+      [1, true],
+      [2, true],
+    ]);
+    const over = await post(`[${message('list_issues', '{}', 1)},${message('list_issues', JSON.stringify(fields(INPUT_LIMITS.fields + 1)), 2)}]`);
+    expect(over.status).toBe(400);
+    expect(((await over.json()) as { error: { data: { errors: unknown[] } } }).error.data.errors).toEqual([{ field: 'arguments', message: WIDTH.fields }]);
+  });
 
   test('60,000 arguments: an error result at the width limit', async () => {
     const problem = await callTool('list_issues', JSON.stringify(fields(60_000)));
     expect(problem).toMatchObject({ status: 400, code: 'validation_failed' });
-    expect(problem.errors).toEqual([{ field: 'arguments', message: `has 60000 fields, over the limit of ${INPUT_LIMITS.fields} per object` }]);
+    expect(problem.errors).toEqual([{ field: 'arguments', message: WIDTH.fields }]);
   });
 
   test('an argument nested 10,000 deep, on a tool that fingerprints its arguments: the depth limit', async () => {
@@ -157,6 +182,6 @@ describe('MCP tool arguments', () => {
 
   test('a list argument over the list limit, named by its argument', async () => {
     const problem = await callTool('list_issues', JSON.stringify({ status: Array(200_000).fill('X') }));
-    expect(problem.errors).toEqual([{ field: 'status', message: `has 200000 items, over the limit of ${INPUT_LIMITS.items} per list` }]);
+    expect(problem.errors).toEqual([{ field: 'status', message: WIDTH.items }]);
   });
 });

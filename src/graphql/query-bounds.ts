@@ -5,12 +5,16 @@ import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
 import { credentialSubject } from '../schema/rate-limit.js';
-import { AppError, RateLimitedError, ValidationError } from '../schema/errors.js';
+import { AppError, RateLimitedError, ValidationError, type FieldError } from '../schema/errors.js';
 import { InFlight } from '../limits/in-flight.js';
 import { inputShapeError } from '../schema/input-shape.js';
+import { jsonShapeError, type InputAt } from '../schema/json-shape.js';
 import { costScope, TEXT_PER_COST, textCost } from '../schema/list-bounds.js';
 import { DESCRIPTION_MAX } from '../schema/workflow.js';
 import { deadlineSignal } from './deadline.js';
+
+/** Where a GraphQL request's variables sit in its JSON body. */
+const VARIABLES_IN_BODY: InputAt = { root: 'variables', path: ['variables'] };
 
 export interface QueryBoundsOptions {
   /** The most a document may cost (see costRule). */
@@ -50,16 +54,28 @@ export interface QueryBoundsOptions {
  */
 export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
   const log = options.logger.child({ component: 'graphql' });
+  const refuseVariables = (excess: FieldError, ctx: Context): never => {
+    const refusal = new ValidationError([excess]);
+    requestLogger(log, ctx.scope).debug({ code: refusal.code, reason: refusal.message }, 'GraphQL variables refused before parsing');
+    // A 400 whatever the media type: the request is refused whole, as one over the body limit is.
+    throw new GraphQLError(refusal.message, { originalError: refusal, extensions: { ...refusal.extensions, http: { status: 400 } } });
+  };
   const admitted = admittedDocuments();
   const expensive = new InFlight(options.expensivePerCredential);
   return {
+    onRequestParse({ request, requestParser, setRequestParser, serverContext }) {
+      // A POSTed JSON body: its variables are checked on the text, before JSON.parse builds them.
+      if (!requestParser || request.method !== 'POST' || !/json/i.test(request.headers.get('content-type') ?? '')) return;
+      setRequestParser(async (posted) => {
+        const excess = jsonShapeError(await posted.clone().text(), VARIABLES_IN_BODY);
+        if (excess) refuseVariables(excess, serverContext as unknown as Context);
+        return requestParser(posted);
+      });
+    },
     onParams({ params, context }) {
+      // Variables from a query string, or a body that passed the scan above (where this finds nothing).
       const excess = inputShapeError(params.variables, 'variables');
-      if (!excess) return;
-      const refusal = new ValidationError([excess]);
-      requestLogger(log, (context as unknown as Context).scope).debug({ code: refusal.code, reason: refusal.message }, 'GraphQL variables refused before parsing');
-      // A 400 whatever the media type: the request is refused whole, as one over the body limit is.
-      throw new GraphQLError(refusal.message, { originalError: refusal, extensions: { ...refusal.extensions, http: { status: 400 } } });
+      if (excess) refuseVariables(excess, context as unknown as Context);
     },
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const ctx = args.contextValue as Context;

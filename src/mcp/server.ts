@@ -8,9 +8,15 @@ import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
 import { answerBatch } from './batch.js';
-import { invalidParams, isRecord, jsonRpcResponse } from './messages.js';
+import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse } from './messages.js';
+import { problems } from '../rest/problem.js';
+import { jsonShapeError, type InputAt } from '../schema/json-shape.js';
 import { callTool, buildTools, type McpTool } from './tools.js';
 import { Response } from '../http/fetch-api.js';
+
+/** Where a tool call's arguments sit in a POSTed message, and in each message of a batch. */
+const ARGUMENTS_IN_MESSAGE: InputAt = { root: 'arguments', path: ['params', 'arguments'] };
+const ARGUMENTS_IN_BATCH: InputAt = { root: 'arguments', path: ['*', 'params', 'arguments'] };
 
 const SERVER_INFO = { name: 'workmgmt', version: '1.0.0' };
 
@@ -77,9 +83,18 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
           headers: { allow: 'POST', 'content-type': 'application/json' },
         });
       }
+      const text = await request.clone().text();
+      // Each tool call's arguments, checked on the text before JSON.parse builds them
+      // (src/schema/json-shape.ts). No message id is known yet: the answer is the POST's, a 400
+      // with id null, as the transport answers a body it cannot parse.
+      const excess = jsonShapeError(text, /^\s*\[/.test(text) ? ARGUMENTS_IN_BATCH : ARGUMENTS_IN_MESSAGE);
+      if (excess) {
+        const problem = problems.validation([excess]);
+        return jsonRpcResponse(jsonRpcError(null, ErrorCode.InvalidParams, `Invalid params: ${problem.detail}`, { ...problem.body(), ...(ctx.scope ? { request_id: ctx.scope.id } : {}) }), 400);
+      }
       let body: unknown;
       try {
-        body = await request.clone().json();
+        body = JSON.parse(text);
       } catch {
         body = undefined; // the transport answers the parse error in JSON-RPC's words
       }

@@ -1,3 +1,4 @@
+import { jsonShapeError } from '../schema/json-shape.js';
 import { HttpProblem, problems } from './problem.js';
 
 /**
@@ -10,6 +11,9 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     throw problems.unsupportedMediaType();
   }
   const text = await request.text();
+  // Before JSON.parse builds it (src/schema/json-shape.ts).
+  const excess = jsonShapeError(text, { root: 'body', path: [] });
+  if (excess) throw problems.validation([excess]);
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -34,6 +34,15 @@ export const INPUT_LIMITS = {
   name: 256,
 } as const;
 
+/**
+ * How a width over its limit is worded. Not the count: the scan of a JSON text stops at the
+ * first field or item over the limit (src/schema/json-shape.ts) rather than reading the rest.
+ */
+export const WIDTH = {
+  fields: `has more than ${INPUT_LIMITS.fields} fields, the limit per object`,
+  items: `has more than ${INPUT_LIMITS.items} items, the limit per list`,
+} as const;
+
 interface Pending {
   value: unknown;
   /** Levels of objects and lists above it: the root (the variables, the body, the arguments) is at 0, each named input at 1. */
@@ -65,12 +74,12 @@ export function inputShapeError(input: unknown, root: string): FieldError | null
     if (value === null || typeof value !== 'object') continue;
     if (depth > INPUT_LIMITS.depth) return at(`nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists`);
     if (Array.isArray(value)) {
-      if (value.length > INPUT_LIMITS.items) return at(`has ${value.length} items, over the limit of ${INPUT_LIMITS.items} per list`);
+      if (value.length > INPUT_LIMITS.items) return at(WIDTH.items);
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i] as unknown, depth: depth + 1, parent: item, key: String(i) });
       continue;
     }
     const keys = Object.keys(value);
-    if (keys.length > INPUT_LIMITS.fields) return at(`has ${keys.length} fields, over the limit of ${INPUT_LIMITS.fields} per object`);
+    if (keys.length > INPUT_LIMITS.fields) return at(WIDTH.fields);
     const long = keys.find((key) => key.length > INPUT_LIMITS.name);
     if (long !== undefined) return at(`has a field name of ${long.length} characters, over the limit of ${INPUT_LIMITS.name}`);
     for (let i = keys.length - 1; i >= 0; i--) {
