@@ -130,6 +130,23 @@ describe.skipIf(!chromiumAvailable)('the issue page in a real browser', () => {
     expect(title).toContain(String(new Date(datetime!).getFullYear()));
   });
 
+  test('relative times: "3 hr. ago", "yesterday", "last wk.", each with the exact time as its title', async () => {
+    const issue = await h.app.db.prisma.issue.findFirstOrThrow({ where: { project: { key: 'MOB' }, number: 3 } });
+    const opened = issue.createdAt.getTime();
+    const HOUR = 3_600_000;
+    for (const [later, text] of [[3 * HOUR + 60_000, '3 hr. ago'], [30 * HOUR, 'yesterday'], [9 * 24 * HOUR, 'last wk.']] as const) {
+      // The page's clock set later than the issue's creation: what a reader then sees.
+      const page = await h.page.context().newPage();
+      await page.clock.setFixedTime(new Date(opened + later));
+      await page.goto(`${h.base}/orgs/acme/issues/MOB-3`);
+      const time = page.locator('#issue-meta time').first();
+      expect(await time.getAttribute('datetime')).toBe(issue.createdAt.toISOString());
+      expect(await time.textContent()).toBe(text);
+      expect(await time.getAttribute('title')).toContain(String(issue.createdAt.getUTCFullYear()));
+      await page.close();
+    }
+  });
+
   test('changing the status in the sidebar saves in place, and the page after a reload shows it', async () => {
     const { page, base } = h;
     await page.goto(`${base}/orgs/acme/issues/WEB-4`);
