@@ -3,6 +3,8 @@ import type { Context } from '../context.js';
 import { IssueJson } from '../rest/resources.js';
 import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issue-operations.js';
 import { flashCookie } from './flash.js';
+import { issueActivity } from './issue-activity.js';
+import { renderMarkdown } from './markdown.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
 import { safeNextPath } from './next-path.js';
 import { membersOf, namesOf, projectsOf, WORKFLOW } from './org-data.js';
@@ -148,8 +150,15 @@ async function issueOf(p: OrgPage, key: string | undefined): Promise<IssueView |
 
 const issueNotFound = (p: OrgPage) => notFoundPage(p.shell, 'Issue not found', 'It does not exist in this organization, or it was deleted.');
 
-async function issuePage(p: OrgPage, issue: IssueView, form?: Record<string, string>, failure?: FormFailure): Promise<Response> {
+/** What the page shows of a failed write: the edit form's or a property's errors, by field. */
+type IssuePageState = { form?: Record<string, string>; failure?: FormFailure; failed?: 'edit' | 'properties'; activityAfter?: string | null };
+
+async function issuePage(p: OrgPage, issue: IssueView, state: IssuePageState = {}): Promise<Response> {
+  const { failure } = state;
   const [projects, members] = await Promise.all([projectsOf(p), membersOf(p)]);
+  const names = namesOf(members);
+  const activity = await issueActivity(p, issue.id, names, state.activityAfter ?? null);
+  const editFailed = state.failed === 'edit';
   return orgView(
     p,
     'issue',
@@ -157,13 +166,20 @@ async function issuePage(p: OrgPage, issue: IssueView, form?: Record<string, str
       title: `${issue.key} ${issue.title}`,
       section: 'Issues',
       issue,
+      description: issue.description ? renderMarkdown(issue.description) : null,
+      activity,
+      activityAfter: state.activityAfter ?? null,
       project: projects.find((project) => project.id === issue.project_id),
       members,
-      names: namesOf(members),
+      names,
       workflow: WORKFLOW,
-      form: form ?? { title: issue.title, status: issue.status, priority: issue.priority, assignee_id: issue.assignee_id ?? '', description: issue.description ?? '' },
+      form: editFailed && state.form ? state.form : { title: issue.title, description: issue.description ?? '' },
+      editOpen: editFailed,
+      // Each field's error shows next to its field, wherever that is; an error of no one field, where the write came from.
       errors: failure?.errors ?? {},
-      formError: failure?.formError ?? null,
+      formError: editFailed ? (failure?.formError ?? null) : null,
+      propertyErrors: failure?.errors ?? {},
+      propertiesError: state.failed === 'properties' ? (failure?.formError ?? null) : null,
       ...perm(p),
     },
     { status: failure?.status ?? 200, headers: failure?.headers },
@@ -174,10 +190,28 @@ export async function showIssue(request: PageRequest, ctx: Context): Promise<Res
   const p = await orgPage(request, ctx);
   if (p instanceof Response) return p;
   const issue = await issueOf(p, request.params?.key);
-  return issue ? issuePage(p, issue) : issueNotFound(p);
+  const activityAfter = new URL(request.url).searchParams.get('activity_after');
+  return issue ? issuePage(p, issue, { activityAfter }) : issueNotFound(p);
 }
 
-/** POST /orgs/:slug/issues/:key: the edit form (title, status, priority, assignee, description). */
+const FORM_FIELDS = { title: 'title', description: 'description', status: 'status', priority: 'priority', assignee_id: 'assigneeId' } as const;
+
+/**
+ * The fields of `names` a form sends, as the operation names them: a field left out stays as it
+ * is; an empty description or assignee clears it (the other fields have no empty value, and the
+ * operation says so).
+ */
+function sentFields(form: Record<string, string>, names: (keyof typeof FORM_FIELDS)[]): Record<string, string | null> {
+  const input: Record<string, string | null> = {};
+  for (const name of names) {
+    if (!(name in form)) continue;
+    const clears = (name === 'description' || name === 'assignee_id') && form[name] === '';
+    input[FORM_FIELDS[name]] = clears ? null : form[name]!;
+  }
+  return input;
+}
+
+/** POST /orgs/:slug/issues/:key: the edit form (title and description; the sidebar sets the rest, and the fields it sends). */
 export async function editIssue(request: PageRequest, ctx: Context): Promise<Response> {
   const p = await orgPage(request, ctx);
   if (p instanceof Response) return p;
@@ -185,14 +219,35 @@ export async function editIssue(request: PageRequest, ctx: Context): Promise<Res
   if (!issue) return issueNotFound(p);
   const form = await readForm(request);
   try {
-    await updateIssue.call(p.ctx, { id: issue.id, ...issueInput(form) }, { select: { id: true } });
+    await updateIssue.call(p.ctx, { id: issue.id, ...sentFields(form, ['title', 'description', 'status', 'priority', 'assignee_id']) }, { select: { id: true } });
     return redirect(`${p.base}/issues/${issue.key}`, { 'set-cookie': flashCookie(ctx.config, { notice: `Saved ${issue.key}.` }) });
   } catch (error) {
-    return issuePage(p, issue, form, formFailure(error));
+    return issuePage(p, issue, { form, failure: formFailure(error), failed: 'edit' });
   }
 }
 
-/** POST /orgs/:slug/issues/:key/status: the board's move (and the issue page's quick status change). */
+/**
+ * POST /orgs/:slug/issues/:key/properties: the sidebar's selects. Only the fields the form sends
+ * change, so setting the priority never undoes someone else's new status. The page's script posts
+ * the same form with fetch and takes the page it is redirected to apart (assets/app.js).
+ */
+export async function setIssueProperties(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const issue = await issueOf(p, request.params?.key);
+  if (!issue) return issueNotFound(p);
+  const input = sentFields(await readForm(request), ['status', 'priority', 'assignee_id']);
+  const changed = Object.keys(input).map((field) => (field === 'assigneeId' ? 'assignee' : field));
+  try {
+    if (changed.length) await updateIssue.call(p.ctx, { id: issue.id, ...input }, { select: { id: true } });
+    const notice = changed.length ? `Saved the ${changed.join(', ')} of ${issue.key}.` : 'Nothing to save.';
+    return redirect(`${p.base}/issues/${issue.key}`, { 'set-cookie': flashCookie(ctx.config, { notice }) });
+  } catch (error) {
+    return issuePage(p, issue, { failure: formFailure(error), failed: 'properties' });
+  }
+}
+
+/** POST /orgs/:slug/issues/:key/status: the board's move. */
 export async function moveIssue(request: PageRequest, ctx: Context): Promise<Response> {
   const p = await orgPage(request, ctx);
   if (p instanceof Response) return p;
@@ -204,7 +259,7 @@ export async function moveIssue(request: PageRequest, ctx: Context): Promise<Res
     await updateIssue.call(p.ctx, { id: issue.id, status: form.status ?? '' }, { select: { id: true } });
     return redirect(back, { 'set-cookie': flashCookie(ctx.config, { notice: `Moved ${issue.key} to ${form.status}.` }) });
   } catch (error) {
-    return issuePage(p, issue, undefined, formFailure(error));
+    return issuePage(p, issue, { failure: formFailure(error), failed: 'properties' });
   }
 }
 
@@ -232,6 +287,6 @@ export async function deleteIssuePage(request: PageRequest, ctx: Context): Promi
     await deleteIssue.call(p.ctx, { id: issue.id }, undefined);
     return redirect(`${p.base}/issues`, { 'set-cookie': flashCookie(ctx.config, { notice: `Deleted ${issue.key}.` }) });
   } catch (error) {
-    return issuePage(p, issue, undefined, formFailure(error));
+    return issuePage(p, issue, { failure: formFailure(error), failed: 'properties' });
   }
 }

@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { Response } from '../http/fetch-api.js';
+import { formatDate, formatDay, timeTag } from './time.js';
 
-// Every `<%= %>` is HTML-escaped by Eta; raw output (`<%~ %>`) is used only for the layout's body.
+// Every `<%= %>` is HTML-escaped by Eta; raw output (`<%~ %>`) is used only for the layout's body,
+// included templates, and HTML that escapes its own values (it.time, the rendered description).
 const eta = new Eta({ views: fileURLToPath(new URL('./templates', import.meta.url)), autoEscape: true, cache: true });
 
 /**
@@ -20,18 +22,9 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'same-origin',
 };
 
-export function formatDate(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
-
-/** The day alone, where a column has no room for the time (the dashboard's short lists). */
-export function formatDay(iso: string): string {
-  return iso.slice(0, 10);
-}
-
 /** A server-rendered page. */
 export function page(view: string, data: Record<string, unknown>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  const html = eta.render(`./${view}`, { date: formatDate, day: formatDay, user: null, orgs: [], currentOrg: null, ...data });
+  const html = eta.render(`./${view}`, { date: formatDate, day: formatDay, time: timeTag, user: null, orgs: [], currentOrg: null, ...data });
   return new Response(html, {
     status: init.status ?? 200,
     headers: { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...init.headers },

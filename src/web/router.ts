@@ -11,7 +11,7 @@ import { clearedFlashCookie, readFlash } from './flash.js';
 import { savePassword, saveProfile, showAccount, signOutAll } from './account.js';
 import { showDashboard } from './dashboard.js';
 import { confirmRevoke, createKey, revokeKey, showIntegrations } from './integrations.js';
-import { confirmDeleteIssue, createIssuePage, deleteIssuePage, editIssue, moveIssue, showBoard, showIssue, showIssues } from './issues.js';
+import { confirmDeleteIssue, createIssuePage, deleteIssuePage, editIssue, moveIssue, setIssueProperties, showBoard, showIssue, showIssues } from './issues.js';
 import { confirmDeleteProject, createProjectPage, deleteProjectPage, editProject, showProject, showProjects } from './projects.js';
 import { showSearch } from './search.js';
 import { changeRolePage, createInvitationPage, join, removeMemberPage, revokeInvitationPage, showJoin, showTeam } from './team.js';
@@ -97,6 +97,7 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
     .get('/orgs/:slug/issues/:key', route(showIssue))
     .post('/orgs/:slug/issues/:key', route(editIssue))
     .post('/orgs/:slug/issues/:key/status', route(moveIssue))
+    .post('/orgs/:slug/issues/:key/properties', route(setIssueProperties))
     .get('/orgs/:slug/issues/:key/delete', route(confirmDeleteIssue))
     .post('/orgs/:slug/issues/:key/delete', route(deleteIssuePage))
     .get('/orgs/:slug/team', route(showTeam))

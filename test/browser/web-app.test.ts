@@ -159,14 +159,17 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
     await page.locator('section[data-status="Todo"] .issue-card[data-key="STORE-2"]').waitFor();
     await check(page, '06-board');
 
-    // Edit the issue: title, status, assignee.
+    // Edit the issue: the title in the edit form; status and assignee in the sidebar, saved as they change.
     await page.goto(`${base}/orgs/analytical/issues/STORE-1`);
+    await page.getByText('Edit title and description').click();
     await page.getByLabel('Title').fill('Punch cards jam in the reader');
-    await page.getByLabel('Status').selectOption('In Progress');
-    await page.getByLabel('Assignee').selectOption({ label: 'Ada Lovelace' });
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved STORE-1.').waitFor();
     await page.getByRole('heading', { name: 'STORE-1 Punch cards jam in the reader' }).waitFor();
+    await page.getByLabel('Status').selectOption('In Progress');
+    await page.getByRole('status').filter({ hasText: 'Status saved.' }).waitFor();
+    await page.getByLabel('Assignee').selectOption({ label: 'Ada Lovelace' });
+    await page.getByRole('status').filter({ hasText: 'Assignee saved.' }).waitFor();
     await check(page, '07-issue');
 
     // The palette: Ctrl+K, type, Enter.

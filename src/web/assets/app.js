@@ -135,3 +135,89 @@ function setUpBoard() {
     });
   }
 }
+
+// ==== Relative times and the issue page's properties (their own listener, apart from the rest) ====
+document.addEventListener('DOMContentLoaded', () => {
+  showRelativeTimes();
+  // Once a minute, so "now" becomes "1 min. ago" on a page left open.
+  setInterval(showRelativeTimes, 60_000);
+  setUpIssueProperties();
+});
+
+const RELATIVE_UNITS = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['week', 7 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+];
+
+/** "3 hr. ago", "yesterday", "in 2 days": the largest unit the distance holds once. */
+function relativeTime(date, now, format) {
+  const seconds = (date.getTime() - now) / 1000;
+  for (const [unit, size] of RELATIVE_UNITS) {
+    if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  }
+  return format.format(0, 'second');
+}
+
+/**
+ * Every <time data-relative> the server rendered (src/web/time.ts: UTC text and title) shows the
+ * distance to now as its text and the exact local time as its title.
+ */
+function showRelativeTimes(root = document) {
+  if (typeof Intl === 'undefined' || !Intl.RelativeTimeFormat) return;
+  const lang = document.documentElement.lang || undefined;
+  const format = new Intl.RelativeTimeFormat(lang, { numeric: 'auto', style: 'short' });
+  const exact = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long' });
+  const now = Date.now();
+  for (const el of root.querySelectorAll('time[data-relative]')) {
+    const date = new Date(el.getAttribute('datetime'));
+    if (Number.isNaN(date.getTime())) continue;
+    el.textContent = relativeTime(date, now, format);
+    el.title = exact.format(date);
+  }
+}
+
+/**
+ * The issue page's sidebar: a property saves when its select changes. The form is posted with
+ * fetch as it would be without JavaScript; the issue page it leads to (or the page with the
+ * error) gives the new sidebar form, the activity feed and the times, put in place here.
+ */
+function setUpIssueProperties() {
+  const side = document.querySelector('[data-issue-properties]');
+  if (!side) return;
+  const status = document.getElementById('properties-status');
+  for (const button of side.querySelectorAll('[data-property-save]')) button.hidden = true;
+  side.addEventListener('change', async (event) => {
+    const form = event.target.closest('form[data-property]');
+    if (!form) return;
+    const select = event.target;
+    const label = form.querySelector('label').textContent;
+    status.textContent = `Saving the ${label.toLowerCase()}…`;
+    let doc = null;
+    try {
+      const response = await fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      doc = new DOMParser().parseFromString(await response.text(), 'text/html');
+    } catch {
+      status.textContent = 'Could not reach the server; the change is not saved.';
+      return;
+    }
+    const fresh = doc.getElementById(form.id);
+    // Not the issue page (signed out, the issue deleted): let the browser go where the form leads.
+    if (!fresh) return form.submit();
+    for (const button of fresh.querySelectorAll('[data-property-save]')) button.hidden = true;
+    form.replaceWith(document.adoptNode(fresh));
+    for (const id of ['issue-meta', 'activity']) {
+      const part = doc.getElementById(id);
+      const here = document.getElementById(id);
+      if (part && here) here.replaceWith(document.adoptNode(part));
+    }
+    const error = fresh.querySelector('[data-property-error]') || doc.querySelector('[data-properties-error]');
+    status.textContent = error ? error.textContent : `${label} saved.`;
+    status.classList.toggle('error', Boolean(error));
+    showRelativeTimes();
+    if (document.activeElement === document.body || !document.activeElement) document.getElementById(select.id)?.focus();
+  });
+}
