@@ -33,6 +33,21 @@ describe('InFlight counts', () => {
   });
 });
 
+describe('InFlight.full', () => {
+  test('names the endpoints at ENDPOINT_IN_FLIGHT_MAX and the organizations at ORG_IN_FLIGHT_MAX, no others', () => {
+    const inFlight = new InFlight();
+    expect(inFlight.full()).toEqual({ endpoints: [], orgs: [] });
+    inFlight.add('w1', 'o1', ENDPOINT_IN_FLIGHT_MAX);
+    inFlight.add('w2', 'o1', ENDPOINT_IN_FLIGHT_MAX - 1);
+    inFlight.add('w3', 'o2', ENDPOINT_IN_FLIGHT_MAX - 1);
+    expect(inFlight.full()).toEqual({ endpoints: ['w1'], orgs: [] });
+    for (let i = 0; inFlight.byOrg.get('o1')! < ORG_IN_FLIGHT_MAX; i++) inFlight.add(`x${i}`, 'o1');
+    expect(inFlight.full().orgs).toEqual(['o1']);
+    inFlight.remove('w1', 'o1');
+    expect(inFlight.full()).toEqual({ endpoints: [], orgs: [] });
+  });
+});
+
 describe('InFlight.plan', () => {
   test('nothing due, or no free slot: nothing planned', () => {
     const inFlight = new InFlight();

@@ -38,6 +38,13 @@ export class InFlight {
     this.add(webhookId, orgId, -1);
   }
 
+  /** The endpoints and organizations with as many sends in flight as they may have: none of theirs is due for now. */
+  full(): { endpoints: string[]; orgs: string[] } {
+    const endpoints = [...this.byEndpoint].filter(([, n]) => n >= ENDPOINT_IN_FLIGHT_MAX).map(([id]) => id);
+    const orgs = [...this.byOrg].filter(([, n]) => n >= ORG_IN_FLIGHT_MAX).map(([id]) => id);
+    return { endpoints, orgs };
+  }
+
   /**
    * How many deliveries to claim for each endpoint to fill `free` slots fairly (see above); an
    * endpoint or organization at its cap gets none.

@@ -13,16 +13,28 @@ import { signatureHeaders } from './signing.js';
 
 /**
  * The endpoints with deliveries due, the longest-waiting first: enabled, their circuit not open
- * (src/webhooks/circuit.ts; $1 the failures that open it, so past them and due again is half-open).
- * At most $2: the fairness plan (src/webhooks/fairness.ts) chooses among them.
+ * (src/webhooks/circuit.ts; $1 the failures that open it, so past them and due again is
+ * half-open), and not among those this process already sends to as much as it may ($3 the
+ * endpoints, $4 the organizations at their cap). At most $2: the fairness plan
+ * (src/webhooks/fairness.ts) chooses among them.
+ *
+ * One look per endpoint at its first due delivery, through the index of pending deliveries,
+ * rather than a pass over every pending delivery: an organization whose endpoints never answer
+ * piles up thousands of them, and this runs at every refill. Its endpoints at their cap are not
+ * looked at.
  */
 const DUE_ENDPOINTS_SQL = `
-SELECT c.webhook_id::text AS "webhookId", c.org_id::text AS "orgId", w.consecutive_failures >= $1 AS "halfOpen"
-  FROM webhook_deliveries c JOIN webhooks w ON w.id = c.webhook_id
- WHERE c.state = 'pending' AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now())
-   AND w.enabled AND (w.circuit_open_until IS NULL OR w.circuit_open_until <= now())
- GROUP BY c.webhook_id, c.org_id, w.consecutive_failures
- ORDER BY min(c.seq)
+SELECT w.id::text AS "webhookId", w.org_id::text AS "orgId", w.consecutive_failures >= $1 AS "halfOpen"
+  FROM webhooks w
+ CROSS JOIN LATERAL (
+   SELECT c.seq FROM webhook_deliveries c
+    WHERE c.webhook_id = w.id AND c.state = 'pending' AND c.next_attempt_at <= now()
+      AND (c.lease_until IS NULL OR c.lease_until < now())
+    ORDER BY c.seq
+    LIMIT 1) due
+ WHERE w.enabled AND (w.circuit_open_until IS NULL OR w.circuit_open_until <= now())
+   AND NOT (w.id = ANY($3::uuid[])) AND NOT (w.org_id = ANY($4::uuid[]))
+ ORDER BY due.seq
  LIMIT $2`;
 
 /**
@@ -137,10 +149,13 @@ export class DeliveryWorker {
   private async fill(): Promise<boolean> {
     const free = WORKER_IN_FLIGHT_MAX - this.inFlight.total;
     if (free <= 0) return false;
+    const full = this.inFlight.full();
     const due = await this.db.$queryRawUnsafe<DueEndpoint[]>(
       DUE_ENDPOINTS_SQL,
       CIRCUIT_OPEN_AFTER_FAILURES,
       DUE_ENDPOINTS_MAX,
+      full.endpoints,
+      full.orgs,
     );
     const plan = this.inFlight.plan(due, free);
     if (plan.size === 0) return false;
