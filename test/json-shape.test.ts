@@ -32,6 +32,19 @@ const CASES: Record<string, unknown> = {
   'values over in all': { and: Array.from({ length: Math.ceil((INPUT_LIMITS.values + 1) / INPUT_LIMITS.items) }, () => ({ in: Array(INPUT_LIMITS.items).fill(1) })) },
   'nested to the depth limit': nested(INPUT_LIMITS.depth + 1),
   'one level deeper': nested(INPUT_LIMITS.depth + 2),
+  'items at the limit, printed with spaces and new lines': { text: JSON.stringify({ s: Array(INPUT_LIMITS.items).fill(0) }, null, 2), value: { s: Array(INPUT_LIMITS.items).fill(0) } },
+  'a root list at the item limit, printed with spaces and new lines': { text: JSON.stringify(Array(INPUT_LIMITS.items).fill(0), null, 2), value: Array(INPUT_LIMITS.items).fill(0) },
+  'numbers and literals of many characters, at the item limit': { n: Array.from({ length: INPUT_LIMITS.items }, (_, i) => [12345.5e-3, true, false, null][i % 4]) },
+  'a list at the root, one item over': Array(INPUT_LIMITS.items + 1).fill(1),
+  'a string at the root, one over': 'x'.repeat(INPUT_LIMITS.text + 1),
+  // Exactly the limit: the root list, 19 lists of 1,000 (1,001 values each) and 980 numbers.
+  'values exactly at the limit': [...Array.from({ length: 19 }, () => Array(INPUT_LIMITS.items).fill(1)), ...Array(980).fill(1)],
+  'values one over the limit': [...Array.from({ length: 19 }, () => Array(INPUT_LIMITS.items).fill(1)), ...Array(981).fill(1)],
+  // Quotes and backslashes in strings: a scan that ends a string at an escaped quote, or not at a
+  // quote after an escaped backslash, would read the fields written inside it.
+  'escaped quotes around text that looks like fields': { s: `"${',"k":1'.repeat(150)}"`, t: `${'\\'.repeat(3)}"` },
+  'strings ending in backslashes, before a wide list': { a: 'x\\', b: '\\\\', c: { d: Array(INPUT_LIMITS.items + 1).fill(0) } },
+  'an escaped field name in the path': { 'a"b\\c\u00e9': { d: Array(INPUT_LIMITS.items + 1).fill(0) } },
   'mixed kinds': [[1, -2.5e3, [3, { a: [true, null, 'x"y\\'] }]], {}, []],
   'a string root': 'str',
   'a number root': 5,
@@ -41,13 +54,29 @@ const CASES: Record<string, unknown> = {
 describe('jsonShapeError agrees with inputShapeError on the parsed value', () => {
   for (const [name, value] of Object.entries(CASES)) {
     test(name, () => {
-      expect(jsonShapeError(JSON.stringify(value), WHOLE)).toEqual(inputShapeError(value, 'body'));
+      // A case may give its text (spaced out, say) beside its value.
+      const given = typeof value === 'object' && value !== null && 'text' in value && 'value' in value ? (value as { text: string; value: unknown }) : null;
+      const text = given ? given.text : JSON.stringify(value);
+      expect(jsonShapeError(text, WHOLE)).toEqual(inputShapeError(given ? given.value : value, 'body'));
     });
   }
 
   test('far deeper than the limit (deeper than JSON.stringify can write): the depth limit where it is passed', () => {
     const text = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     expect(jsonShapeError(text, WHOLE)).toEqual(inputShapeError(JSON.parse(text), 'body'));
+  });
+
+  test('strings of quotes, backslashes and punctuation, before a wide list and a deep one, are read as JSON.parse reads them', () => {
+    const tricky = fc.string({ unit: fc.constantFrom('"', '\\', ',', ':', '{', '[', ']', '}', 'a', ' '), maxLength: 30 });
+    fc.assert(
+      fc.property(tricky, tricky, (key, text) => {
+        const value = { [key]: text, w: { [text]: Array(INPUT_LIMITS.items + 1).fill(0) } };
+        expect(jsonShapeError(JSON.stringify(value), WHOLE)).toEqual(inputShapeError(value, 'body'));
+        const within = { [key]: [text, { [text]: 1 }], n: nested(INPUT_LIMITS.depth) };
+        expect(jsonShapeError(JSON.stringify(within), WHOLE)).toEqual(inputShapeError(within, 'body'));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test('the finding names the limit', () => {
@@ -70,9 +99,16 @@ describe('the input within a body', () => {
   const BATCH: InputAt = { root: 'arguments', path: ['*', 'params', 'arguments'] };
 
   test('only the input is checked: the rest of the body may hold what the input may not', () => {
-    const body = { query: 'q'.repeat(INPUT_LIMITS.text + 10), extensions: fields(300), variables: { f: { status: ['OPEN'] } } };
+    const outside = { long: 'q'.repeat(INPUT_LIMITS.text + 10), wide: fields(300), list: Array(INPUT_LIMITS.items + 1).fill(1), many: Array.from({ length: 21 }, () => Array(INPUT_LIMITS.items).fill(1)) };
+    const body = { query: 'q'.repeat(INPUT_LIMITS.text + 10), extensions: outside, variables: { f: { status: ['OPEN'] } } };
     expect(jsonShapeError(JSON.stringify(body), VARIABLES)).toBeNull();
     expect(jsonShapeError(JSON.stringify({ ...body, variables: { f: fields(101) } }), VARIABLES)).toEqual({ field: 'f', message: WIDTH.fields });
+    // Paths start at the input, whatever is around it.
+    const long = { f: { q: 'x'.repeat(INPUT_LIMITS.text + 1) } };
+    expect(jsonShapeError(JSON.stringify({ ...body, variables: long }), VARIABLES)).toEqual(inputShapeError(long, 'variables'));
+    expect(jsonShapeError(JSON.stringify({ ...body, variables: long }), VARIABLES)).toEqual({ field: 'f.q', message: expect.stringContaining('characters long') });
+    const deep = { f: nested(INPUT_LIMITS.depth + 5) };
+    expect(jsonShapeError(JSON.stringify({ ...body, variables: deep }), VARIABLES)).toEqual(inputShapeError(deep, 'variables'));
   });
 
   test('a field named like the input elsewhere is not the input', () => {
@@ -91,7 +127,7 @@ describe('the input within a body', () => {
   });
 
   test('an input that is not there, or not JSON, is no finding', () => {
-    for (const text of ['', '{', '[[[', '{"variables":', '{"variables":{"a":"unterminated', '}}]]', '{"a" "b"}', 'nul', '"\\"']) {
+    for (const text of ['', ',', ',,{', '{', '[[[', '{"variables":', '{"variables":{"a":"unterminated', '}}]]', '{"a" "b"}', 'nul', '"\\"']) {
       expect(jsonShapeError(text, VARIABLES)).toBeNull();
     }
   });

@@ -47,10 +47,13 @@ function stringEnd(text: string, open: number): number {
   // indexOf runs natively, many times faster than a loop over the characters of a long string.
   for (let from = open + 1; ; ) {
     const quote = text.indexOf('"', from);
+    // Stryker disable next-line EqualityOperator: from is past the opening quote, so never 0
     if (quote < 0) return text.length;
     let slash = quote - 1;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the opening quote is no backslash, so the walk stops there anyway
     while (slash > open && text.charCodeAt(slash) === BACKSLASH) slash--;
     // An even number of backslashes before it: they escape each other, not the quote.
+    // Stryker disable next-line ArithmeticOperator: adding or subtracting 2 x slash, or 2, keeps the parity
     if ((quote - 1 - slash) % 2 === 0) return quote;
     from = quote + 1;
   }
@@ -59,6 +62,7 @@ function stringEnd(text: string, open: number): number {
 /** The characters of the string between `open` and `close` once escapes are decoded. */
 function decoded(text: string, open: number, close: number): string {
   const raw = text.slice(open + 1, close);
+  // Stryker disable next-line ConditionalExpression,StringLiteral: JSON.parse of a string without escapes gives it back as it is
   if (!raw.includes('\\')) return raw;
   try {
     return JSON.parse(text.slice(open, close + 1)) as string;
@@ -96,6 +100,7 @@ export function jsonShapeError(text: string, at: InputAt): FieldError | null {
   /** The path, within the input, of the innermost container (at `depth`). */
   const containerPath = (depth: number): string => (depth === 0 ? at.root : frames.slice(frames.length - 1 - depth, frames.length - 1).map((f) => f.key).join('.'));
 
+  // Stryker disable next-line EqualityOperator: one step past the end reads NaN, which starts nothing
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c <= 0x20 || c === 0x3a) continue; // whitespace, and the colon after a field name
@@ -110,7 +115,9 @@ export function jsonShapeError(text: string, at: InputAt): FieldError | null {
       continue;
     }
     if (top && !top.list && top.wantsKey) {
-      // A field name.
+      // A field name. In JSON only a quote can start one here; anything else is skipped (the text
+      // is not JSON, and JSON.parse says so).
+      // Stryker disable next-line ConditionalExpression: only text that is not JSON gets here, and it is refused either way
       if (c !== QUOTE) continue;
       const close = stringEnd(text, i);
       top.count++;
@@ -131,7 +138,6 @@ export function jsonShapeError(text: string, at: InputAt): FieldError | null {
     if (top?.list) {
       top.key = String(top.count);
       top.count++;
-      top.wantsKey = false;
       if (top.depth >= 0 && top.count > INPUT_LIMITS.items) {
         return { field: containerPath(top.depth), message: WIDTH.items };
       }
@@ -144,6 +150,7 @@ export function jsonShapeError(text: string, at: InputAt): FieldError | null {
     if (c === QUOTE) {
       const close = stringEnd(text, i);
       // The raw length bounds the decoded one from above: decode only a string that may be over.
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: decoding more strings than needed is slower, not wrong
       if (depth >= 0 && close - i - 1 > INPUT_LIMITS.text) {
         const length = decoded(text, i, close).length;
         if (length > INPUT_LIMITS.text) return { field: valuePath(depth), message: `is ${length} characters long, over the limit of ${INPUT_LIMITS.text}` };
@@ -153,12 +160,15 @@ export function jsonShapeError(text: string, at: InputAt): FieldError | null {
     }
     if (c === 0x7b || c === 0x5b) {
       if (depth > INPUT_LIMITS.depth) return { field: valuePath(depth), message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists` };
+      // Stryker disable next-line StringLiteral: a container's key is set before any path reads it
       frames.push({ list: c === 0x5b, count: 0, key: '', wantsKey: true, depth });
       continue;
     }
     // A number or a literal: up to the next delimiter.
+    // Stryker disable next-line EqualityOperator,ArithmeticOperator: past the end reads NaN, which ends the loop all the same
     while (i + 1 < text.length) {
       const next = text.charCodeAt(i + 1);
+      // Stryker disable next-line ConditionalExpression: in JSON, whitespace after a literal is followed by one of the others
       if (next <= 0x20 || next === 0x2c || next === 0x5d || next === 0x7d) break;
       i++;
     }
