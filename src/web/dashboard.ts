@@ -127,6 +127,7 @@ export async function showDashboard(request: PageRequest, ctx: Context): Promise
     names: namesOf(members),
     workflow: WORKFLOW,
     canEdit: roleAtLeast(p.org.role, 'member'),
-    scripts: [charts.urls['chart.umd.min.js'], charts.urls['dashboard.js']],
+    // No issue yet: no charts to draw.
+    scripts: data.empty ? [] : [charts.urls['chart.umd.min.js'], charts.urls['dashboard.js']],
   });
 }

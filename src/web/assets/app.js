@@ -195,7 +195,8 @@ function setUpBoard() {
     const menu = card.querySelector('details.move-menu');
     if (menu) menu.open = false;
     status.textContent = `Moved ${key} to ${target}.`;
-    card.querySelector('summary, a')?.focus();
+    // The keyboard goes on from the card's menu, in its new column.
+    (card.querySelector('summary') ?? card.querySelector('a'))?.focus();
   };
   board.addEventListener('submit', (event) => {
     const form = event.target.closest('form.move');
