@@ -18,11 +18,28 @@ document.addEventListener('DOMContentLoaded', () => {
   for (const input of document.querySelectorAll('[data-select-on-focus]')) {
     input.addEventListener('focus', () => input.select());
   }
+  setUpMenus();
   setUpPalette();
   setUpBoard();
   openNewIssueForm();
   window.addEventListener('hashchange', openNewIssueForm);
 });
+
+/** The header's menus (the organization switcher, the phone's Menu) close on Escape or a click elsewhere, as menus do. */
+function setUpMenus() {
+  const menus = [...document.querySelectorAll('header details')];
+  document.addEventListener('click', (event) => {
+    for (const menu of menus) if (menu.open && !menu.contains(event.target)) menu.open = false;
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    for (const menu of menus) {
+      if (!menu.open) continue;
+      menu.open = false;
+      menu.querySelector('summary').focus();
+    }
+  });
+}
 
 /**
  * The command palette: Ctrl+K / Cmd+K, or typing in the header's search box, opens it. It lists
