@@ -293,6 +293,20 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
     expect(await url.evaluate((e) => getComputedStyle(e).borderTopLeftRadius)).not.toBe('0px');
     expect(await url.evaluate((e) => (e as HTMLElement).getBoundingClientRect().width)).toBeGreaterThan(300);
     expect(await page.locator('#hook-url-hint').innerText()).toBe('https, on a public address.');
+    // Every text-like control, select and textarea of the pages with forms: the stylesheet's border and corners, not the browser's.
+    for (const path of ['/orgs/engines/settings/webhooks', '/orgs/acme/issues#new-issue', '/orgs/engines/team', '/orgs/acme/settings/integrations', '/account', '/join']) {
+      await page.goto(`${base}${path}`);
+      const { shown, unstyled } = await page.evaluate(() => {
+        const controls = [...document.querySelectorAll('main input:not([type=hidden]):not([type=checkbox]):not([type=radio]), main select, main textarea')].filter((e) => (e as HTMLElement).offsetParent !== null);
+        const plain = controls.filter((e) => {
+          const style = getComputedStyle(e);
+          return style.borderTopLeftRadius !== '6px' || style.borderTopColor !== 'rgb(139, 147, 165)' || style.fontSize !== '16px';
+        });
+        return { shown: controls.length, unstyled: plain.map((e) => `${e.tagName} ${e.getAttribute('type') ?? ''} #${e.id}`) };
+      });
+      expect(shown, path).toBeGreaterThan(0);
+      expect(unstyled, path).toEqual([]);
+    }
     expect(problems).toEqual([]);
   });
 });
