@@ -101,7 +101,8 @@ function setUpPalette() {
       return words.every((w) => text.includes(w));
     });
   };
-  const show = (q, hits) => {
+  // `refusal`: why the search found nothing this time (too many searches a minute, a query too long), said instead of "no results".
+  const show = (q, hits, refusal = null) => {
     const options = hits.map((hit) => {
       // An option holds text, not a link (no control inside a control): Enter or a click follows data-href.
       const li = document.createElement('li');
@@ -113,7 +114,7 @@ function setUpPalette() {
     options.push(...matching(q).map((c) => c.cloneNode(true)));
     options.forEach((li, i) => (li.id = `palette-option-${i}`));
     list.replaceChildren(...options);
-    empty.textContent = options.length ? '' : `No results for “${q}”.`;
+    empty.textContent = refusal ? `Search failed: ${refusal}` : options.length ? '' : `No results for “${q}”.`;
     select(options.length ? 0 : -1);
   };
   const search = async () => {
@@ -123,10 +124,12 @@ function setUpPalette() {
     controller = new AbortController();
     try {
       const response = await fetch(`/api/palette/search?q=${encodeURIComponent(q)}`, { headers: { 'x-org-id': orgId, accept: 'application/json' }, signal: controller.signal });
+      const body = await response.json().catch(() => ({}));
       if (input.value.trim() !== q) return;
-      show(q, response.ok ? await response.json() : []);
+      if (response.ok) show(q, body);
+      else show(q, [], body.detail || body.title || `the service answered ${response.status}.`);
     } catch (error) {
-      if (error.name !== 'AbortError') show(q, []);
+      if (error.name !== 'AbortError') show(q, [], 'the service did not answer.');
     }
   };
   document.addEventListener('keydown', (event) => {
