@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import { aggregateIssues, weekStartOf } from '../schema/issue-aggregates.js';
 import { ISSUE_STATUSES } from '../schema/workflow.js';
@@ -39,6 +40,11 @@ interface Chart {
   id: string;
   title: string;
   kind: 'bar' | 'line';
+  /**
+   * Where each colour comes from, all defined once in app.css: a bar per status or per priority
+   * (--status-*, --priority-*, the colours of the list's badges), or a colour per series (--series-*).
+   */
+  colorBy: 'status' | 'priority' | 'series';
   column: string;
   series: string[];
   rows: [string, ...number[]][];
@@ -61,6 +67,8 @@ export async function dashboardData(p: OrgPage, now = new Date()) {
   const completed = new Map((all.completedPerWeek ?? []).map((w) => [day(w.weekStart), w.count]));
   const weeks = [...new Set([...created.keys(), ...completed.keys()])].sort();
   return {
+    /** No issue at all yet: the page offers to create the first one instead of empty charts. */
+    empty: all.total === 0,
     counts: {
       open: open.total,
       inProgress: all.byStatus?.find((s) => s.status === 'In Progress')?.count ?? 0,
@@ -68,12 +76,13 @@ export async function dashboardData(p: OrgPage, now = new Date()) {
       unassigned,
     },
     charts: [
-      { id: 'by-status', title: 'Issues by status', kind: 'bar', column: 'Status', series: ['Issues'], rows: (all.byStatus ?? []).map((s) => [s.status, s.count]) },
-      { id: 'by-priority', title: 'Open issues by priority', kind: 'bar', column: 'Priority', series: ['Issues'], rows: (open.byPriority ?? []).map((s) => [s.priority, s.count]) },
+      { id: 'by-status', title: 'Issues by status', kind: 'bar', colorBy: 'status', column: 'Status', series: ['Issues'], rows: (all.byStatus ?? []).map((s) => [s.status, s.count]) },
+      { id: 'by-priority', title: 'Open issues by priority', kind: 'bar', colorBy: 'priority', column: 'Priority', series: ['Issues'], rows: (open.byPriority ?? []).map((s) => [s.priority, s.count]) },
       {
         id: 'workload',
         title: 'Open issues by assignee (workload)',
         kind: 'bar',
+        colorBy: 'series',
         column: 'Assignee',
         series: ['Issues'],
         rows: (open.byAssignee ?? []).map((a) => [a.assigneeId ? (names[a.assigneeId] ?? 'former member') : 'Unassigned', a.count]),
@@ -82,6 +91,7 @@ export async function dashboardData(p: OrgPage, now = new Date()) {
         id: 'created-completed-per-week',
         title: `Created and completed per week (last ${WEEKS} weeks)`,
         kind: 'line',
+        colorBy: 'series',
         column: 'Week of',
         series: ['Created', 'Completed'],
         rows: weeks.map((week) => [week, created.get(week) ?? 0, completed.get(week) ?? 0]),
@@ -116,6 +126,8 @@ export async function showDashboard(request: PageRequest, ctx: Context): Promise
     openStatuses,
     names: namesOf(members),
     workflow: WORKFLOW,
-    scripts: [charts.urls['chart.umd.min.js'], charts.urls['dashboard.js']],
+    canEdit: roleAtLeast(p.org.role, 'member'),
+    // No issue yet: no charts to draw.
+    scripts: data.empty ? [] : [charts.urls['chart.umd.min.js'], charts.urls['dashboard.js']],
   });
 }

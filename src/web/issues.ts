@@ -25,7 +25,7 @@ export type IssueView = { id: string; key: string; project_id: string; title: st
 const perm = (p: OrgPage) => ({ canEdit: roleAtLeast(p.org.role, 'member'), canDelete: roleAtLeast(p.org.role, 'manager') });
 
 /** The empty issue form (create), with a project chosen when the page is about one. */
-const newIssueForm = (projectId = '') => ({ project_id: projectId, title: '', status: 'Backlog', priority: 'none', assignee_id: '', description: '' });
+export const newIssueForm = (projectId = '') => ({ project_id: projectId, title: '', status: 'Backlog', priority: 'none', assignee_id: '', description: '' });
 
 /** The list page's data: one page of issues for the URL's query, or the query's mistakes. */
 export async function issueListData(p: OrgPage, pageUrl: URL) {
@@ -103,40 +103,6 @@ export async function createIssuePage(request: PageRequest, ctx: Context): Promi
     const url = new URL(request.url);
     return listPage(p, url, { ...newIssueForm(), ...form } as ReturnType<typeof newIssueForm>, failure);
   }
-}
-
-/** GET /orgs/:slug/board: a column per status; each card moves with a form button (drag and drop on top, with JS). */
-export async function showBoard(request: PageRequest, ctx: Context): Promise<Response> {
-  const p = await orgPage(request, ctx);
-  if (p instanceof Response) return p;
-  const url = new URL(request.url);
-  const projectId = url.searchParams.get('project_id') ?? '';
-  const [projects, members] = await Promise.all([projectsOf(p), membersOf(p)]);
-  const columns = await Promise.all(
-    WORKFLOW.statuses.map(async (status) => {
-      const query = new URL(`${p.base}/board`, url);
-      query.searchParams.set('status', status);
-      query.searchParams.set('sort', 'priority');
-      if (projectId) query.searchParams.set('project_id', projectId);
-      const data = await issueListData(p, query);
-      return { status, issues: data.issues, more: data.next !== null, errors: data.queryErrors };
-    }),
-  );
-  return orgView(p, 'board', {
-    title: `Board · ${p.org.name}`,
-    section: 'Board',
-    columns,
-    projects,
-    projectId,
-    names: namesOf(members),
-    members,
-    workflow: WORKFLOW,
-    form: newIssueForm(projectId),
-    errors: {},
-    formError: null,
-    here: `${url.pathname}${url.search}`,
-    ...perm(p),
-  });
 }
 
 async function issueOf(p: OrgPage, key: string | undefined): Promise<IssueView | null> {

@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { paletteCommands } from './commands.js';
 import type { Flash } from './flash.js';
 import { page, redirect } from './render.js';
 import { inOrg, loadShell, type ShellOrg } from './shell.js';
@@ -43,5 +44,5 @@ export async function orgPage(request: PageRequest, ctx: Context): Promise<OrgPa
 
 /** Renders a page of an organization with its shell, navigation and flash. */
 export function orgView(p: OrgPage, view: string, data: Record<string, unknown>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return page(view, { ...p.shell, currentOrg: p.org, base: p.base, flash: p.flash, ...data }, init);
+  return page(view, { ...p.shell, currentOrg: p.org, base: p.base, flash: p.flash, commands: paletteCommands(p.org, p.shell.orgs.length), ...data }, init);
 }

@@ -28,6 +28,8 @@ async function webhooksPage(p: OrgPage, extra: Record<string, unknown> = {}, sta
       canManage,
       hooks: canManage ? await hooksOf(p.ctx) : [],
       eventTypes: ops.WEBHOOK_EVENTS,
+      // The URL rule the operation applies (src/http/outbound-address.ts), said before it refuses one.
+      urlHint: p.ctx.config.webhooks.allowPrivateNetworks ? 'https or http; private and local addresses are allowed on this server.' : 'https, on a public address.',
       formError: null,
       errors: {},
       form: { url: '', events: ['*'], description: '' },

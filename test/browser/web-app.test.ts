@@ -149,10 +149,11 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
     await page.getByRole('link', { name: 'Punch cards jam' }).waitFor();
     await check(page, '05-issues-filtered');
 
-    // The board: a form button moves an issue; drag and drop moves another.
+    // The board: the card's "Move to…" menu moves an issue; drag and drop moves another.
     await page.goto(`${base}/orgs/analytical/board`);
     const card = (key: string) => page.locator(`.issue-card[data-key="${key}"]`);
-    await card('STORE-1').getByRole('button', { name: /Todo →/ }).click();
+    await card('STORE-1').getByText('Move to…').click();
+    await card('STORE-1').getByRole('button', { name: 'Todo (move STORE-1)' }).click();
     await page.getByText('Moved STORE-1 to Todo.').waitFor();
     expect(await page.locator('section[data-status="Todo"] .issue-card').count()).toBe(1);
     await card('STORE-2').dragTo(page.locator('section[data-status="Todo"]'));

@@ -18,13 +18,34 @@ document.addEventListener('DOMContentLoaded', () => {
   for (const input of document.querySelectorAll('[data-select-on-focus]')) {
     input.addEventListener('focus', () => input.select());
   }
+  setUpMenus();
   setUpPalette();
   setUpBoard();
+  openNewIssueForm();
+  window.addEventListener('hashchange', openNewIssueForm);
 });
 
+/** The header's menus (the organization switcher, the phone's Menu) close on Escape or a click elsewhere, as menus do. */
+function setUpMenus() {
+  const menus = [...document.querySelectorAll('header details')];
+  document.addEventListener('click', (event) => {
+    for (const menu of menus) if (menu.open && !menu.contains(event.target)) menu.open = false;
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    for (const menu of menus) {
+      if (!menu.open) continue;
+      menu.open = false;
+      menu.querySelector('summary').focus();
+    }
+  });
+}
+
 /**
- * Ctrl+K / Cmd+K: the command palette over GET /api/palette/search (the session cookie and the
- * organization in X-Org-Id). Without JavaScript, the header's search box opens the search page.
+ * The command palette: Ctrl+K / Cmd+K, or typing in the header's search box, opens it. It lists
+ * the commands the page offers for the user's role (the layout's <template>) and, as you type,
+ * what GET /api/palette/search finds (the session cookie and the organization in X-Org-Id).
+ * Without JavaScript, the header's search box opens the search page.
  */
 function setUpPalette() {
   const form = document.querySelector('[data-palette]');
@@ -32,60 +53,102 @@ function setUpPalette() {
   if (!form || !dialog) return;
   const base = form.getAttribute('data-palette');
   const orgId = form.getAttribute('data-org-id');
+  const box = form.querySelector('input[name=q]');
   const input = document.getElementById('palette-input');
   const list = document.getElementById('palette-results');
+  const empty = document.getElementById('palette-empty');
+  const commands = [...(document.getElementById('palette-commands')?.content.children ?? [])];
   let opener = null;
   let selected = -1;
   let timer = null;
+  let controller = null;
   const hrefOf = (hit) =>
     hit.type === 'issue' ? `${base}/issues/${encodeURIComponent(hit.key)}` : hit.type === 'project' ? `${base}/projects/${encodeURIComponent(hit.key)}` : `${base}/issues?assignee_id=${encodeURIComponent(hit.id)}`;
-  const open = () => {
+  const open = (text) => {
     opener = document.activeElement;
+    // What was typed in the header's box goes on in the palette's, not in both.
+    if (opener === box) box.value = '';
     dialog.hidden = false;
-    input.value = '';
-    list.replaceChildren();
+    input.value = text;
     input.focus();
+    input.setSelectionRange(text.length, text.length);
+    search();
   };
   const close = () => {
     dialog.hidden = true;
+    clearTimeout(timer);
+    controller?.abort();
     if (opener && opener.focus) opener.focus();
+  };
+  // Closed first: a command may lead to a place on this same page (Create issue, on the issue list).
+  const go = (href) => {
+    close();
+    location.href = href;
   };
   const select = (index) => {
     const items = [...list.children];
     selected = Math.max(-1, Math.min(index, items.length - 1));
     items.forEach((li, i) => li.setAttribute('aria-selected', String(i === selected)));
-    if (selected >= 0) input.setAttribute('aria-activedescendant', items[selected].id);
+    if (selected >= 0) {
+      input.setAttribute('aria-activedescendant', items[selected].id);
+      items[selected].scrollIntoView({ block: 'nearest' });
+    } else input.removeAttribute('aria-activedescendant');
+  };
+  const matching = (q) => {
+    const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+    return commands.filter((c) => {
+      const text = `${c.textContent} ${c.getAttribute('data-keywords')}`.toLowerCase();
+      return words.every((w) => text.includes(w));
+    });
+  };
+  // `refusal`: why the search found nothing this time (too many searches a minute, a query too long), said instead of "no results".
+  const show = (q, hits, refusal = null) => {
+    const options = hits.map((hit) => {
+      // An option holds text, not a link (no control inside a control): Enter or a click follows data-href.
+      const li = document.createElement('li');
+      li.setAttribute('role', 'option');
+      li.setAttribute('data-href', hrefOf(hit));
+      li.textContent = `${hit.type}: ${hit.key ? `${hit.key} ` : ''}${hit.title}`;
+      return li;
+    });
+    options.push(...matching(q).map((c) => c.cloneNode(true)));
+    options.forEach((li, i) => (li.id = `palette-option-${i}`));
+    list.replaceChildren(...options);
+    empty.textContent = refusal ? `Search failed: ${refusal}` : options.length ? '' : `No results for “${q}”.`;
+    select(options.length ? 0 : -1);
   };
   const search = async () => {
     const q = input.value.trim();
-    if (!q) return list.replaceChildren();
-    const response = await fetch(`/api/palette/search?q=${encodeURIComponent(q)}`, { headers: { 'x-org-id': orgId, accept: 'application/json' } });
-    if (!response.ok || input.value.trim() !== q) return;
-    const hits = await response.json();
-    list.replaceChildren(
-      ...hits.map((hit, i) => {
-        const li = document.createElement('li');
-        li.id = `palette-hit-${i}`;
-        li.setAttribute('role', 'option');
-        const a = document.createElement('a');
-        a.href = hrefOf(hit);
-        a.tabIndex = -1;
-        a.textContent = `${hit.type}: ${hit.key ? `${hit.key} ` : ''}${hit.title}`;
-        li.append(a);
-        return li;
-      }),
-    );
-    select(hits.length ? 0 : -1);
+    controller?.abort();
+    if (!q) return show('', []);
+    controller = new AbortController();
+    try {
+      const response = await fetch(`/api/palette/search?q=${encodeURIComponent(q)}`, { headers: { 'x-org-id': orgId, accept: 'application/json' }, signal: controller.signal });
+      const body = await response.json().catch(() => ({}));
+      if (input.value.trim() !== q) return;
+      if (response.ok) show(q, body);
+      else show(q, [], body.detail || body.title || `the service answered ${response.status}.`);
+    } catch (error) {
+      if (error.name !== 'AbortError') show(q, [], 'the service did not answer.');
+    }
   };
   document.addEventListener('keydown', (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
       event.preventDefault();
-      if (dialog.hidden) open();
+      if (dialog.hidden) open('');
       else close();
     } else if (!dialog.hidden && event.key === 'Escape') close();
   });
+  // The header's box: what is typed there goes on in the palette, with its results.
+  box?.addEventListener('input', () => {
+    if (dialog.hidden && box.value.trim()) open(box.value);
+  });
   dialog.addEventListener('click', (event) => {
     if (event.target === dialog) close();
+  });
+  list.addEventListener('click', (event) => {
+    const option = event.target.closest('[role=option]');
+    if (option) go(option.getAttribute('data-href'));
   });
   input.addEventListener('input', () => {
     clearTimeout(timer);
@@ -94,25 +157,81 @@ function setUpPalette() {
   input.addEventListener('keydown', (event) => {
     if (event.key === 'ArrowDown') select(selected + 1);
     else if (event.key === 'ArrowUp') select(selected - 1);
-    else if (event.key === 'Enter' && selected >= 0) location.href = list.children[selected].querySelector('a').href;
+    else if (event.key === 'Enter' && selected >= 0) go(list.children[selected].getAttribute('data-href'));
+    // Nothing chosen: the search page, as the header's form without JavaScript.
+    else if (event.key === 'Enter' && input.value.trim()) location.href = `${base}/search?q=${encodeURIComponent(input.value.trim())}`;
     else return;
     event.preventDefault();
   });
 }
 
 /**
- * The board's drag and drop: dropping a card on a column posts the card's own move form (the
- * same request its buttons send without JavaScript), then reloads the board.
+ * The board: a card moves by its "Move to…" menu or by drag and drop. Either sends the change
+ * to the REST API (PATCH /api/issues/:key, the session cookie, X-Org-Id), which checks the role
+ * and the status as for any client; then the card moves to its column in priority order and
+ * the board's status line says what happened. Without JavaScript the menu's buttons post the
+ * page's form instead.
  */
 function setUpBoard() {
   const board = document.querySelector('[data-board]');
   if (!board) return;
+  const orgId = board.getAttribute('data-org-id');
+  const priorities = board.getAttribute('data-priorities').split(',');
+  const status = document.querySelector('[data-board-status]');
+  const columnOf = (name) => [...board.querySelectorAll('.column')].find((c) => c.getAttribute('data-status') === name);
+  const recount = (column, delta) => {
+    const count = column.querySelector('[data-count]');
+    const n = Number(count.getAttribute('data-count')) + delta;
+    count.setAttribute('data-count', String(n));
+    count.textContent = `(${n}${count.getAttribute('data-more') === 'true' ? '+' : ''})`;
+  };
+  const move = async (card, target) => {
+    const from = card.closest('.column');
+    const to = columnOf(target);
+    if (!to || from === to) return;
+    const key = card.getAttribute('data-key');
+    let response;
+    try {
+      response = await fetch(`/api/issues/${encodeURIComponent(key)}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/merge-patch+json', accept: 'application/json', 'x-org-id': orgId },
+        body: JSON.stringify({ status: target }),
+      });
+    } catch {
+      status.textContent = `Could not move ${key}: the service did not answer.`;
+      return;
+    }
+    if (!response.ok) {
+      const problem = await response.json().catch(() => ({}));
+      status.textContent = `Could not move ${key}: ${problem.detail || problem.title || response.statusText}`;
+      return;
+    }
+    const rank = priorities.indexOf(card.getAttribute('data-priority'));
+    const after = [...to.querySelectorAll('.issue-card')].find((c) => priorities.indexOf(c.getAttribute('data-priority')) > rank);
+    to.querySelector('.cards').insertBefore(card, after ?? null);
+    recount(from, -1);
+    recount(to, 1);
+    for (const button of card.querySelectorAll('form.move button')) button.hidden = button.value === target;
+    const menu = card.querySelector('details.move-menu');
+    if (menu) menu.open = false;
+    status.textContent = `Moved ${key} to ${target}.`;
+    // The keyboard goes on from the card's menu, in its new column.
+    (card.querySelector('summary') ?? card.querySelector('a'))?.focus();
+  };
+  board.addEventListener('submit', (event) => {
+    const form = event.target.closest('form.move');
+    if (!form || !event.submitter) return;
+    event.preventDefault();
+    move(form.closest('.issue-card'), event.submitter.value);
+  });
   let dragged = null;
   for (const card of board.querySelectorAll('.issue-card[draggable=true]')) {
     card.addEventListener('dragstart', (event) => {
       dragged = card;
+      event.dataTransfer.effectAllowed = 'move';
       event.dataTransfer.setData('text/plain', card.getAttribute('data-key'));
     });
+    card.addEventListener('dragend', () => (dragged = null));
   }
   for (const column of board.querySelectorAll('.column')) {
     column.addEventListener('dragover', (event) => {
@@ -120,18 +239,15 @@ function setUpBoard() {
       event.preventDefault();
       column.classList.add('drop');
     });
-    column.addEventListener('dragleave', () => column.classList.remove('drop'));
-    column.addEventListener('drop', async (event) => {
+    column.addEventListener('dragleave', (event) => {
+      if (!column.contains(event.relatedTarget)) column.classList.remove('drop');
+    });
+    column.addEventListener('drop', (event) => {
       event.preventDefault();
       column.classList.remove('drop');
       const card = dragged;
       dragged = null;
-      if (!card || card.closest('.column') === column) return;
-      const form = card.querySelector('form.move');
-      const body = new URLSearchParams(new FormData(form));
-      body.set('status', column.getAttribute('data-status'));
-      const response = await fetch(form.action, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-      if (response.ok) location.reload();
+      if (card) move(card, column.getAttribute('data-status'));
     });
   }
 }
@@ -220,4 +336,11 @@ function setUpIssueProperties() {
     showRelativeTimes();
     if (document.activeElement === document.body || !document.activeElement) document.getElementById(select.id)?.focus();
   });
+/** The palette's "Create issue" leads here: the issue form, open, the title focused. */
+function openNewIssueForm() {
+  if (location.hash !== '#new-issue') return;
+  const form = document.getElementById('new-issue');
+  if (!form) return;
+  form.open = true;
+  document.getElementById('new-title')?.focus();
 }

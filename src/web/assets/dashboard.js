@@ -3,7 +3,10 @@
 document.addEventListener('DOMContentLoaded', () => {
   const source = document.getElementById('dashboard-data');
   if (!source || !window.Chart) return;
-  const colors = ['#2f5bd3', '#0e9384', '#dc6803', '#c11574', '#6938ef', '#667085'];
+  // Colours mean the same everywhere: app.css defines them once (--status-*, --priority-*,
+  // --series-*) for the list's badges and for these charts.
+  const css = getComputedStyle(document.documentElement);
+  const colorOf = (kind, name) => css.getPropertyValue(`--${kind}-${String(name).toLowerCase().replace(/\s+/g, '-')}`).trim() || css.getPropertyValue('--series-other').trim();
   for (const chart of JSON.parse(source.textContent)) {
     const canvas = document.getElementById(`chart-${chart.id}`);
     if (!canvas) continue;
@@ -11,13 +14,10 @@ document.addEventListener('DOMContentLoaded', () => {
       type: chart.kind,
       data: {
         labels: chart.rows.map((row) => row[0]),
-        datasets: chart.series.map((name, i) => ({
-          label: name,
-          data: chart.rows.map((row) => row[i + 1]),
-          backgroundColor: chart.kind === 'bar' ? colors : colors[i],
-          borderColor: colors[i],
-          tension: 0.25,
-        })),
+        datasets: chart.series.map((name, i) => {
+          const color = chart.colorBy === 'series' ? colorOf('series', name) : chart.rows.map((row) => colorOf(chart.colorBy, row[0]));
+          return { label: name, data: chart.rows.map((row) => row[i + 1]), backgroundColor: color, borderColor: color, tension: 0.25 };
+        }),
       },
       options: {
         animation: false,
