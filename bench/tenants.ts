@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrations.js';
+import { MAX_BATCH_MESSAGES } from '../src/mcp/batch.js';
 import { planDataset, seedBase, seedIssues, type Plan } from './lib/dataset.js';
 import { percentile } from './lib/load.js';
 import { createBenchDatabase, DEFAULT_POSTGRES_URL } from './lib/pg-admin.js';
@@ -229,9 +230,10 @@ const bigAnswerQuery = `query {
 }`;
 const mcpHeaders = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' };
 let mcpSequence = 0;
+/** The largest batch the endpoint runs (src/mcp/batch.ts); the finding's batches of 100 are refused whole. */
 const mcpBatch = (name: string, args: (i: number) => Record<string, unknown>) =>
   JSON.stringify(
-    Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: ++mcpSequence, method: 'tools/call', params: { name, arguments: args(i) } })),
+    Array.from({ length: MAX_BATCH_MESSAGES }, (_, i) => ({ jsonrpc: '2.0', id: ++mcpSequence, method: 'tools/call', params: { name, arguments: args(i) } })),
   );
 
 const attacks: Attack[] = [
@@ -270,7 +272,7 @@ const attacks: Attack[] = [
   },
   {
     id: 'mcp-batch-writes',
-    what: 'MCP batches of 100 create_issue (finding 4)',
+    what: `MCP batches of ${MAX_BATCH_MESSAGES} create_issue, the most a batch runs (finding 4: batches of 100)`,
     run: (signal, statuses) =>
       paced(signal, statuses, () =>
         settle(
@@ -284,7 +286,7 @@ const attacks: Attack[] = [
   },
   {
     id: 'mcp-batch-reads',
-    what: 'MCP batches of 100 list_issues (finding 4)',
+    what: `MCP batches of ${MAX_BATCH_MESSAGES} list_issues of 100 issues (finding 4)`,
     run: (signal, statuses) =>
       paced(signal, statuses, () =>
         settle(call(attackerViewer, '/api/mcp', { method: 'POST', headers: mcpHeaders, body: mcpBatch('list_issues', () => ({ limit: 100 })) })),
