@@ -252,6 +252,15 @@ function setUpBoard() {
   }
 }
 
+/** The palette's "Create issue" leads here: the issue form, open, the title focused. */
+function openNewIssueForm() {
+  if (location.hash !== '#new-issue') return;
+  const form = document.getElementById('new-issue');
+  if (!form) return;
+  form.open = true;
+  document.getElementById('new-title')?.focus();
+}
+
 // ==== Relative times and the issue page's properties (their own listener, apart from the rest) ====
 document.addEventListener('DOMContentLoaded', () => {
   showRelativeTimes();
@@ -336,11 +345,4 @@ function setUpIssueProperties() {
     showRelativeTimes();
     if (document.activeElement === document.body || !document.activeElement) document.getElementById(select.id)?.focus();
   });
-/** The palette's "Create issue" leads here: the issue form, open, the title focused. */
-function openNewIssueForm() {
-  if (location.hash !== '#new-issue') return;
-  const form = document.getElementById('new-issue');
-  if (!form) return;
-  form.open = true;
-  document.getElementById('new-title')?.focus();
 }
