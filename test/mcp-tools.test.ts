@@ -128,7 +128,7 @@ describe('calling tools', () => {
 
   test('invalid arguments: an error result naming every invalid field, never a crash', async () => {
     const client = await connect(t.user('maya').token);
-    const bad = problemOf(await client.callTool({ name: 'create_issue', arguments: { project_id: 'nope', title: '', priority: 'someday', colour: 'red' } }));
+    const bad = problemOf(await client.callTool({ name: 'create_issue', arguments: { project_id: 'no pe', title: '', priority: 'someday', colour: 'red' } }));
     expect(bad.code).toBe('validation_failed');
     expect(bad.errors!.map((e) => e.field).sort()).toEqual(['colour', 'priority', 'project_id', 'title']);
     const list = problemOf(await client.callTool({ name: 'list_issues', arguments: { limit: 0, sort: 'colour', status: ['Someday'] } }));
