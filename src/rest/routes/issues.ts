@@ -54,7 +54,7 @@ export const issueRoutes = [
     operationId: 'listIssues',
     tool: { name: 'list_issues' },
     summary: 'Issues, filtered, sorted and paged',
-    description: 'A bare array, one page; the next page is in the `Link` header. Any role.',
+    description: 'Any role.',
     tag: 'Issues',
     operation: ops.listIssues,
     query: ListQuery,
