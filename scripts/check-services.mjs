@@ -35,7 +35,7 @@ else {
 
 if (problems.length) {
   console.error(`Test services missing:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  console.error('Start them (see README, "Running the tests") or point the variables at running servers.');
+  console.error('Start them (see docs/development.md, "Running the tests") or point the variables at running servers.');
   process.exit(1);
 }
 console.log(`PostgreSQL and Redis reachable (${pgUrl}, ${redisUrl})`);

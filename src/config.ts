@@ -32,7 +32,7 @@ const corsOrigins = z.string().transform((value, ctx): '*' | string[] => {
 
 const milliseconds = z.coerce.number().int().min(1).max(3_600_000);
 
-/** Every variable the service reads, with its default. The README documents each one. */
+/** Every variable the service reads, with its default. docs/configuration.md documents each one (a test checks). */
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -51,7 +51,7 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   GRAPHQL_INTROSPECTION: bool.optional(),
   PAT_CACHE: z.enum(['auto', 'on', 'off']).default('auto'),
-  // Connections (src/http/node-server.ts); the README explains each.
+  // Connections (src/http/node-server.ts); docs/configuration.md explains each.
   HTTP_HEADERS_TIMEOUT_MS: milliseconds.default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: milliseconds.default(60_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds.optional(),
@@ -84,12 +84,12 @@ const EnvSchema = z.object({
     .transform((v) => v.split(',').map((kind) => kind.trim()).filter(Boolean))
     .pipe(z.array(z.enum(['pat', 'oauth', 'session'], { message: 'must list pat, oauth or session, separated by commas' })))
     .default([]),
-  // Webhooks (src/webhooks); the README explains each, and the risk of the first.
+  // Webhooks (src/webhooks); docs/configuration.md explains each, and the risk of the first.
   WEBHOOKS_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   WEBHOOKS_SECRET_KEY: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
   WEBHOOKS_WORKER: bool.default(true),
   WEBHOOKS_LEASE_SECONDS: z.coerce.number().int().min(11).max(3600).default(60),
-  // Subscriptions (src/live/stream-slots.ts); the README explains each.
+  // Subscriptions (src/live/stream-slots.ts); docs/configuration.md explains each.
   SUBSCRIPTION_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(10),
   SUBSCRIPTION_STREAMS_PER_ORG: z.coerce.number().int().min(1).default(100),
   SUBSCRIPTION_RECHECK_MS: milliseconds.default(5_000),
@@ -104,6 +104,9 @@ export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
 
 /** A URL fit for messages and logs: its user and password (if any) replaced by `***`. */
 export const redactUrl = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@');
+
+/** The names of those variables (docs/configuration.md has a row for each). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 
 export type PatCacheSetting = z.infer<typeof EnvSchema>['PAT_CACHE'];
 
@@ -179,7 +182,7 @@ export interface LiveStreamLimits {
 export interface WebhookSettings {
   /** Receivers on private, loopback and link-local addresses, and plain http, are allowed. */
   allowPrivateNetworks: boolean;
-  /** Seals signing secrets at rest; unset: a fixed development key (the README says why that is not for production). */
+  /** Seals signing secrets at rest; unset: a fixed development key (docs/configuration.md says why that is not for production). */
   secretKey: string | undefined;
   /** Run the delivery worker in this process. */
   worker: boolean;

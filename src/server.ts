@@ -3,6 +3,7 @@ import { createApp, type App, type RequestInfo } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseInUseError } from './db/client.js';
 import { createNodeServer } from './http/node-server.js';
+import { createLogger, humanDestination, logFormat } from './logger.js';
 import { startingResponse } from './ops/health.js';
 import { listen } from './ops/listen.js';
 import { preflight } from './ops/preflight.js';
@@ -37,7 +38,9 @@ async function start(config: Config): Promise<App> {
   const metrics = config.metricsPort === undefined ? null : httpServer(config, async (request) => (app ? app.ops.metricsEndpoint(request) : startingResponse(request)));
   if (metrics) await listen(metrics, config.metricsPort!, config.host, 'METRICS_PORT');
   await preflight(config, { migrate: config.migrateOnStart });
-  app = await createApp(config);
+  // A terminal in development gets short lines; production and piped output get JSON lines.
+  const human = logFormat(process.stdout.isTTY, config.production) === 'human';
+  app = await createApp(config, { logger: createLogger(config.logLevel, human ? humanDestination(process.stdout) : undefined) });
   const ready = app;
   ready.logger.info(
     { url: config.baseUrl, host: config.host, port, metricsPort: config.metricsPort, database: ready.db.kind, patCache: config.patCache },

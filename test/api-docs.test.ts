@@ -54,6 +54,10 @@ describe('GET /api/docs', () => {
     expect(html).toContain('href="/api/graphql"');
     expect(html).toContain(`${ORIGIN}/api/mcp`);
     expect(html).toContain('Connect an AI agent');
+    expect(html).toContain('docs/agents.md');
+    // Where keys are made, named as the navigation names it.
+    expect(html).toContain('the <strong>API keys</strong> page');
+    expect(html).not.toContain('Integrations');
   });
 
   test('is answered before any credential is looked at: a bad token does not stop it', async () => {

@@ -120,7 +120,7 @@ function post(body: BodyInit | null, headers: Record<string, string> = {}) {
 }
 
 describe('readBodyWithin', () => {
-  test('the limits are those the README lists: 1 MiB for /api, 16 KiB for forms', () => {
+  test('the limits are those docs/limits.md lists: 1 MiB for /api, 16 KiB for forms', () => {
     expect(BODY_LIMITS).toEqual({ api: 1048576, form: 16384 });
   });
 

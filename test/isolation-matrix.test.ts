@@ -3,7 +3,7 @@
  * with the answers of the route it is made from) and every GraphQL query and mutation of
  * schema.graphql, called by every kind of caller, on an object of the caller's organization (org A,
  * acme) and on one of another organization (org B, globex), with the exact expected answer of
- * each cell written out in the tables below. The tables are the rules (README, "The API", and the
+ * each cell written out in the tables below. The tables are the rules (docs/api.md, and the
  * authScopes of src/schema):
  *
  * - anonymous: 401 everywhere (GraphQL too: refused before it runs);
@@ -1013,7 +1013,7 @@ describe('other people and keys of another organization', () => {
   });
 
   // FINDING: User.email has no authScopes, so Issue.assignee { email } shows every assignee's
-  // address to viewers and members, whom searchPeople (and the README) deny email addresses.
+  // address to viewers and members, whom searchPeople (and docs/api.md) deny email addresses.
   test('viewers and members do not get email addresses through Issue.assignee either', async () => {
     for (const caller of ['viewer', 'member'] as const) {
       tick();

@@ -68,6 +68,53 @@ describe('tools/list', () => {
   });
 });
 
+describe('tool descriptions say what the tool returns', () => {
+  /** The field names a description promises after "Returns", in its first `{ ... }`. */
+  const promised = (description: string) => /Returns [^`]*`\{ ([^}]*) \}`/.exec(description)?.[1]!.split(', ');
+
+  test('list_issues promises { items, next_cursor }, which is what it returns, and no REST header or bare array', async () => {
+    const client = await connect(t.user('mark').token);
+    const { tools } = await client.listTools();
+    const listIssues = tools.find((tool) => tool.name === 'list_issues')!;
+    expect(listIssues.description).toContain('Returns `{ items, next_cursor }`');
+    expect(listIssues.description).not.toMatch(/bare array|Link/);
+    expect((listIssues.inputSchema.properties!.cursor as { description: string }).description).toContain('`next_cursor`');
+    const first = (await client.callTool({ name: 'list_issues', arguments: { limit: 2 } })).structuredContent as { items: { key: string }[]; next_cursor: string };
+    expect(Object.keys(first).sort()).toEqual(['items', 'next_cursor']);
+    expect(Object.keys(first.items[0]!)).toEqual(promised(listIssues.description!.split('each ')[1]!.replace(/^/, 'Returns ')));
+    const second = (await client.callTool({ name: 'list_issues', arguments: { limit: 2, cursor: first.next_cursor } })).structuredContent as { items: { key: string }[] };
+    expect(second.items.map((i) => i.key)).not.toContain(first.items[0]!.key);
+    await client.close();
+  });
+
+  test("each read tool's result has exactly the top-level fields its description promises; no description says a sentence twice", async () => {
+    const client = await connect(t.user('olivia').token);
+    const { tools } = await client.listTools();
+    const calls: Record<string, Record<string, unknown>> = {
+      who_am_i: {},
+      list_my_orgs: {},
+      list_projects: {},
+      get_project: { id: 'WEB' },
+      get_issue: { id: 'WEB-1' },
+      search_people: { q: 'o' },
+      palette_search: { q: 'web' },
+    };
+    for (const [name, args] of Object.entries(calls)) {
+      const tool = tools.find((candidate) => candidate.name === name)!;
+      const result = (await client.callTool({ name, arguments: args })).structuredContent!;
+      expect(Object.keys(result), name).toEqual(promised(tool.description!));
+    }
+    for (const tool of tools) {
+      const sentences = tool.description!.split(/(?<=\.) /).map((sentence) => sentence.toLowerCase().replace(/\.$/, ''));
+      expect(sentences.filter((sentence, i) => sentences.some((other, j) => j !== i && (other === sentence || other.startsWith(`${sentence} `)))), tool.name).toEqual([]);
+      expect(tool.description, tool.name).not.toMatch(/bare array|`Link` header/);
+    }
+    const palette = tools.find((tool) => tool.name === 'palette_search')!;
+    expect(palette.description).toMatch(/^Command-palette search of the caller's organization/);
+    await client.close();
+  });
+});
+
 describe('calling tools', () => {
   test('read tools answer structured content the client validates against the output schema', async () => {
     const mark = t.user('mark');
@@ -128,7 +175,7 @@ describe('calling tools', () => {
 
   test('invalid arguments: an error result naming every invalid field, never a crash', async () => {
     const client = await connect(t.user('maya').token);
-    const bad = problemOf(await client.callTool({ name: 'create_issue', arguments: { project_id: 'nope', title: '', priority: 'someday', colour: 'red' } }));
+    const bad = problemOf(await client.callTool({ name: 'create_issue', arguments: { project_id: 'no pe', title: '', priority: 'someday', colour: 'red' } }));
     expect(bad.code).toBe('validation_failed');
     expect(bad.errors!.map((e) => e.field).sort()).toEqual(['colour', 'priority', 'project_id', 'title']);
     const list = problemOf(await client.callTool({ name: 'list_issues', arguments: { limit: 0, sort: 'colour', status: ['Someday'] } }));

@@ -59,7 +59,7 @@ describe('POST /api/issues', () => {
       [{ project_id: projectId }, [{ field: 'title', message: /required/ }]],
       [{ project_id: projectId, title: '   ' }, [{ field: 'title', message: /empty/ }]],
       [{ project_id: projectId, title: 'x'.repeat(256) }, [{ field: 'title', message: /at most 255/ }]],
-      [{ project_id: 'abc', title: 'x' }, [{ field: 'project_id', message: /UUID/ }]],
+      [{ project_id: 'a b', title: 'x' }, [{ field: 'project_id', message: /UUID/ }]],
       [{ project_id: projectId, title: 42 }, [{ field: 'title', message: /must be a string/ }]],
       [{ project_id: projectId, title: 'x', org_id: t.org('globex').id }, [{ field: 'org_id', message: /not a known field/ }]],
       [{ title: 'x', id: 'mine' }, [{ field: 'project_id', message: /required/ }, { field: 'id', message: /not a known field/ }]],
@@ -204,15 +204,20 @@ describe('GET /api/issues', () => {
     }
   });
 
-  test("a foreign or missing project is 404, the same answer for both; project_id not a UUID is 400", async () => {
+  test("a foreign or missing project is 404, the same answer for both; project_id neither an id nor a key is 400", async () => {
     // One X-Request-Id for both: problem bodies echo it, and the bodies are compared whole.
     const headers = { 'x-request-id': 'foreign-or-missing' };
     const foreign = await t.call('GET', `/api/issues?project_id=${t.org('globex').projects[0]!.id}`, { token, headers });
     const missing = await t.call('GET', '/api/issues?project_id=00000000-0000-4000-8000-000000000000', { token, headers });
     expect(foreign.status).toBe(404);
-    expect({ ...(await foreign.json()), request_id: null }).toEqual({ ...(await missing.json()), request_id: null });
-    const bad = await expectProblem(await t.call('GET', '/api/issues?project_id=nope', { token }), 400, 'validation_failed');
-    expect(bad.errors).toEqual([{ field: 'project_id', message: 'must be a UUID' }]);
+    const missingBody = { ...(await missing.json()), request_id: null };
+    expect({ ...(await foreign.json()), request_id: null }).toEqual(missingBody);
+    // A foreign project's key answers like its id: the key is looked up in the caller's organization only.
+    const foreignKey = await t.call('GET', `/api/issues?project_id=${t.org('globex').projects[0]!.key}`, { token, headers });
+    expect(foreignKey.status).toBe(404);
+    expect({ ...(await foreignKey.json()), request_id: null }).toEqual(missingBody);
+    const bad = await expectProblem(await t.call('GET', '/api/issues?project_id=no-pe', { token }), 400, 'validation_failed');
+    expect(bad.errors).toEqual([{ field: 'project_id', message: 'must be a project id (UUID) or key (such as WEB)' }]);
   });
 
   test('without project_id: the issues of the whole bound organization, none of another', async () => {

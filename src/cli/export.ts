@@ -1,18 +1,22 @@
-// npm run export -- --base-url URL --token T [--token T2 ...] [--project ID ...]
+// npm run export -- [--base-url URL] --token T [--token T2 ...] [--project ID ...]
 // Writes every issue of the projects (default: all projects of the token's org) as NDJSON on stdout,
 // through the public API, with one worker per token and the spec's rate-limit behaviour.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiClient, ApiError } from '../client/api-client.js';
+import { checkReachable, clientBaseUrl } from '../client/base-url.js';
 import { exportIssues } from '../client/bulk-export.js';
 
-const HELP = `Usage: npm run export -- --base-url URL --token TOKEN [--token TOKEN ...] [--project ID ...]
+const HELP = `Usage: npm run export -- [--base-url URL] --token TOKEN [--token TOKEN ...] [--project ID ...]
 
 Exports issues as NDJSON (one JSON object per line) on stdout. Give 4 to 8 tokens (one per
 worker, each with its own rate-limit budget) for large exports. Without --project, every project
-of the first token's organization. Progress and totals go to stderr.`;
+of the first token's organization. Progress and totals go to stderr.
+
+The service's address: --base-url, else WM_BASE_URL, else BASE_URL, else http://localhost:$PORT
+(port 4000), as the service itself defaults. The token: --token, else WM_TOKEN.`;
 
 const OPTIONS = {
-  'base-url': { type: 'string', default: process.env.WM_BASE_URL ?? 'http://localhost:4000' },
+  'base-url': { type: 'string' },
   token: { type: 'string', multiple: true, default: process.env.WM_TOKEN ? [process.env.WM_TOKEN] : [] },
   project: { type: 'string', multiple: true, default: [] as string[] },
   help: { type: 'boolean', short: 'h' },
@@ -36,8 +40,9 @@ if (values.token.length === 0) {
   process.stderr.write('Give at least one token: --token TOKEN (or WM_TOKEN). (npm run export -- --help lists the options)\n');
   process.exit(2);
 }
-const baseUrl = values['base-url'].replace(/\/+$/, '');
+const baseUrl = clientBaseUrl(values['base-url'], process.env);
 try {
+  await checkReachable(baseUrl);
   let projectIds = values.project;
   if (projectIds.length === 0) {
     const { body } = await new ApiClient({ baseUrl, token: values.token[0]! }).json<{ orgs: { projects: { id: string }[] }[] }>('GET', '/api/me/orgs');

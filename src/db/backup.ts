@@ -19,7 +19,7 @@ export class BackupError extends Error {
 /** The embedded database's directory, or a BackupError for any other DATABASE_URL. */
 function dataDirectory(url: string): string {
   if (isPostgresUrl(url)) {
-    throw new BackupError('DATABASE_URL is PostgreSQL: back it up with pg_dump and restore with pg_restore (README, "Backups"). This command is for the embedded database.');
+    throw new BackupError('DATABASE_URL is PostgreSQL: back it up with pg_dump and restore with pg_restore (docs/operating.md, "Backups"). This command is for the embedded database.');
   }
   if (!url.startsWith('file:')) throw new BackupError(`DATABASE_URL=${url} is in memory: there is nothing on disk to back up or restore.`);
   return resolve(url.slice('file:'.length));

@@ -10,7 +10,7 @@ import { page } from '../web/render.js';
  * (`request.text()`, `formData()`, graphql-yoga).
  */
 
-/** Bytes a request body may carry, by who parses it. The README's limits table lists them. */
+/** Bytes a request body may carry, by who parses it. The limits table of docs/limits.md lists them. */
 export const BODY_LIMITS = {
   /** `/api`: REST JSON bodies and GraphQL documents with their variables. */
   api: 1024 * 1024,

@@ -9,7 +9,7 @@ export interface StreamRefusal {
  * Each stream holds a connection (counted against MAX_CONNECTIONS) and a listener on its
  * organization's changes until it ends, so one credential, or one organization's members
  * together, may hold only so many. The counts are this process's: behind a load balancer each
- * instance admits up to the caps (the README says so). A count in Redis would outlive a crashed
+ * instance admits up to the caps (docs/limits.md says so). A count in Redis would outlive a crashed
  * instance's streams, and a stream's connection is pinned to one instance anyway.
  */
 export class StreamSlots {

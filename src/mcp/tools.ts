@@ -104,15 +104,64 @@ function outputSchemaOf(route: Route, operation: OpenApiOperation, document: Rec
     type: 'object',
     properties: {
       items: schema,
-      ...(paged ? { next_cursor: { type: ['string', 'null'], description: 'Pass it as `cursor` (with the same sort and direction) for the next page; null on the last page.' } } : {}),
+      ...(paged ? { next_cursor: { type: ['string', 'null'], description: NEXT_CURSOR } } : {}),
     },
     required: paged ? ['items', 'next_cursor'] : ['items'],
   };
 }
 
+const NEXT_CURSOR = 'Pass it as `cursor` (with the same sort and direction) for the next page; null on the last page.';
+
+/** `{ a, b, c }`: the top-level fields of an object schema, as a tool's description names them. */
+function fieldsOf(schema: JsonSchema | undefined): string {
+  // A union (a palette hit is a project, an issue or a person) names the fields of every variant.
+  const variants = ((schema?.oneOf ?? schema?.anyOf) as JsonSchema[] | undefined) ?? [schema ?? {}];
+  const names = [...new Set(variants.flatMap((variant) => Object.keys((variant.properties as object | undefined) ?? {})))];
+  return `\`{ ${names.join(', ')} }\``;
+}
+
+/**
+ * What the tool returns, in words, read from its own output schema (not the REST route's text,
+ * which speaks of bare arrays and headers a tool result does not have).
+ */
+function returnsSentence(route: Route, output: McpTool['outputSchema']): string {
+  const what = route.success.description.replace(/\.$/, '');
+  const lowered = what.charAt(0).toLowerCase() + what.slice(1);
+  if (!output) return 'Returns the text "Done.".';
+  const items = (output.properties as Record<string, JsonSchema> | undefined)?.items;
+  if (!items || output.properties === undefined || items.type !== 'array') return `Returns ${lowered}: ${fieldsOf(output)}.`;
+  const bound = typeof items.maxItems === 'number' ? ` (at most ${items.maxItems})` : '';
+  const each = fieldsOf(items.items as JsonSchema | undefined);
+  if ('next_cursor' in (output.properties as object)) {
+    return `Returns \`{ items, next_cursor }\`: ${lowered}${bound} as \`items\`, each ${each}; \`next_cursor\`: ${NEXT_CURSOR.charAt(0).toLowerCase()}${NEXT_CURSOR.slice(1)}`;
+  }
+  return `Returns \`{ items }\`: ${lowered}${bound}, each ${each}.`;
+}
+
+/** The cursor argument of a paged tool: its value comes from the previous result, not from a header. */
+function withToolCursor(schema: McpTool['inputSchema'], output: McpTool['outputSchema']): McpTool['inputSchema'] {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!properties?.cursor || !(output?.properties && 'next_cursor' in (output.properties as object))) return schema;
+  const cursor = { ...properties.cursor, description: 'Where to continue: the previous result\'s `next_cursor`. It only fits the sort and direction that made it.' };
+  return { ...schema, properties: { ...properties, cursor } };
+}
+
 function withIdempotency(route: Route, schema: McpTool['inputSchema']): McpTool['inputSchema'] {
   if (route.method !== 'post') return schema;
   return { ...schema, properties: { ...(schema.properties as object), [IDEMPOTENCY_ARGUMENT]: idempotencyProperty } };
+}
+
+/**
+ * The summary and the route's description, said once: a description that is the summary, or
+ * that begins with it ("Command-palette search. Command-palette search of ..."), stands alone.
+ */
+function leadOf(route: Route): string[] {
+  const summary = `${route.summary}.`;
+  const described = route.description ?? route.operation?.description;
+  if (!described) return [summary];
+  const plain = (text: string) => text.replace(/\.$/, '').toLowerCase();
+  if (plain(described) === plain(summary) || plain(described).startsWith(plain(route.summary))) return [described];
+  return [summary, described];
 }
 
 /** Every tool, made from the route declarations and the OpenAPI document generated from them. */
@@ -122,16 +171,14 @@ export function buildTools(config: Config): McpTool[] {
     const tool = route.tool!;
     const operation = document.paths[route.path]![route.method]!;
     const title = tool.title ?? route.summary;
-    const described = route.description ?? route.operation?.description;
-    // An operation described by its summary alone would say it twice.
-    const details = described && described.replace(/\.$/, '') !== route.summary ? described : undefined;
-    const scope = route.operation ? ` Needs the \`${route.operation.kind}\` scope.` : '';
+    const outputSchema = outputSchemaOf(route, operation, document);
+    const scope = route.operation ? `Needs the \`${route.operation.kind}\` scope.` : '';
     return {
       name: tool.name,
       title,
-      description: `${route.summary}.${details ? ` ${details}` : ''}${scope}`,
-      inputSchema: withIdempotency(route, inputSchemaOf(operation, document)),
-      outputSchema: outputSchemaOf(route, operation, document),
+      description: [...leadOf(route), returnsSentence(route, outputSchema), scope].filter(Boolean).join(' '),
+      inputSchema: withToolCursor(withIdempotency(route, inputSchemaOf(operation, document)), outputSchema),
+      outputSchema,
       annotations: { title, ...hintsOf(route.method), ...tool.annotations },
       route,
     };

@@ -159,7 +159,7 @@ export const paramRef = (name: string): Reference => ({ $ref: `#/components/para
 
 // ---- Problems (RFC 9457). One schema per status, each listing the codes that status carries. ----
 
-/** Every stable `code`, by HTTP status. README "Errors" lists the same. */
+/** Every stable `code`, by HTTP status. docs/api.md "Errors" lists the same (a test checks). */
 export const PROBLEM_CODES = {
   400: [
     'validation_failed',

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { InfoObject, OpenAPIObject, OperationObject, ReferenceObject } from 'openapi3-ts/oas31';
 import type { Config } from '../config.js';
+import { restAnswerSentence } from './answer-shape.js';
 import { withImpliedBounds } from './openapi-bounds.js';
 import {
   anyCredential,
@@ -128,7 +129,7 @@ export function openApiDocument(config: Config): OpenAPIObject {
       path: route.path,
       operationId: route.operationId,
       summary: route.summary,
-      description: route.description ?? route.operation?.description,
+      description: [restAnswerSentence(route), route.description ?? route.operation?.description].filter(Boolean).join(' ') || undefined,
       tags: [route.tag],
       security: security(route),
       request: {

@@ -54,7 +54,7 @@ function mergeSelect(into: Record<string, unknown>, more: Record<string, unknown
 /**
  * A resource as the REST API shows it, declared once: the OpenAPI schema, the database
  * selection and the JSON all come from this list of fields, so a field added here appears in
- * all three (and in the README's field tables, `npm run docs:fields`).
+ * all three (and in the field tables of docs/api.md, `npm run docs:fields`).
  */
 export function representation<Row>(name: string, description: string, fields: Record<string, Field<Row>>): Representation<Row> {
   const shape = Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, field.omitNull ? field.schema.optional() : field.schema]));

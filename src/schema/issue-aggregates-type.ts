@@ -145,7 +145,7 @@ builder.queryField('issueAggregates', (t) =>
     type: IssueAggregatesType,
     description: aggregateIssues.description,
     args: {
-      projectId: t.arg.id({ required: false, description: 'Only the issues of this project.' }),
+      projectId: t.arg.id({ required: false, description: 'Only the issues of this project: its id or its key (`WEB`, any case).' }),
       filter: t.arg({ type: IssueFilterInput, required: false, description: 'Which issues: the issue list\'s filter.' }),
       weeks: t.arg.int({ required: false, defaultValue: WEEKS_DEFAULT, description: `How many weeks the weekly series cover, 1 to ${WEEKS_MAX}, ending with the current week.` }),
     },

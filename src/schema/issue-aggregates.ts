@@ -5,7 +5,7 @@ import { NotFoundError } from './errors.js';
 import { IssueFilter, type IssueFilterShape } from './issue-filter.js';
 import { all, issueFilterSql } from './issue-filter-sql.js';
 import { defineOperation } from './operation.js';
-import { uuid } from './uuid.js';
+import { optionalProjectIdOf, projectRef } from './project-lookup.js';
 import { activeOrgId } from './viewer.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES, type IssuePriority, type IssueStatus } from './workflow.js';
 
@@ -73,7 +73,7 @@ export const COMPLETED_STATUS: IssueStatus = 'Done';
 const weeksMessage = `must be between 1 and ${WEEKS_MAX}`;
 
 export const AggregateIssuesInput = z.strictObject({
-  projectId: uuid.nullish(),
+  projectId: projectRef.nullish(),
   filter: IssueFilter.nullish(),
   groupBy: z
     .array(z.enum(ISSUE_GROUPINGS, { error: `must each be one of: ${ISSUE_GROUPINGS.join(', ')}` }))
@@ -119,8 +119,9 @@ export const aggregateIssues = defineOperation({
   kind: 'read',
   access: { role: 'viewer' },
   input: AggregateIssuesInput,
-  async run(ctx, input): Promise<IssueAggregates> {
+  async run(ctx, given): Promise<IssueAggregates> {
     const orgId = activeOrgId(ctx);
+    const input = { ...given, projectId: await optionalProjectIdOf(ctx.prisma, orgId, given.projectId) };
     const groupings = [...new Set(input.groupBy ?? [])];
     const weeks = weekStarts(new Date(), input.weeks ?? WEEKS_DEFAULT);
     const fromCounts = answeredByCounts(input, groupings);

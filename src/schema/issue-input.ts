@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ValidationError } from './errors.js';
 import { notNull } from './messages.js';
+import { projectRef } from './project-lookup.js';
 import { uuid } from './uuid.js';
 import {
   DEFAULT_PRIORITY,
@@ -25,7 +26,7 @@ export const priority = z.enum(ISSUE_PRIORITIES, notNull(oneOf(ISSUE_PRIORITIES)
 const description = storableString().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`);
 
 export const CreateIssue = z.strictObject({
-  projectId: uuid,
+  projectId: projectRef,
   title,
   status: status.default(DEFAULT_STATUS),
   priority: priority.default(DEFAULT_PRIORITY),

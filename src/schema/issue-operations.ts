@@ -11,9 +11,9 @@ import { checkAssignee, CreateIssue, UpdateIssue } from './issue-input.js';
 import { issueIdOf, issueWhere } from './issue-lookup.js';
 import { listBySql, sqlListCovers } from './issue-list.js';
 import { IssueOrder, IssueOrderArgs, keysetWhere } from './issue-order.js';
+import { optionalProjectIdOf, projectIdOf, projectRef } from './project-lookup.js';
 import { defineOperation } from './operation.js';
 import { nonEmpty, selectionCovered } from './selection.js';
-import { uuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
 
 /** The Prisma selection a surface wants for each issue (GraphQL: what the query asks for; REST: its representation). */
@@ -78,7 +78,7 @@ export const listIssues = defineOperation({
   kind: 'read',
   access: { role: 'viewer' },
   input: z.strictObject({
-    projectId: uuid.nullish(),
+    projectId: projectRef.nullish(),
     filter: IssueFilter.nullish(),
     orderBy: IssueOrderArgs.nullish(),
     first: pageSize.nullish(),
@@ -86,8 +86,9 @@ export const listIssues = defineOperation({
     after: z.string().nullish(),
     before: z.string().nullish(),
   }),
-  async run(ctx, args, query: IssueQuery) {
+  async run(ctx, input, query: IssueQuery) {
     const orgId = activeOrgId(ctx);
+    const args = { ...input, projectId: await optionalProjectIdOf(ctx.prisma, orgId, input.projectId) };
     const order = new IssueOrder(args.orderBy);
     // Prisma's conditions, built only where Prisma runs (the list's findMany, totalCount).
     const matching = (): Prisma.IssueWhereInput[] => [
@@ -150,7 +151,7 @@ export const createIssue = defineOperation({
   input: CreateIssue,
   async run(ctx, input, query: IssueQuery) {
     const orgId = activeOrgId(ctx);
-    const issue = await insertIssue(ctx, orgId, input);
+    const issue = await insertIssue(ctx, orgId, { ...input, projectId: await projectIdOf(ctx.prisma, orgId, input.projectId) });
     // The written row answers the usual selections (every column and the key); relations are read.
     if (selectionCovered(query.select, issue)) return issue;
     return ctx.prisma.issue.findUniqueOrThrow({ ...query, where: { id: issue.id } });

@@ -99,7 +99,7 @@ builder.queryField('issues', (t) =>
     description: ops.listIssues.description,
     complexity: connectionPage(ops.PAGE_SIZE_DEFAULT, ops.PAGE_SIZE_MAX),
     args: {
-      projectId: t.arg.id({ required: false, description: 'Only the issues of this project.' }),
+      projectId: t.arg.id({ required: false, description: 'Only the issues of this project: its id or its key (`WEB`, any case).' }),
       filter: t.arg({ type: IssueFilterInput, required: false, description: 'Which issues: every given condition must hold.' }),
       orderBy: t.arg({ type: IssueOrderInput, required: false, description: 'The order of the list; newest first by default.' }),
     },
@@ -110,7 +110,7 @@ builder.queryField('issues', (t) =>
 const CreateIssueInput = builder.inputType('CreateIssueInput', {
   description: 'A new issue. Fields left out take their defaults.',
   fields: (t) => ({
-    projectId: t.id({ description: 'The project to create it in (of your organization).' }),
+    projectId: t.id({ description: 'The project to create it in (of your organization): its id or its key (`WEB`, any case).' }),
     title: t.string({ description: 'A one-line summary, 1 to 255 characters.' }),
     status: t.field({ type: IssueStatusEnum, required: false, description: `Default ${enumValueName(DEFAULT_STATUS)}.` }),
     priority: t.field({ type: IssuePriorityEnum, required: false, description: `Default ${enumValueName(DEFAULT_PRIORITY)}.` }),

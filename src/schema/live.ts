@@ -8,7 +8,7 @@ import { ForbiddenError, NotFoundError, TooManyStreamsError } from './errors.js'
 import { fixedList } from './list-bounds.js';
 import { defineOperation } from './operation.js';
 import { credentialSubject } from './rate-limit.js';
-import { uuid } from './uuid.js';
+import { optionalProjectIdOf, projectRef } from './project-lookup.js';
 import { activeOrgId } from './viewer.js';
 
 /**
@@ -27,10 +27,11 @@ export const watchChanges = defineOperation({
   kind: 'read',
   access: { role: 'viewer' },
   rateLimit: { policy: ROUTE_POLICIES.subscriptionStart },
-  input: z.strictObject({ projectId: uuid.nullish(), subject: z.enum(['issue', 'project']) }),
-  async run(ctx, { projectId, subject }): Promise<AsyncIterable<LiveEvent>> {
+  input: z.strictObject({ projectId: projectRef.nullish(), subject: z.enum(['issue', 'project']) }),
+  async run(ctx, { projectId: given, subject }): Promise<AsyncIterable<LiveEvent>> {
     const orgId = activeOrgId(ctx);
     if (!ctx.liveUpdates) throw new ForbiddenError('Live updates are served through the API only.');
+    const projectId = await optionalProjectIdOf(ctx.prisma, orgId, given);
     if (projectId && !(await ctx.prisma.project.findFirst({ where: { id: projectId, orgId }, select: { id: true } }))) throw new NotFoundError('project');
     const stream = ctx.liveUpdates.open(credentialSubject(ctx), orgId, {
       accept: (event) => event.type.startsWith(`${subject}.`) && (!projectId || event.projectId === projectId),
@@ -104,7 +105,7 @@ builder.subscriptionField('issueChanged', (t) =>
   t.field({
     type: IssueChange,
     description: "Every change to the organization's issues (of one project when projectId is given), as it is committed.",
-    args: { projectId: t.arg.id({ required: false, description: 'Only the issues of this project.' }) },
+    args: { projectId: t.arg.id({ required: false, description: 'Only the issues of this project: its id or its key (`WEB`, any case).' }) },
     subscribe: (_root, args, ctx) => watchChanges.call(ctx, { projectId: args.projectId, subject: 'issue' }, undefined),
     resolve: (event) => event,
   }),

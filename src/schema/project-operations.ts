@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError } from './errors.js';
 import { notNull } from './messages.js';
 import { defineOperation } from './operation.js';
 import { nonEmpty, selectionCovered } from './selection.js';
-import { isUuid } from './uuid.js';
+import { projectWhere } from './project-lookup.js';
 import { activeOrgId } from './viewer.js';
 import { firstInput, LIST_BOUNDS } from './list-bounds.js';
 import { storableString } from './text.js';
@@ -31,17 +31,6 @@ const key = z
   .meta({ maxLength: PROJECT_KEY_MAX });
 
 const projectId = z.string().min(1, 'is required');
-
-/**
- * The unique where of a project of the caller's organization, named by its id or its key (WEB,
- * any case), as issues are by id or key. Text that is neither names no project.
- */
-function projectWhere(orgId: string, idOrKey: string) {
-  if (isUuid(idOrKey)) return { orgId_id: { orgId, id: idOrKey } };
-  const key = idOrKey.toUpperCase();
-  if (PROJECT_KEY_PATTERN.test(key)) return { orgId_key: { orgId, key } };
-  throw new NotFoundError('project');
-}
 
 function isPrismaError(error: unknown, code: string): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === code;

@@ -9,7 +9,7 @@ import { redirect } from './render.js';
 import { Response } from '../http/fetch-api.js';
 
 /**
- * Settings > Integrations: the caller's API keys in the organization and, for owners and
+ * The API keys page (/orgs/<slug>/settings/integrations): the caller's API keys in the organization and, for owners and
  * admins, every member's (each revocable). Creating a key redirects (post/redirect/get) to this
  * page, which shows the token once from the flash.
  */

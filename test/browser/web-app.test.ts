@@ -42,7 +42,7 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
   async function check(page: Page, name: string) {
     await page.waitForLoadState('load');
     await page.screenshot({ path: `${SHOTS}/web-${name}.png`, fullPage: true });
-    // The README's tour (docs/*.png) is copied from these: a small window, the top of the page.
+    // The tour in docs/pages.md (docs/*.png) is copied from these: a small window, the top of the page.
     if (TOUR.includes(name)) {
       const size = page.viewportSize()!;
       await page.setViewportSize({ width: 960, height: 600 });

@@ -8,7 +8,7 @@ import { openTestDatabase } from '../support/database.js';
 import { redisServerAvailable, startRedisServer, type RedisServer } from '../support/redis-server.js';
 
 // Issue 21.3: a token was admitted 1,515 times in about 15 s while Redis was killed and
-// restarted empty, each switch starting a fresh bucket. The documented bound (README, Rate
+// restarted empty, each switch starting a fresh bucket. The documented bound (docs/limits.md, Rate
 // limits): across any failover one instance admits at most the limit per window, so N
 // instances at most N x limit. A real redis-server is killed and restarted with no data.
 

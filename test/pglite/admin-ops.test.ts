@@ -120,6 +120,6 @@ describe('admin command line', { timeout: 180_000 }, () => {
   test('backup and restore of PostgreSQL are pg_dump and pg_restore', () => {
     const out = run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'backup', join(dir, 'pg.tar.gz')], { DATABASE_URL: 'postgresql://u@127.0.0.1/wm' });
     expect(out.code).toBe(1);
-    expect(out.stderr).toBe('DATABASE_URL is PostgreSQL: back it up with pg_dump and restore with pg_restore (README, "Backups"). This command is for the embedded database.\n');
+    expect(out.stderr).toBe('DATABASE_URL is PostgreSQL: back it up with pg_dump and restore with pg_restore (docs/operating.md, "Backups"). This command is for the embedded database.\n');
   });
 });

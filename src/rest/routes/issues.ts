@@ -3,7 +3,7 @@ import * as ops from '../../schema/issue-operations.js';
 import { FilterFields } from '../../schema/issue-filter.js';
 import { instant } from '../../schema/dates.js';
 import { ISSUE_SORT_FIELDS } from '../../schema/issue-order.js';
-import { uuid } from '../../schema/uuid.js';
+import { projectRef } from '../../schema/project-lookup.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, list, once, snakeBody } from '../inputs.js';
 import { IssueJson } from '../resources.js';
 import { nextLink } from '../links.js';
@@ -21,7 +21,7 @@ const bound = (what: string) => once(instant).optional().meta({ description: `${
 
 /** The list's query: the spec's flat parameters, each checked by the operation's own rule. */
 const ListQuery = z.object({
-  project_id: once(uuid).optional().meta({ description: "Issues of this project (another organization's project: 404)." }),
+  project_id: once(projectRef).optional().meta({ description: "Issues of this project, by id or key (`WEB`, any case); another organization's project: 404.", example: 'WEB' }),
   status: list(FilterFields.status).optional().meta({ description: 'Any of these statuses: repeat the parameter or separate values with commas (`status=a,b`).' }),
   priority: list(FilterFields.priority).optional().meta({ description: 'Any of these priorities: repeat the parameter or separate values with commas (`priority=a,b`).' }),
   assignee_id: once(FilterFields.assigneeId).optional().meta({ description: 'Assigned to this user id, or `none` for unassigned issues.' }),
@@ -54,7 +54,7 @@ export const issueRoutes = [
     operationId: 'listIssues',
     tool: { name: 'list_issues' },
     summary: 'Issues, filtered, sorted and paged',
-    description: 'A bare array, one page; the next page is in the `Link` header. Any role.',
+    description: 'Any role.',
     tag: 'Issues',
     operation: ops.listIssues,
     query: ListQuery,

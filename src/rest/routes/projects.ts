@@ -19,7 +19,7 @@ export const projectRoutes = [
     operationId: 'listProjects',
     tool: { name: 'list_projects' },
     summary: "The organization's projects, by key",
-    description: 'A bare array, not paged. Any role.',
+    description: 'Any role.',
     tag: 'Projects',
     operation: ops.listProjects,
     success: { status: 200, description: 'The projects.', schema: z.array(ProjectJson.schema).max(LIST_BOUNDS.projects), examples: { projects: [EXAMPLE.project] } },
