@@ -17,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrations.js';
@@ -150,6 +151,15 @@ async function settle(response: Promise<Response>): Promise<number> {
 }
 
 // --- the victim ------------------------------------------------------------------------------
+interface ProbeInput {
+  base: string;
+  tokens: string[];
+  projectIds: string[];
+  rps: number;
+  seconds: number;
+  timeoutMs: number;
+}
+
 interface Probe {
   p50_ms: number;
   p99_ms: number;
@@ -158,37 +168,21 @@ interface Probe {
   failed: number;
 }
 
-/** The victim's open-loop reads for `seconds`: one request every 1/VICTIM_RPS s, each with its own token in turn. */
-async function probeVictim(seconds: number): Promise<Probe> {
-  const latencies: number[] = [];
-  let failed = 0;
-  const pending: Promise<void>[] = [];
-  const interval = 1000 / VICTIM_RPS;
-  const start = performance.now();
-  for (let i = 0; performance.now() - start < seconds * 1000; i++) {
-    const due = start + i * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    const token = victimTokens[i % victimTokens.length]!;
-    const project = victim.projects[i % victim.projects.length]!;
-    pending.push(
-      (async () => {
-        const sent = performance.now();
-        const status = await settle(call(token, `/api/issues?project_id=${project.id}&limit=20`));
-        if (status === 200) latencies.push(performance.now() - sent);
-        else failed++;
-      })(),
-    );
-  }
-  await Promise.all(pending);
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    p50_ms: +percentile(sorted, 50).toFixed(1),
-    p99_ms: +percentile(sorted, 99).toFixed(1),
-    max_ms: +(sorted[sorted.length - 1] ?? NaN).toFixed(1),
-    sent: pending.length,
-    failed,
+/** The victim's open-loop reads for `seconds`, timed in a worker thread of their own (bench/lib/victim-probe.ts). */
+function probeVictim(seconds: number): Promise<Probe> {
+  const input: ProbeInput = {
+    base,
+    tokens: victimTokens,
+    projectIds: victim.projects.map((p) => p.id),
+    rps: VICTIM_RPS,
+    seconds,
+    timeoutMs: REQUEST_TIMEOUT_MS,
   };
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./lib/victim-probe.mjs', import.meta.url), { workerData: input });
+    worker.once('message', (probe: Probe) => resolve(probe));
+    worker.once('error', reject);
+  });
 }
 
 // --- the attacks -----------------------------------------------------------------------------
@@ -219,10 +213,13 @@ async function paced(signal: AbortSignal, statuses: Map<number, number>, request
   await Promise.allSettled(running);
 }
 
+/** A GraphQL POST; a body given as text is sent as it is (the large ones are written once, not per request). */
 const graphql = (token: string, body: unknown, headers: Record<string, string> = {}) =>
-  settle(call(token, '/api/graphql', { method: 'POST', body: JSON.stringify(body), headers }));
+  settle(call(token, '/api/graphql', { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers }));
 
-const wideFilter = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1]));
+const FILTERED_LIST = 'query($f: IssueFilter){ issues(filter:$f, first:1){ edges{ node{ id } } } }';
+const wideVariables = JSON.stringify({ query: FILTERED_LIST, variables: { f: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1])) } });
+const invalidEnums = JSON.stringify({ query: FILTERED_LIST, variables: { f: { status: Array.from({ length: 200_000 }, () => 'X') } } });
 const bigAnswerQuery = `query {
   a: issues(filter: { projectId: "${attacker.projects[0]!.id}" }, first: 100) { edges { node { id description } } }
   b: issues(filter: { projectId: "${attacker.projects[0]!.id}" }, first: 100) { edges { node { id description } } }
@@ -241,20 +238,12 @@ const attacks: Attack[] = [
     id: 'graphql-wide-variables',
     what: 'IssueFilter variable with 60,000 unknown fields (finding 1)',
     run: (signal, statuses) =>
-      paced(signal, statuses, () =>
-        graphql(attackerViewer, { query: 'query($f: IssueFilter){ issues(filter:$f, first:1){ edges{ node{ id } } } }', variables: { f: wideFilter } }),
-      ),
+      paced(signal, statuses, () => graphql(attackerViewer, wideVariables)),
   },
   {
     id: 'graphql-invalid-enums',
     what: '200,000 invalid values in the filter status list (finding 2)',
-    run: (signal, statuses) =>
-      paced(signal, statuses, () =>
-        graphql(attackerViewer, {
-          query: 'query($f: IssueFilter){ issues(filter:$f, first:1){ edges{ node{ id } } } }',
-          variables: { f: { status: Array.from({ length: 200_000 }, () => 'X') } },
-        }),
-      ),
+    run: (signal, statuses) => paced(signal, statuses, () => graphql(attackerViewer, invalidEnums)),
   },
   {
     id: 'idempotent-big-queries',

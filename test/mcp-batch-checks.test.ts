@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import type { Context } from '../src/context.js';
 import { Response } from '../src/http/fetch-api.js';
-import { answerBatch, BATCH_ERROR_CODES, MAX_BATCH_ANSWER_BYTES, MAX_BATCH_MESSAGES } from '../src/mcp/batch.js';
+import { InFlight } from '../src/limits/in-flight.js';
+import { answerBatch, BATCH_ERROR_CODES, BATCHES_RUNNING_PER_CREDENTIAL, MAX_BATCH_ANSWER_BYTES, MAX_BATCH_MESSAGES } from '../src/mcp/batch.js';
 import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse } from '../src/mcp/messages.js';
 
 // JSON-RPC batch metering one function at a time, with a stand-in for the transport (answerOne)
@@ -31,18 +32,52 @@ function transport(answer?: (message: { id?: unknown }) => Response | undefined)
   return { ran, answerOne };
 }
 
-/** A bucket that allows `allowed` draws, then answers `retryAfter` (the seconds to wait). */
-function bucket(allowed: number, retryAfter = '7') {
-  const ctx = { draws: 0 } as unknown as Context & { draws: number };
+/** A bucket that allows `allowed` draws, then answers `retryAfter` (the seconds to wait); the caller is key `keyId`. */
+function bucket(allowed: number, retryAfter = '7', keyId = 'k1') {
+  const ctx = { draws: 0, principal: { kind: 'user', credential: { kind: 'pat', id: keyId } } } as unknown as Context & { draws: number };
   ctx.drawRequest = async () => (++ctx.draws > allowed ? retryAfter : null);
   return ctx;
 }
 
-const run = async (batch: unknown[], ctx: Context = bucket(100), t = transport(), req = request()) => {
-  const response = await answerBatch(batch, req, ctx, t.answerOne);
+const run = async (batch: unknown[], ctx: Context = bucket(100), t = transport(), req = request(), running = new InFlight(BATCHES_RUNNING_PER_CREDENTIAL)) => {
+  const response = await answerBatch(batch, req, ctx, t.answerOne, running);
   const text = await response.text();
   return { response, body: text ? JSON.parse(text) : null, ran: t.ran };
 };
+
+describe('batches running at once', () => {
+  test('a credential runs BATCHES_RUNNING_PER_CREDENTIAL batches at once; another is answered as not run, to retry after a second', async () => {
+    const running = new InFlight(BATCHES_RUNNING_PER_CREDENTIAL);
+    let open!: () => void;
+    const held = new Promise<void>((resolve) => (open = resolve));
+    const slow = transport();
+    const answerOne = async (message: unknown) => {
+      await held;
+      return slow.answerOne(message);
+    };
+    const first = Array.from({ length: BATCHES_RUNNING_PER_CREDENTIAL }, () => answerBatch([ping('slow')], request(), bucket(100), answerOne, running));
+    const refused = await run([ping(1), notification, ping(2)], bucket(100), transport(), request(), running);
+    expect(refused.response.status).toBe(200);
+    expect(refused.response.headers.get('retry-after')).toBe('1');
+    expect(refused.ran).toEqual([]);
+    expect(refused.body.map((a: { id: unknown; error: { code: number; data: unknown } }) => [a.id, a.error.code, a.error.data])).toEqual([
+      [1, BATCH_ERROR_CODES.rateLimited, { code: 'rate_limited', retry_after: 1 }],
+      [2, BATCH_ERROR_CODES.rateLimited, { code: 'rate_limited', retry_after: 1 }],
+    ]);
+    // Only notifications: nothing to answer.
+    expect((await run([notification], bucket(100), transport(), request(), running)).response.status).toBe(202);
+    // Another credential is not affected.
+    expect((await run([ping(3)], bucket(100, '7', 'k2'), transport(), request(), running)).ran).toHaveLength(1);
+    open();
+    await Promise.all(first);
+    // The slots are free again, also after a batch whose message failed.
+    const failing = async () => {
+      throw new Error('transport failed');
+    };
+    await expect(answerBatch([ping(4)], request(), bucket(100), failing, running)).rejects.toThrow('transport failed');
+    for (let i = 0; i < BATCHES_RUNNING_PER_CREDENTIAL; i++) expect((await run([ping(5)], bucket(100), transport(), request(), running)).ran).toHaveLength(1);
+  });
+});
 
 describe('refusals of the whole batch', () => {
   test('protocol 2025-06-18 and later have no batches; 2025-03-26 and no header (its default) do', async () => {
@@ -120,7 +155,7 @@ describe('each message drawn from the rate limits', () => {
   });
 
   test('without a bucket (no limiter), every message runs', async () => {
-    const { body, ran } = await run([ping(1), ping(2)], {} as Context);
+    const { body, ran } = await run([ping(1), ping(2)], { principal: { kind: 'anonymous' }, clientIp: '127.0.0.1' } as unknown as Context);
     expect(ran).toHaveLength(2);
     expect(body).toHaveLength(2);
   });

@@ -1,5 +1,7 @@
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.js';
+import type { InFlight } from '../limits/in-flight.js';
+import { credentialSubject } from '../schema/rate-limit.js';
 import { Response } from '../http/fetch-api.js';
 import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse, type JsonRpcError, type JsonRpcId } from './messages.js';
 
@@ -12,6 +14,8 @@ import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse, type JsonRpcErr
  */
 export const MAX_BATCH_MESSAGES = 10;
 export const MAX_BATCH_ANSWER_BYTES = 1024 * 1024;
+/** Batches of one credential running at once in this process; more are answered as not run (see notRunning). */
+export const BATCHES_RUNNING_PER_CREDENTIAL = 2;
 /** The first protocol version without batches; versions are dates, so they compare as strings. */
 const NO_BATCHES_SINCE = '2025-06-18';
 
@@ -68,9 +72,36 @@ export async function answerBatch(
   request: Request,
   ctx: Context,
   answerOne: (message: unknown) => Promise<Response>,
+  running: InFlight,
 ): Promise<Response> {
   const refused = refusal(batch, request);
   if (refused) return refused;
+  const release = running.acquire(credentialSubject(ctx));
+  if (!release) return notRunning(batch);
+  try {
+    return await answerMessages(batch, ctx, answerOne);
+  } finally {
+    release();
+  }
+}
+
+/**
+ * A batch refused because the credential has BATCHES_RUNNING_PER_CREDENTIAL running: each of its
+ * requests is answered as not run, to retry after a second. Its messages run one after another,
+ * so this bounds how many of one credential's messages run at once, as the GraphQL executions
+ * costing the most are bounded (src/graphql/query-bounds.ts): the budget of a minute cannot be
+ * spent in one burst of concurrent batches while other tenants wait.
+ */
+function notRunning(batch: unknown[]): Response {
+  const answers = batch.flatMap((message) => {
+    const id = answeredId(message, JSONRPCMessageSchema.safeParse(message).success);
+    return id === undefined ? [] : [notRun(id, '1')];
+  });
+  if (answers.length === 0) return new Response(null, { status: 202 });
+  return jsonRpcResponse(answers, 200, { 'retry-after': '1' });
+}
+
+async function answerMessages(batch: unknown[], ctx: Context, answerOne: (message: unknown) => Promise<Response>): Promise<Response> {
   const answers: unknown[] = [];
   let bytes = 0;
   let retryAfter: string | null = null;

@@ -7,7 +7,8 @@ import type { Config } from '../config.js';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
-import { answerBatch } from './batch.js';
+import { answerBatch, BATCHES_RUNNING_PER_CREDENTIAL } from './batch.js';
+import { InFlight } from '../limits/in-flight.js';
 import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse } from './messages.js';
 import { problems } from '../rest/problem.js';
 import { jsonShapeError, type InputAt } from '../schema/json-shape.js';
@@ -74,6 +75,7 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
     return server;
   }
 
+  const batchesRunning = new InFlight(BATCHES_RUNNING_PER_CREDENTIAL);
   return {
     async fetch(request: Request, ctx: Context): Promise<Response> {
       // Stateless: no server-initiated stream to GET and no session to DELETE (Streamable HTTP allows 405 for both).
@@ -118,7 +120,7 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
           await server.close();
         }
       };
-      return Array.isArray(body) ? answerBatch(body, request, ctx, answerOne) : answerOne(body);
+      return Array.isArray(body) ? answerBatch(body, request, ctx, answerOne, batchesRunning) : answerOne(body);
     },
   };
 }
