@@ -10,6 +10,8 @@ import { BackupError, backupEmbedded, restoreEmbedded } from '../db/backup.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../schema/errors.js';
 import { isUuid } from '../schema/uuid.js';
+import { createMailer } from '../mail/mailer.js';
+import { passwordLinkMail } from '../mail/messages.js';
 import { withDatabase } from './open.js';
 import { addMember, createOrganization, createProject, createUser, removeMember, revokeApiKey } from './operations.js';
 
@@ -35,7 +37,10 @@ Commands:
 
 ORG is an organization id or slug; USER a user id, username or e-mail.
 DATABASE_URL selects the database, as for the server (default: the embedded ./data);
-BASE_URL the address in password links (set it as for the service).
+BASE_URL the address in password links (set it as for the service); with SMTP_URL set,
+password links are also mailed to the user.
+While the service runs on the embedded database, only it may open the database: invite
+people from the team page instead (an invitation link), or stop the service first.
 With REDIS_URL set, revoke-key, remove-member and a role change also tell the running
 instances (through the credential epoch in Redis) to drop the API keys they have cached.`;
 
@@ -95,6 +100,15 @@ async function findUser(db: Db, ref: string) {
   return user;
 }
 
+/** A new password link, mailed to the user when the service sends mail (SMTP_URL). */
+async function passwordLink(db: Db, config: Config, user: { id: string; email: string }) {
+  const link = await createPasswordLink(db, user.id, config.baseUrl);
+  const mailer = createMailer(config.mail, (fields, message) => process.stderr.write(`warning: ${message} ${JSON.stringify(fields)}\n`));
+  const mailed = mailer ? await mailer.send(passwordLinkMail(user.email, link)) : false;
+  mailer?.close();
+  return { password_link: link.url, password_link_expires_at: link.expiresAt, password_link_mailed: mailed };
+}
+
 function role(): Role {
   const value = need('role');
   if (!(ROLES as readonly string[]).includes(value)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
@@ -106,13 +120,11 @@ const commands: Record<string, (db: Db, epoch: CredentialEpoch, config: Config) 
     const user = await createUser(db, { email: need('email'), name: need('name'), username: need('username'), password: values.password });
     if (values.password) return user;
     // An account nobody can sign in to is useless: without a password, a link to choose one.
-    const link = await createPasswordLink(db, user.id, config.baseUrl);
-    return { ...user, password_link: link.url, password_link_expires_at: link.expiresAt };
+    return { ...user, ...(await passwordLink(db, config, user)) };
   },
   'password-link': async (db, _epoch, config) => {
     const user = await findUser(db, need('user'));
-    const link = await createPasswordLink(db, user.id, config.baseUrl);
-    return { user_id: user.id, email: user.email, password_link: link.url, password_link_expires_at: link.expiresAt };
+    return { user_id: user.id, email: user.email, ...(await passwordLink(db, config, user)) };
   },
   'create-org': (db) => createOrganization(db, { name: need('name'), slug: need('slug'), isPublic: values.public }),
   'add-member': async (db, epoch) => {
@@ -216,6 +228,13 @@ function credentialEpoch(redisUrl: string | undefined): { epoch: CredentialEpoch
   return { epoch, close: () => redis.disconnect() };
 }
 
+/** What to do instead, for the commands people run while the service is up. */
+const WHILE_RUNNING: Record<string, (baseUrl: string) => string> = {
+  'create-user': (base) =>
+    `To add a person now, create an invitation link on your organization's team page (${base}/orgs/<slug>/team, "Invite someone"): they create their own account from it and join.`,
+  'add-member': (base) => `To add a member now, create an invitation link on the team page (${base}/orgs/<slug>/team), or change a member's role there.`,
+};
+
 const code = await withDatabase(async (db, config) => {
   const { epoch, close } = credentialEpoch(config.redisUrl);
   try {
@@ -230,5 +249,5 @@ const code = await withDatabase(async (db, config) => {
   } finally {
     close();
   }
-});
+}, { whileRunning: WHILE_RUNNING[command] });
 process.exit(code);
