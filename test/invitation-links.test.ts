@@ -225,3 +225,37 @@ describe('invitation links', () => {
     expect(await t.app.db.prisma.user.count({ where: { email: 'loop@example.com' } })).toBe(0);
   });
 });
+
+describe('no dead ends', () => {
+  const sections = (html: string) => [...html.matchAll(/<nav class="sections"[\s\S]*?<\/nav>/g)].map((m) => m[0]).join('');
+
+  test('a signed-in person in no organization is shown how to join', async () => {
+    const ip = address();
+    await createUser(t.app.db.prisma, { email: 'lone@example.com', name: 'Lone Person', username: 'lone', password: PASSWORD });
+    const lone = await t.signIn('lone@example.com');
+    const home = await page('/', ip, lone);
+    expect(home.status).toBe(200);
+    const html = await home.text();
+    expect(html).toContain('<a href="/join">Join an organization</a>');
+    expect(html).toContain('ask one of its owners or admins for an invitation link');
+    expect(await (await page('/join', ip, lone)).text()).toContain('Invitation link or code');
+  });
+
+  test('members are offered only the sections they can use; the others name whom to ask', async () => {
+    const ip = address();
+    const byRole = async (email: string) => sections(await (await page('/orgs/acme', ip, await t.signIn(email))).text());
+    const member = await byRole('mark@example.com');
+    expect(member).toContain('>Team</a>');
+    expect(member).not.toContain('API keys');
+    expect(member).not.toContain('Webhooks');
+    const manager = await byRole('maya@example.com');
+    expect(manager).toContain('API keys');
+    expect(manager).not.toContain('Webhooks');
+    expect(await byRole('adam@example.com')).toContain('Webhooks');
+
+    // Typed by hand, the pages still answer, and say whom to ask.
+    const mark = await t.signIn('mark@example.com');
+    expect(await (await page('/orgs/acme/settings/webhooks', ip, mark)).text()).toContain('Only owners and admins manage webhooks: for one, ask the owner: Olivia Owner.');
+    expect(await (await page('/orgs/acme/settings/integrations', ip, mark)).text()).toContain('Only owners, admins and managers can create keys: to get one, ask the owner: Olivia Owner.');
+  });
+});

@@ -4,7 +4,7 @@ import { createInvitation, joinOrganization } from '../schema/invitation.js';
 import { changeRole, listInvitations, removeMember, revokeInvitation } from '../schema/team.js';
 import { flashCookie, type Flash } from './flash.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
-import { membersOf } from './org-data.js';
+import { membersOf, ownerNames } from './org-data.js';
 import { orgPage, orgView, signInFirst, type OrgPage, type PageRequest } from './org-page.js';
 import { page, redirect } from './render.js';
 import { loadShell } from './shell.js';
@@ -17,8 +17,6 @@ import { Response } from '../http/fetch-api.js';
 
 const canManage = (p: OrgPage) => roleAtLeast(p.org.role, 'admin');
 
-/** The names of the organization's owners: whom a member asks for what they may not do. */
-export const ownersOf = (members: { name: string; role: string }[]) => members.filter((m) => m.role === 'owner').map((m) => m.name);
 
 async function teamPage(p: OrgPage, failure?: FormFailure): Promise<Response> {
   const manage = canManage(p);
@@ -35,7 +33,7 @@ async function teamPage(p: OrgPage, failure?: FormFailure): Promise<Response> {
       me,
       canManage: manage,
       mails: p.ctx.mailer !== undefined,
-      owners: ownersOf(members),
+      owners: ownerNames(members),
       // Nobody gives a role above their own.
       roles: ROLES.filter((r) => roleAtLeast(p.org.role, r)).reverse(),
       errors: failure?.errors ?? {},
