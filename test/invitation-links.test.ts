@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { INVITATION_MAIL_POLICY } from '../src/schema/invitation.js';
 import { INVITE_PROBE_POLICY, SIGN_UP_POLICY } from '../src/web/invite-throttle.js';
+import { startMailSink, type MailSink } from './support/smtp-server.js';
 import { createUser } from '../src/cli/operations.js';
 import { formPost, ORIGIN, PASSWORD, startTestApp, type TestApp } from './support/app.js';
 
@@ -257,5 +259,38 @@ describe('no dead ends', () => {
     const mark = await t.signIn('mark@example.com');
     expect(await (await page('/orgs/acme/settings/webhooks', ip, mark)).text()).toContain('Only owners and admins manage webhooks: for one, ask the owner: Olivia Owner.');
     expect(await (await page('/orgs/acme/settings/integrations', ip, mark)).text()).toContain('Only owners, admins and managers can create keys: to get one, ask the owner: Olivia Owner.');
+  });
+});
+
+describe('invitation mails', () => {
+  let mailing: TestApp;
+  let sink: MailSink;
+  beforeAll(async () => {
+    sink = await startMailSink();
+    mailing = await startTestApp({ mail: { smtpUrl: sink.url, from: 'workmgmt <no-reply@localhost>' } });
+  });
+  afterAll(async () => {
+    await mailing?.close();
+    await sink?.close();
+  });
+
+  test('an invitation with an email is mailed its link; an organization mails at most its hourly budget, then links are only shown', async () => {
+    const create = (n: number) => mailing.call('POST', '/api/invitations', { token: mailing.user('olivia').token, body: { role: 'member', email: `person${n}@example.com` } });
+    const first = await (await create(0)).json();
+    expect(first).toMatchObject({ email: 'person0@example.com', mailed: true });
+    const mail = await sink.next();
+    expect(mail.to).toEqual(['person0@example.com']);
+    expect(mail.text).toContain(first.invite_url);
+    // Revoking frees a pending place: without a budget, create-and-revoke would mail anyone in a loop.
+    for (let n = 1; n < INVITATION_MAIL_POLICY.limit; n++) {
+      const created = await (await create(n)).json();
+      expect(created.mailed).toBe(true);
+    }
+    const over = await create(INVITATION_MAIL_POLICY.limit);
+    expect(over.status).toBe(201);
+    expect(await over.json()).toMatchObject({ mailed: false, invite_url: expect.stringMatching(/\/invite\/inv_/) });
+    expect(sink.received).toHaveLength(INVITATION_MAIL_POLICY.limit);
+    // Without an email nothing is mailed, and nothing is drawn.
+    expect(await (await mailing.call('POST', '/api/invitations', { token: mailing.user('olivia').token, body: { role: 'viewer' } })).json()).toMatchObject({ email: null, mailed: false });
   });
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ROLES } from '../auth/principal.js';
 import type { ApiKey, Invitation, Issue, Membership, Organization, Project, User } from '../generated/prisma/client.js';
 import { apiKeyStatus, API_KEY_STATUSES } from '../schema/api-key-status.js';
-import { INVITE_CODE_LENGTH } from '../schema/invitation.js';
+import { INVITE_CODE_LENGTH, INVITE_CODE_PATTERN } from '../schema/invitation.js';
 import { LIST_BOUNDS } from '../schema/list-bounds.js';
 import { API_KEY_NAME_MAX } from '../schema/api-key.js';
 import { ORG_NAME_MAX, ORG_SLUG_MAX } from '../schema/organization.js';
@@ -160,7 +160,7 @@ export const InvitationJson = representation<{ invitation: Invitation; code: str
       schema: z
         .string()
         .length(INVITE_CODE_LENGTH)
-        .regex(/^inv_[0-9A-Za-z_-]{24}$/)
+        .regex(INVITE_CODE_PATTERN)
         .meta({ description: 'Give it to the person to invite (`POST /orgs/join`).' }),
       value: (row) => row.code,
     },

@@ -11,6 +11,7 @@ import { defineOperation } from './operation.js';
 import { activeOrgId, viewer } from './viewer.js';
 import { outcome } from './outcome.js';
 import type { Context } from '../context.js';
+import type { Policy } from '../limits/policy.js';
 import { invitationMail } from '../mail/messages.js';
 
 /** `inv_` and 18 random bytes in base64url (24 characters): 144 bits nobody guesses. */
@@ -131,9 +132,18 @@ export const createInvitation = defineOperation({
   },
 });
 
-/** Mails a new invitation's link to its email, when there is one and the service sends mail. */
+/**
+ * Invitation mails one organization may send: revoking frees a pending place, so without it an
+ * admin could make the service mail any address in a loop. Past it the link is still made and
+ * shown (`mailed: false`), to be passed on by hand.
+ */
+export const INVITATION_MAIL_POLICY: Policy = { name: 'invitations.mail', limit: 20, windowMs: 60 * 60 * 1000 };
+
+/** Mails a new invitation's link to its email, when there is one, the service sends mail, and the organization's budget allows. */
 async function mailInvitation(ctx: Context, { invitation, url }: { invitation: Prisma.InvitationGetPayload<object>; url: string }): Promise<boolean> {
   if (!invitation.email || !ctx.mailer) return false;
+  // Not a refusal of the request, so not in its rate-limit headers: drawn from the limiter directly.
+  if (!(await ctx.limiter.admit(`invitations.mail:${invitation.orgId}`, [INVITATION_MAIL_POLICY])).allowed) return false;
   const [org, inviter] = await Promise.all([
     ctx.prisma.organization.findUniqueOrThrow({ where: { id: invitation.orgId }, select: { name: true } }),
     ctx.prisma.user.findUniqueOrThrow({ where: { id: invitation.createdBy }, select: { name: true } }),

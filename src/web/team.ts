@@ -78,9 +78,12 @@ export const createInvitationPage = (request: PageRequest, ctx: Context) =>
     const days = form.expires_in_days ? Number(form.expires_in_days) : undefined;
     const email = form.email?.trim() ? form.email : undefined;
     const { url, mailed } = await createInvitation.call(p.ctx, { role: form.role ?? '', expiresInDays: days, email }, undefined);
+    const copy = 'Copy this link now and give it to the person you invite. It is shown only once and works once; the code at its end also works at /join.';
     const warning = mailed
       ? `It was mailed to ${email}. It is shown only this once and works once; the code in it also works at /join.`
-      : 'Copy this link now and give it to the person you invite. It is shown only once and works once; the code at its end also works at /join.';
+      : email && p.ctx.mailer
+        ? `It could not be mailed to ${email} (the mail server refused, or this organization sent its most invitation mails for the hour). ${copy}`
+        : copy;
     return { secret: { title: 'A new invitation link', label: 'Invitation link', value: url, warning } };
   });
 
