@@ -69,6 +69,7 @@ describe.skipIf(!chromiumAvailable)('an invitation link in a real browser', () =
     // The owner sees it used, by whom.
     await h.page.goto(`${h.base}/orgs/acme/team`);
     await h.page.getByText('used by Nina New').waitFor();
+    await h.page.screenshot({ path: `${SHOTS}/invite-team-page.png`, fullPage: true });
     // The link is spent: opening it again says so.
     await page.context().clearCookies();
     await page.goto(link);
