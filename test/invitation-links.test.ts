@@ -179,6 +179,14 @@ describe('invitation links', () => {
     expect(shown).toContain('<td data-label="For">vic@example.com</td>');
     expect(shown).toMatch(/<td data-label="Made by">Olivia Owner, [\d-]+ [\d:]+ UTC<\/td>/);
     expect(shown).toContain('<td data-label="State">pending</td>');
+    // The link's sign-up form starts with the email it was made for.
+    const link = /value="http:\/\/localhost:4000(\/invite\/inv_[\w-]{24})"/.exec(shown)![1]!;
+    expect(await (await page(link, ip)).text()).toContain('value="vic@example.com"');
+    // An admin refused for want of a higher role is told whom to ask.
+    const adam = await t.signIn('adam@example.com');
+    const refused = await post(`/orgs/acme/team/members/${t.user('olivia').id}/role`, { role: 'member' }, ip, adam);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('To have it done, ask the owner: Olivia Owner.');
     const maya = await t.signIn('maya@example.com');
     const memberView = await (await page('/orgs/acme/team', ip, maya)).text();
     expect(memberView).toContain('Owners and admins change roles and invite people: ask Olivia Owner (owner).');

@@ -22,6 +22,8 @@ export interface OpenedInvitation {
   org: { id: string; name: string; slug: string };
   /** Who made it, to name whom to ask for a new one. */
   createdByName: string | null;
+  /** The email it was made for, if any (the sign-up form starts with it). */
+  email: string | null;
 }
 
 /**
@@ -33,11 +35,11 @@ export async function openInvitation(db: Db, code: string, now = new Date()): Pr
   if (!INVITE_CODE_PATTERN.test(code)) return null;
   const row = await db.invitation.findUnique({
     where: { codeHash: hashToken(code) },
-    select: { role: true, expiresAt: true, usedAt: true, revokedAt: true, createdBy: true, org: { select: { id: true, name: true, slug: true } } },
+    select: { role: true, email: true, expiresAt: true, usedAt: true, revokedAt: true, createdBy: true, org: { select: { id: true, name: true, slug: true } } },
   });
   if (!row) return null;
   const creator = await db.user.findUnique({ where: { id: row.createdBy }, select: { name: true } });
-  return { state: invitationState(row, now), role: row.role, expiresAt: row.expiresAt, org: row.org, createdByName: creator?.name ?? null };
+  return { state: invitationState(row, now), role: row.role, expiresAt: row.expiresAt, org: row.org, createdByName: creator?.name ?? null, email: row.email };
 }
 
 export interface SignUpForm {

@@ -74,7 +74,7 @@ export async function showInvite(request: PageRequest, ctx: Context): Promise<Re
   if (found instanceof Response) return found;
   const { code, inv } = found;
   if (ctx.principal.kind === 'user') return signedInView(ctx, code, inv);
-  return invitePage({ code, inv, signIn: `/login?next=${encodeURIComponent(`/invite/${code}`)}` });
+  return invitePage({ code, inv, signIn: `/login?next=${encodeURIComponent(`/invite/${code}`)}`, form: { ...EMPTY, email: inv.email ?? '' } });
 }
 
 /** To the organization joined, with a welcome; `cookies` are set as well (a new session). */

@@ -4,7 +4,7 @@ import { createInvitation, joinOrganization } from '../schema/invitation.js';
 import { changeRole, listInvitations, removeMember, revokeInvitation } from '../schema/team.js';
 import { flashCookie, type Flash } from './flash.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
-import { membersOf, ownerNames } from './org-data.js';
+import { askAnOwner, membersOf, ownerNames } from './org-data.js';
 import { orgPage, orgView, signInFirst, type OrgPage, type PageRequest } from './org-page.js';
 import { page, redirect } from './render.js';
 import { loadShell } from './shell.js';
@@ -57,7 +57,10 @@ async function teamWrite(request: PageRequest, ctx: Context, write: (p: OrgPage,
     const { notice, secret } = await write(p, form);
     return redirect(`${p.base}/team`, { 'set-cookie': flashCookie(ctx.config, { notice, secret }) });
   } catch (error) {
-    return teamPage(p, formFailure(error));
+    const failure = formFailure(error);
+    // A refusal for want of a role names who has it.
+    if (failure.status === 403 && failure.formError) failure.formError = `${failure.formError} To have it done, ${await askAnOwner(p)}.`;
+    return teamPage(p, failure);
   }
 }
 
