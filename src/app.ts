@@ -35,6 +35,7 @@ import { API_DOCS_PAGE_PATH } from './web/api-docs.js';
 import { createWebRouter } from './web/router.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 import { requestUrl } from './http/request-url.js';
+import { createMailer } from './mail/mailer.js';
 
 export interface RequestInfo {
   /** The socket's peer address (the Node adapter passes it; tests may). */
@@ -94,6 +95,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       : localEpoch);
   const patCache = config.patCache ? new PatCache() : null;
   const liveUpdates = LiveUpdates.create(config.redisUrl, logger, config.liveStreams);
+  const mailer = createMailer(config.mail, (fields, message) => logger.warn(fields, message));
   const ops = await Ops.create({ config, logger, db, limiter });
   // An empty database gets a one-time setup link for its first owner (src/auth/first-run.ts).
   const firstRun = (await db.prisma.user.count()) === 0 ? FirstRunLink.create() : null;
@@ -128,7 +130,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     let hashed: { token: string; hash: Uint8Array<ArrayBuffer> } | undefined;
     // Started before the rate-limit admission: over Redis the two commands share one round trip.
     const patEpoch = patCache && typeof credentials.token === 'string' && credentials.token.startsWith(PAT_PREFIX) ? credentialEpoch.read() : null;
-    const ctx: Context = { principal: anonymous, prisma: db.prisma, config, clientIp: ip, limiter, rateLimits: [], credentialEpoch, liveUpdates, scope };
+    const ctx: Context = { principal: anonymous, prisma: db.prisma, config, clientIp: ip, limiter, rateLimits: [], credentialEpoch, liveUpdates, mailer, scope };
     // The access log and metrics read the principal from here once dispatch has set it.
     scope.context = ctx;
     return {
@@ -202,6 +204,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await deliveryWorker?.stop();
       ops.close();
       await liveUpdates.close();
+      mailer?.close();
       await limiter.close();
       if (!options.db) await db.close();
     },

@@ -93,6 +93,11 @@ const EnvSchema = z.object({
   SUBSCRIPTION_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(10),
   SUBSCRIPTION_STREAMS_PER_ORG: z.coerce.number().int().min(1).default(100),
   SUBSCRIPTION_RECHECK_MS: milliseconds.default(5_000),
+  // Mail (src/mail/mailer.ts): invitation and password links go out by mail when this is set.
+  SMTP_URL: z
+    .url({ protocol: /^smtps?$/, error: 'must be smtp://[user:password@]host[:port] or smtps://...' })
+    .optional(),
+  MAIL_FROM: z.string().min(3).max(254).optional(),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   // Node refuses a headers timeout longer than the request timeout it is part of.
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
@@ -166,6 +171,15 @@ export interface Config {
   clientMetadata: { allowedHosts: string[]; caPem: string | undefined };
   webhooks: WebhookSettings;
   liveStreams: LiveStreamLimits;
+  mail: MailSettings;
+}
+
+/** Sending mail (src/mail/mailer.ts). */
+export interface MailSettings {
+  /** The SMTP server; unset: no mail is sent, links are only shown. */
+  smtpUrl: string | undefined;
+  /** The sender: MAIL_FROM, else `workmgmt <no-reply@<BASE_URL's host>>`. */
+  from: string;
 }
 
 /** GraphQL subscription streams, counted on this instance (src/live/stream-slots.ts). */
@@ -229,10 +243,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   const dataUrl = e.DATABASE_URL ?? 'file:./data';
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrl,
     databaseUrl: dataUrl,
     redisUrl: e.REDIS_URL,
     migrateOnStart: e.MIGRATE_ON_START,
@@ -269,6 +284,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       worker: e.WEBHOOKS_WORKER,
       leaseSeconds: e.WEBHOOKS_LEASE_SECONDS,
     },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM ?? `workmgmt <no-reply@${new URL(baseUrl).hostname}>` },
     liveStreams: {
       perCredential: e.SUBSCRIPTION_STREAMS_PER_CREDENTIAL,
       perOrganization: e.SUBSCRIPTION_STREAMS_PER_ORG,

@@ -7,6 +7,7 @@ import type { Deadline } from './graphql/deadline.js';
 import type { PolicyDecision } from './limits/headers.js';
 import type { RateLimiter } from './limits/limiter.js';
 import type { LiveUpdates } from './live/live-updates.js';
+import type { Mailer } from './mail/mailer.js';
 import type { RequestScope } from './ops/request-scope.js';
 
 /** What every resolver sees, whichever surface (REST, GraphQL or a page) the request came through. */
@@ -36,6 +37,8 @@ export interface Context {
   reauthenticate?: () => Promise<Principal | AuthError>;
   /** The request this context serves (its id, what the access log and metrics learn); absent outside a request. */
   scope?: RequestScope;
+  /** Sends mail; absent without SMTP_URL (links are then only shown). */
+  mailer?: Mailer;
   /** The deadline of the GraphQL execution under way (src/graphql/query-bounds.ts); absent elsewhere. */
   deadline?: Pick<Deadline, 'check'>;
 }

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp, type App, type RequestInfo } from './app.js';
+import { serveAdminSocket } from './cli/admin-socket.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseInUseError } from './db/client.js';
 import { createNodeServer } from './http/node-server.js';
@@ -46,13 +47,18 @@ async function start(config: Config): Promise<App> {
     { url: config.baseUrl, host: config.host, port, metricsPort: config.metricsPort, database: ready.db.kind, patCache: config.patCache },
     'listening',
   );
+  // On the embedded database, which no other process may open, admin commands run in here.
+  const adminSocket = config.databaseUrl.startsWith('file:') ? await serveAdminSocket(ready, config.databaseUrl.slice('file:'.length)) : null;
   handleShutdownSignals({
     servers,
     health: ready.ops.health,
     logger: ready.logger,
     delaySeconds: config.shutdownDelaySeconds,
     timeoutSeconds: config.shutdownTimeoutSeconds,
-    close: () => ready.close(),
+    close: async () => {
+      adminSocket?.close();
+      await ready.close();
+    },
   });
   if (ready.setupUrl) {
     // Printed, not logged: the link is a one-time credential for the first owner, meant for the

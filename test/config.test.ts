@@ -47,6 +47,15 @@ describe('configuration', () => {
     expect(resolvePatCache('auto', 'postgresql://u@db/wm', undefined)).toBe(false);
     expect(() => loadConfig({ PAT_CACHE: 'yes' })).toThrow(/PAT_CACHE/);
   });
+  test('mail: off without SMTP_URL; the sender defaults to no-reply at BASE_URL\'s host; a URL that is not SMTP is refused', () => {
+    expect(loadConfig({}).mail).toEqual({ smtpUrl: undefined, from: 'workmgmt <no-reply@localhost>' });
+    expect(loadConfig({ SMTP_URL: 'smtp://u:p@mail.example.com:587', BASE_URL: 'https://work.example.com' }).mail).toEqual({
+      smtpUrl: 'smtp://u:p@mail.example.com:587',
+      from: 'workmgmt <no-reply@work.example.com>',
+    });
+    expect(loadConfig({ SMTP_URL: 'smtps://mail.example.com', MAIL_FROM: 'Team <team@example.com>' }).mail.from).toBe('Team <team@example.com>');
+    expect(() => loadConfig({ SMTP_URL: 'http://mail.example.com' })).toThrow(/SMTP_URL: must be smtp:\/\//);
+  });
   test('connection limits: defaults for a direct server, proxy defaults with TRUST_PROXY, each overridable', () => {
     expect(loadConfig({}).connections).toEqual({
       headersTimeoutMs: 10_000,

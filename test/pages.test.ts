@@ -91,7 +91,7 @@ describe('pages', () => {
     const victor = await t.signIn('victor@example.com');
     const html = await (await get(integrations, victor)).text();
     expect(html).not.toContain('Create a key');
-    expect(html).toContain('Only owners, admins and managers can create keys.');
+    expect(html).toContain('Only owners, admins and managers can create keys: to get one, ask the owner: Olivia Owner.');
     expect((await get('/orgs/globex/settings/integrations', victor)).status).toBe(404);
   });
 

@@ -89,17 +89,18 @@ describe('the web app pages', () => {
     expect(await t.app.db.prisma.project.count({ where: { id: project.id } })).toBe(0);
   });
 
-  test('team: invite with a code shown once, the invitee joins, roles change, members are removed', async () => {
+  test('team: invite with a link shown once, the invitee joins with its code, roles change, members are removed', async () => {
     const owner = await t.signIn('olivia@example.com');
     const invited = await post('/orgs/acme/team/invitations', { role: 'member', expires_in_days: '3' }, owner);
     expect(invited.status).toBe(303);
     const shown = await (await get('/orgs/acme/team', `${owner}; ${flashOf(invited)}`)).text();
-    const code = /value="(inv_[A-Za-z0-9_-]+)"/.exec(shown)![1]!;
+    const code = /value="http:\/\/localhost:4000\/invite\/(inv_[A-Za-z0-9_-]+)"/.exec(shown)![1]!;
     expect(await (await get('/orgs/acme/team', owner)).text()).not.toContain(code);
     // Someone of globex joins acme with it.
     const gina = t.seed.users.find((u) => t.seed.orgs.find((o) => o.id === u.org_id)!.slug === 'globex' && !t.seed.users.some((x) => x.username === u.username && x.org_id === t.org('acme').id))!;
     const guest = await t.signIn(gina.email);
-    const joined = await post('/join', { code }, guest);
+    // The whole link pasted into /join works as well as its code.
+    const joined = await post('/join', { code: `${ORIGIN}/invite/${code}` }, guest);
     expect(joined.headers.get('location')).toBe('/orgs/acme');
     expect((await get('/orgs/acme/issues', guest)).status).toBe(200);
     expect((await post('/join', { code }, guest)).status).toBe(404);
@@ -112,7 +113,10 @@ describe('the web app pages', () => {
     await post('/orgs/acme/team/invitations', { role: 'viewer' }, owner);
     const pending = await t.app.db.prisma.invitation.findFirstOrThrow({ where: { usedAt: null, orgId: t.org('acme').id } });
     expect((await post(`/orgs/acme/team/invitations/${pending.id}/revoke`, {}, owner)).status).toBe(303);
-    expect(await t.app.db.prisma.invitation.count({ where: { id: pending.id } })).toBe(0);
+    expect(await t.app.db.prisma.invitation.findUniqueOrThrow({ where: { id: pending.id } })).toMatchObject({ revokedAt: expect.any(Date) });
+    const listed = await (await get('/orgs/acme/team', owner)).text();
+    expect(listed).toMatch(/<td data-label="State">revoked<\/td>/);
+    expect(listed).toMatch(/<td data-label="State">used by [^<]+<\/td>/);
   });
 
   test('account: change the name, the password (other sessions end), sign out everywhere', async () => {

@@ -2,16 +2,12 @@
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { localEpoch, RedisEpoch, type CredentialEpoch } from '../auth/credential-epoch.js';
-import { mintApiKey } from '../auth/api-keys.js';
-import { createPasswordLink } from '../auth/password-setup.js';
-import { ROLES, type Role } from '../auth/principal.js';
+import { ROLES } from '../auth/principal.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { BackupError, backupEmbedded, restoreEmbedded } from '../db/backup.js';
-import type { Db } from '../db/client.js';
-import { AppError } from '../schema/errors.js';
-import { isUuid } from '../schema/uuid.js';
+import { ADMIN_COMMANDS, runAdminCommand, type CommandOutcome } from './admin-commands.js';
+import { callAdminSocket } from './admin-socket.js';
 import { withDatabase } from './open.js';
-import { addMember, createOrganization, createProject, createUser, removeMember, revokeApiKey } from './operations.js';
 
 const HELP = `Usage: npm run admin -- <command> [options]
 
@@ -35,7 +31,11 @@ Commands:
 
 ORG is an organization id or slug; USER a user id, username or e-mail.
 DATABASE_URL selects the database, as for the server (default: the embedded ./data);
-BASE_URL the address in password links (set it as for the service).
+BASE_URL the address in password links (set it as for the service); with SMTP_URL set,
+password links are also mailed to the user.
+While the service runs on the embedded database, which only it may open, the commands
+(not backup and restore) run inside it, through its admin socket (a Unix socket in a
+directory of the service's user only).
 With REDIS_URL set, revoke-key, remove-member and a role change also tell the running
 instances (through the credential epoch in Redis) to drop the API keys they have cached.`;
 
@@ -71,87 +71,6 @@ const { positionals, values } = (() => {
     return usage((error as Error).message);
   }
 })();
-
-class UsageError extends Error {}
-
-function need(name: keyof typeof values): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-
-async function findOrg(db: Db, ref: string) {
-  const org = await db.organization.findFirst({ where: isUuid(ref) ? { id: ref } : { slug: ref } });
-  if (!org) throw new UsageError(`no organization ${ref}`);
-  return org;
-}
-
-async function findUser(db: Db, ref: string) {
-  const user = await db.user.findFirst({
-    where: isUuid(ref) ? { id: ref } : ref.includes('@') ? { email: ref.toLowerCase() } : { username: ref },
-  });
-  if (!user) throw new UsageError(`no user ${ref}`);
-  return user;
-}
-
-function role(): Role {
-  const value = need('role');
-  if (!(ROLES as readonly string[]).includes(value)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-  return value as Role;
-}
-
-const commands: Record<string, (db: Db, epoch: CredentialEpoch, config: Config) => Promise<unknown>> = {
-  'create-user': async (db, _epoch, config) => {
-    const user = await createUser(db, { email: need('email'), name: need('name'), username: need('username'), password: values.password });
-    if (values.password) return user;
-    // An account nobody can sign in to is useless: without a password, a link to choose one.
-    const link = await createPasswordLink(db, user.id, config.baseUrl);
-    return { ...user, password_link: link.url, password_link_expires_at: link.expiresAt };
-  },
-  'password-link': async (db, _epoch, config) => {
-    const user = await findUser(db, need('user'));
-    const link = await createPasswordLink(db, user.id, config.baseUrl);
-    return { user_id: user.id, email: user.email, password_link: link.url, password_link_expires_at: link.expiresAt };
-  },
-  'create-org': (db) => createOrganization(db, { name: need('name'), slug: need('slug'), isPublic: values.public }),
-  'add-member': async (db, epoch) => {
-    const [org, user] = [await findOrg(db, need('org')), await findUser(db, need('user'))];
-    return addMember(db, { orgId: org.id, userId: user.id, role: role() }, epoch);
-  },
-  'remove-member': async (db, epoch) => {
-    const [org, user] = [await findOrg(db, need('org')), await findUser(db, need('user'))];
-    if (!(await removeMember(db, { orgId: org.id, userId: user.id }, epoch))) throw new UsageError(`${user.username} is not a member of ${org.slug}`);
-    return { removed: { org: org.slug, user: user.username } };
-  },
-  'create-project': async (db) => createProject(db, { orgId: (await findOrg(db, need('org'))).id, name: need('name'), key: need('key') }),
-  'create-key': async (db) => {
-    const [org, user] = [await findOrg(db, need('org')), await findUser(db, need('user'))];
-    const expiresAt = values['expires-at'] ? new Date(values['expires-at']) : null;
-    if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires-at must be an ISO 8601 date');
-    const member = await db.membership.findUnique({ where: { orgId_userId: { orgId: org.id, userId: user.id } } });
-    if (!member) throw new UsageError(`${user.username} is not a member of ${org.slug}`);
-    const { key, token } = await mintApiKey(db, { userId: user.id, orgId: org.id, name: need('name'), expiresAt });
-    return { id: key.id, name: key.name, org_id: key.orgId, user_id: key.userId, expires_at: key.expiresAt, token };
-  },
-  'revoke-key': async (db, epoch) => {
-    const id = need('id');
-    const revoked = isUuid(id) ? await revokeApiKey(db, id, epoch) : null;
-    if (!revoked) throw new UsageError(`no API key ${id}`);
-    return revoked;
-  },
-  list: (db) =>
-    db.organization.findMany({
-      orderBy: { slug: 'asc' },
-      select: {
-        id: true,
-        slug: true,
-        name: true,
-        memberships: { select: { role: true, user: { select: { username: true, email: true } } } },
-        projects: { select: { id: true, key: true, name: true } },
-      },
-    }),
-};
 
 const command = positionals[0];
 if (values.help) {
@@ -194,8 +113,29 @@ async function backupCommand(name: 'backup' | 'restore'): Promise<number> {
 }
 if (command === 'backup' || command === 'restore') process.exit(await backupCommand(command));
 
-const run = commands[command];
-if (!run) usage(`Unknown command ${command}.`);
+if (!Object.hasOwn(ADMIN_COMMANDS, command)) usage(`Unknown command ${command}.`);
+
+/** A result as the command prints it. */
+function print(outcome: CommandOutcome): number {
+  process.stdout.write(outcome.stdout);
+  process.stderr.write(outcome.stderr);
+  return outcome.code;
+}
+
+// The service running on the embedded database holds it: the command runs inside the service.
+const dataDir = embeddedDataDir();
+const inService = dataDir ? await callAdminSocket(dataDir, command, values) : null;
+if (inService) process.exit(print(inService));
+
+/** The directory of the embedded database DATABASE_URL names, or null (PostgreSQL, memory, a configuration mistake reported later). */
+function embeddedDataDir(): string | null {
+  try {
+    const url = loadConfig().databaseUrl;
+    return url.startsWith('file:') ? url.slice('file:'.length) : null;
+  } catch {
+    return null;
+  }
+}
 /**
  * The running service's credential epoch: in Redis when REDIS_URL is set. Without Redis the
  * service caches keys only where this command cannot write beside it (the embedded database
@@ -216,19 +156,19 @@ function credentialEpoch(redisUrl: string | undefined): { epoch: CredentialEpoch
   return { epoch, close: () => redis.disconnect() };
 }
 
+/** What to do instead, for the commands people run while the service is up. */
+const WHILE_RUNNING: Record<string, (baseUrl: string) => string> = {
+  'create-user': (base) =>
+    `To add a person now, create an invitation link on your organization's team page (${base}/orgs/<slug>/team, "Invite someone"): they create their own account from it and join.`,
+  'add-member': (base) => `To add a member now, create an invitation link on the team page (${base}/orgs/<slug>/team), or change a member's role there.`,
+};
+
 const code = await withDatabase(async (db, config) => {
   const { epoch, close } = credentialEpoch(config.redisUrl);
   try {
-    const result = await run(db.prisma, epoch, config);
-    process.stdout.write(`${JSON.stringify(result, (k, v) => (k === 'passwordHash' || k === 'tokenHash' ? undefined : v), 2)}\n`);
-    return 0;
-  } catch (error) {
-    // A value the API would refuse is refused here too, with the API's message (ValidationError, ConflictError...).
-    if (!(error instanceof UsageError) && !(error instanceof AppError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    return 2;
+    return print(await runAdminCommand(command, values, db.prisma, epoch, config));
   } finally {
     close();
   }
-});
+}, { whileRunning: WHILE_RUNNING[command] });
 process.exit(code);

@@ -26,7 +26,7 @@ export interface Database {
 export class DatabaseInUseError extends Error {
   constructor(
     readonly dir: string,
-    holder = '',
+    readonly holder = '',
   ) {
     super(
       `The embedded database in ${dir} is already open in another process${holder}. ` +

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ROLES } from '../auth/principal.js';
 import type { ApiKey, Invitation, Issue, Membership, Organization, Project, User } from '../generated/prisma/client.js';
 import { apiKeyStatus, API_KEY_STATUSES } from '../schema/api-key-status.js';
-import { INVITE_CODE_LENGTH } from '../schema/invitation.js';
+import { INVITE_CODE_LENGTH, INVITE_CODE_PATTERN } from '../schema/invitation.js';
 import { LIST_BOUNDS } from '../schema/list-bounds.js';
 import { API_KEY_NAME_MAX } from '../schema/api-key.js';
 import { ORG_NAME_MAX, ORG_SLUG_MAX } from '../schema/organization.js';
@@ -149,9 +149,9 @@ export const MyOrgJson = representation<MembershipRow>('MyOrg', "One of the call
   },
 });
 
-export const InvitationJson = representation<{ invitation: Invitation; code: string }>(
+export const InvitationJson = representation<{ invitation: Invitation; code: string; url: string; mailed: boolean }>(
   'Invitation',
-  'A new invitation. The code is shown once and is single use.',
+  'A new invitation. The code and the link are one secret, shown once and single use.',
   {
     id: { schema: uuid(), value: (row) => row.invitation.id },
     role: { schema: RoleSchema, value: (row) => row.invitation.role },
@@ -160,10 +160,16 @@ export const InvitationJson = representation<{ invitation: Invitation; code: str
       schema: z
         .string()
         .length(INVITE_CODE_LENGTH)
-        .regex(/^inv_[0-9A-Za-z_-]{24}$/)
+        .regex(INVITE_CODE_PATTERN)
         .meta({ description: 'Give it to the person to invite (`POST /orgs/join`).' }),
       value: (row) => row.code,
     },
+    invite_url: {
+      schema: z.url().meta({ description: 'The invitation link: whoever opens it creates an account (or signs in) and joins. Redeems the same invitation as the code.' }),
+      value: (row) => row.url,
+    },
+    email: { schema: z.string().max(254).nullable().meta({ description: 'The email given for the invitation, if any.' }), value: (row) => row.invitation.email },
+    mailed: { schema: z.boolean().meta({ description: 'Whether the link was mailed to `email` (the service sends mail when configured with SMTP_URL).' }), value: (row) => row.mailed },
   },
 );
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { roleAtLeast, ROLES, type Role } from '../auth/principal.js';
 import { ConflictError, ForbiddenError, NotFoundError } from './errors.js';
+import { MAX_PENDING_INVITATIONS } from './invitation.js';
 import { LIST_BOUNDS } from './list-bounds.js';
 import { seesEmail } from './person.js';
 import { defineOperation } from './operation.js';
@@ -89,29 +90,80 @@ export const removeMember = defineOperation({
   },
 });
 
+/** Used, revoked and expired invitations the team page still lists, newest first. */
+export const PAST_INVITATIONS_LISTED = 20;
+
+export type InvitationState = 'pending' | 'used' | 'expired' | 'revoked';
+
+/** What the team page lists of an invitation; never its code. */
+export interface ListedInvitation {
+  id: string;
+  role: Role;
+  email: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  state: InvitationState;
+  createdByName: string | null;
+  usedByName: string | null;
+}
+
+export function invitationState(i: { usedAt: Date | null; revokedAt: Date | null; expiresAt: Date }, now = new Date()): InvitationState {
+  if (i.usedAt) return 'used';
+  if (i.revokedAt) return 'revoked';
+  return i.expiresAt > now ? 'pending' : 'expired';
+}
+
 export const listInvitations = defineOperation({
   name: 'listInvitations',
-  description: 'Pending invitations (neither used nor expired), newest first. Owners and admins. Codes are never shown again.',
+  description:
+    'Invitations, newest first, with their state (pending, used, expired, revoked), who made them and who used them. ' +
+    'Owners and admins. Codes are never shown again.',
   kind: 'read',
   access: { role: 'admin' },
   input: z.strictObject({}),
-  run: (ctx) =>
-    ctx.prisma.invitation.findMany({
-      where: { orgId: activeOrgId(ctx), usedAt: null, expiresAt: { gt: new Date() } },
-      select: { id: true, role: true, createdAt: true, expiresAt: true },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: LIST_BOUNDS.memberships,
-    }),
+  async run(ctx): Promise<ListedInvitation[]> {
+    const orgId = activeOrgId(ctx);
+    const now = new Date();
+    const select = { id: true, role: true, email: true, createdAt: true, expiresAt: true, usedAt: true, revokedAt: true, createdBy: true, usedBy: true } as const;
+    const orderBy = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
+    // Every pending one (their number is bounded), then the latest that were used, revoked or ran out.
+    const [pending, past] = await Promise.all([
+      ctx.prisma.invitation.findMany({ where: { orgId, usedAt: null, expiresAt: { gt: now } }, select, orderBy, take: MAX_PENDING_INVITATIONS }),
+      ctx.prisma.invitation.findMany({ where: { orgId, OR: [{ usedAt: { not: null } }, { expiresAt: { lte: now } }] }, select, orderBy, take: PAST_INVITATIONS_LISTED }),
+    ]);
+    const rows = [...pending, ...past];
+    // Invitations hold bare user ids (a person may leave, their invitations stay): names in one query.
+    const ids = [...new Set(rows.flatMap((r) => (r.usedBy ? [r.createdBy, r.usedBy] : [r.createdBy])))];
+    const users = ids.length ? await ctx.prisma.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }) : [];
+    const names = new Map(users.map((u) => [u.id, u.name]));
+    return rows.map((r) => ({
+      id: r.id,
+      role: r.role,
+      email: r.email,
+      createdAt: r.createdAt,
+      expiresAt: r.expiresAt,
+      state: invitationState(r, now),
+      createdByName: names.get(r.createdBy) ?? null,
+      usedByName: r.usedBy ? (names.get(r.usedBy) ?? null) : null,
+    }));
+  },
 });
 
 export const revokeInvitation = defineOperation({
   name: 'revokeInvitation',
-  description: 'Revokes a pending invitation: its code stops working at once. Owners and admins.',
+  description: 'Revokes a pending invitation: its code and link stop working at once. Owners and admins.',
   kind: 'write',
   access: { role: 'admin' },
   input: z.strictObject({ id: z.string() }),
   async run(ctx, { id }) {
-    const { count } = isUuid(id) ? await ctx.prisma.invitation.deleteMany({ where: { id, orgId: activeOrgId(ctx), usedAt: null } }) : { count: 0 };
+    const now = new Date();
+    // Revoking ends its validity too, so every "unexpired" check (claiming, the pending bound) leaves it out.
+    const { count } = isUuid(id)
+      ? await ctx.prisma.invitation.updateMany({
+          where: { id, orgId: activeOrgId(ctx), usedAt: null, expiresAt: { gt: now } },
+          data: { revokedAt: now, expiresAt: now },
+        })
+      : { count: 0 };
     if (count === 0) throw new NotFoundError('invitation');
     return id;
   },

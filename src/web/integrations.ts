@@ -4,6 +4,7 @@ import { ApiKeyJson } from '../rest/resources.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../schema/api-key.js';
 import { flashCookie } from './flash.js';
 import { formFailure, readForm } from './forms.js';
+import { askAnOwner } from './org-data.js';
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
 import { redirect } from './render.js';
 import { Response } from '../http/fetch-api.js';
@@ -38,6 +39,7 @@ async function integrationsPage(p: OrgPage, extra: Record<string, unknown> = {},
       keys: await keysOf(p),
       all: canSeeAll(p),
       canCreate: roleAtLeast(p.org.role, 'manager'),
+      ask: roleAtLeast(p.org.role, 'manager') ? null : await askAnOwner(p),
       formError: null,
       errors: {},
       form: { name: '', expires_on: '' },

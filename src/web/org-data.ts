@@ -15,6 +15,15 @@ export async function projectsOf(p: OrgPage): Promise<ProjectView[]> {
 
 export const membersOf = (p: OrgPage): Promise<Member[]> => listMembers.call(p.ctx, {}, undefined);
 
+/** The names of the organization's owners: whom a member asks for what their role does not allow. */
+export const ownerNames = (members: Pick<Member, 'name' | 'role'>[]) => members.filter((m) => m.role === 'owner').map((m) => m.name);
+
+/** "ask an owner: Olivia Owner" (or owners), the next step a page names where the caller may not act. */
+export async function askAnOwner(p: OrgPage): Promise<string> {
+  const names = ownerNames(await membersOf(p));
+  return names.length ? `ask ${names.length > 1 ? 'an owner' : 'the owner'}: ${names.join(', ')}` : 'ask an owner';
+}
+
 export const WORKFLOW = { statuses: ISSUE_STATUSES, priorities: ISSUE_PRIORITIES };
 
 /** Names by user id, for showing assignees. */

@@ -1,3 +1,4 @@
+import { roleAtLeast, type Role } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import { paletteCommands } from './commands.js';
 import type { Flash } from './flash.js';
@@ -42,7 +43,22 @@ export async function orgPage(request: PageRequest, ctx: Context): Promise<OrgPa
   return { shell, org, ctx: inOrg(ctx, org), flash: request.flash ?? null, base: `/orgs/${org.slug}` };
 }
 
+/**
+ * The organization's sections, each with the least role that can use it: nobody is offered a tab
+ * that only tells them they may not. (A section's page still answers whoever types its address.)
+ */
+const SECTIONS: [path: string, label: string, minimum: Role][] = [
+  ['', 'Dashboard', 'viewer'],
+  ['/issues', 'Issues', 'viewer'],
+  ['/board', 'Board', 'viewer'],
+  ['/projects', 'Projects', 'viewer'],
+  ['/team', 'Team', 'viewer'],
+  ['/settings/integrations', 'API keys', 'manager'],
+  ['/settings/webhooks', 'Webhooks', 'admin'],
+];
+
 /** Renders a page of an organization with its shell, navigation and flash. */
 export function orgView(p: OrgPage, view: string, data: Record<string, unknown>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return page(view, { ...p.shell, currentOrg: p.org, base: p.base, flash: p.flash, commands: paletteCommands(p.org, p.shell.orgs.length), ...data }, init);
+  const sections = SECTIONS.filter(([, , minimum]) => roleAtLeast(p.org.role, minimum));
+  return page(view, { ...p.shell, currentOrg: p.org, base: p.base, flash: p.flash, sections, commands: paletteCommands(p.org, p.shell.orgs.length), ...data }, init);
 }

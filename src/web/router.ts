@@ -14,6 +14,7 @@ import { showDashboard } from './dashboard.js';
 import { confirmRevoke, createKey, revokeKey, showIntegrations } from './integrations.js';
 import { confirmDeleteIssue, createIssuePage, deleteIssuePage, editIssue, moveIssue, setIssueProperties, showIssue, showIssues } from './issues.js';
 import { confirmDeleteProject, createProjectPage, deleteProjectPage, editProject, showProject, showProjects } from './projects.js';
+import { acceptInvite, showInvite, signUpWithInvite } from './invite.js';
 import { showSearch } from './search.js';
 import { changeRolePage, createInvitationPage, join, removeMemberPage, revokeInvitationPage, showJoin, showTeam } from './team.js';
 import { notFoundPage, type PageRequest } from './org-page.js';
@@ -33,7 +34,7 @@ async function home(_request: Request, ctx: Context): Promise<Response> {
   return page('orgs', { ...shell, title: 'Your organizations' });
 }
 
-const PAGE_PATHS = [/^\/$/, /^\/(login|logout|set-password|setup|join)$/, /^\/settings\/applications(\/[^/]+\/revoke)?$/, /^\/account(\/[^/]+)?$/, /^\/orgs\/[^/]+(\/.*)?$/, /^\/assets\/[^/]+$/];
+const PAGE_PATHS = [/^\/$/, /^\/(login|logout|set-password|setup|join)$/, /^\/invite\/[^/]+(\/accept)?$/, /^\/settings\/applications(\/[^/]+\/revoke)?$/, /^\/account(\/[^/]+)?$/, /^\/orgs\/[^/]+(\/.*)?$/, /^\/assets\/[^/]+$/];
 
 /**
  * Runs a page handler with the flash its request carries (src/web/flash.ts): a page that shows
@@ -80,6 +81,9 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
     .post('/setup', route(setup.submitSetup))
     .get('/join', route((request, ctx) => showJoin(request, ctx)))
     .post('/join', route(join))
+    .get('/invite/:code', route(showInvite))
+    .post('/invite/:code', route(signUpWithInvite))
+    .post('/invite/:code/accept', route(acceptInvite))
     .get('/account', route(showAccount))
     .post('/account/profile', route(saveProfile))
     .post('/account/password', route(savePassword))

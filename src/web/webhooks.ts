@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { AppError, statusForCode, ValidationError } from '../schema/errors.js';
 import * as ops from '../schema/webhook-operations.js';
 import { flashCookie } from './flash.js';
+import { askAnOwner } from './org-data.js';
 import { orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
 import { redirect } from './render.js';
 import { Response } from '../http/fetch-api.js';
@@ -26,6 +27,7 @@ async function webhooksPage(p: OrgPage, extra: Record<string, unknown> = {}, sta
       title: `Webhooks · ${p.org.name}`,
       section: 'Webhooks',
       canManage,
+      ask: canManage ? null : await askAnOwner(p),
       hooks: canManage ? await hooksOf(p.ctx) : [],
       eventTypes: ops.WEBHOOK_EVENTS,
       // The URL rule the operation applies (src/http/outbound-address.ts), said before it refuses one.

@@ -5,7 +5,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createApp, type App } from '../../src/app.js';
 import { seedDemo, type DemoSeed } from '../../src/cli/demo-data.js';
-import { testConfig } from '../../src/config.js';
+import { testConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { openTestDatabase } from '../support/database.js';
 
@@ -27,7 +27,7 @@ export interface Harness {
 }
 
 /** The service on a real socket over a seeded database (or an empty one: `seed: false`), and a headless Chromium page. */
-export async function startHarness(options: { seed?: boolean } = {}): Promise<Harness> {
+export async function startHarness(options: { seed?: boolean; config?: Partial<Config> } = {}): Promise<Harness> {
   mkdirSync(SHOTS, { recursive: true });
   const db: Database = await openTestDatabase();
   const seed = options.seed === false ? { password: PASSWORD, orgs: [], users: [] } : await seedDemo(db.prisma, { password: PASSWORD });
@@ -35,7 +35,7 @@ export async function startHarness(options: { seed?: boolean } = {}): Promise<Ha
   const server: Server = createServer(createServerAdapter<{ req: IncomingMessage }>((request, ctx) => handler(request, ctx)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const app = await createApp(testConfig({ baseUrl: base }), { db });
+  const app = await createApp(testConfig({ ...options.config, baseUrl: base }), { db });
   handler = (request, { req }) => app.fetch(request, { remoteAddress: req.socket.remoteAddress });
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -182,12 +182,12 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL(`${base}/orgs/analytical/issues/STORE-2`);
 
-    // Invite a member: the code is shown once.
+    // Invite a member: the link is shown once.
     await page.goto(`${base}/orgs/analytical/team`);
     await page.getByLabel('Role', { exact: true }).selectOption('member');
-    await page.getByRole('button', { name: 'Create invite code' }).click();
-    const code = await page.locator('#new-secret').inputValue();
-    expect(code).toMatch(/^inv_/);
+    await page.getByRole('button', { name: 'Create invitation link' }).click();
+    const link = await page.locator('#new-secret').inputValue();
+    expect(link).toMatch(/\/invite\/inv_[\w-]{24}$/);
     await check(page, '09-team-invite');
     await page.reload();
     expect(await page.locator('#new-secret').count()).toBe(0);
@@ -201,7 +201,7 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
     await page.locator('#chart-by-status:not([hidden])').waitFor();
     await check(page, '12-dashboard');
 
-    // The member: an account made by the operator, signs in, joins with the code, sees the issue.
+    // The member: an account made by the operator, signs in, pastes the link at /join, sees the issue.
     await createUser(h.app.db.prisma, { email: 'charles@example.com', name: 'Charles Babbage', username: 'charles', password: PASSWORD });
     const context = await h.browser.newContext({ viewport: { width: 1100, height: 800 } });
     await guard(context);
@@ -214,7 +214,7 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
     await member.getByRole('button', { name: 'Sign in' }).click();
     await member.waitForURL(`${base}/join`);
     await check(member, '14-join');
-    await member.getByLabel('Invite code').fill(code);
+    await member.getByLabel('Invitation link or code').fill(link);
     await member.getByRole('button', { name: 'Join' }).click();
     await member.waitForURL(`${base}/orgs/analytical`);
     await member.getByText('you joined as member').waitFor();

@@ -57,7 +57,15 @@ export const EXAMPLE = {
     ],
     count: 1,
   },
-  invitation: { id: EX.invitationId, role: 'member', expires_at: EX.updated, invite_code: 'inv_Zx8Qm2Lk7Wn4Rt1Yb6Pv9Hc3' },
+  invitation: {
+    id: EX.invitationId,
+    role: 'member',
+    expires_at: EX.updated,
+    invite_code: 'inv_Zx8Qm2Lk7Wn4Rt1Yb6Pv9Hc3',
+    invite_url: 'https://work.example.com/invite/inv_Zx8Qm2Lk7Wn4Rt1Yb6Pv9Hc3',
+    email: null,
+    mailed: false,
+  },
   person: { id: EX.userId, name: 'Olivia Owner', username: 'olivia', role: 'owner', email: 'olivia@example.com' },
   paletteHits: [
     { type: 'project', id: EX.projectId, title: 'Website', key: 'WEB' },

@@ -61,11 +61,11 @@ export const orgRoutes = [
     path: '/invitations',
     operationId: 'createInvitation',
     summary: 'Invite someone',
-    description: 'A single-use invite code, shown once, for a role no higher than the caller\'s own. Owners and admins.',
+    description: 'A single-use invite code and the link that carries it, shown once, for a role no higher than the caller\'s own. Owners and admins.',
     tag: 'Organizations',
     operation: createInvitation,
     body: snakeBody(createInvitation.input),
-    success: { status: 201, description: 'The invitation and its code.', schema: InvitationJson.schema, examples: { invitation: EXAMPLE.invitation } },
+    success: { status: 201, description: 'The invitation, its code and its link.', schema: InvitationJson.schema, examples: { invitation: EXAMPLE.invitation } },
     errors: {
       409:
         `The organization already has ${MAX_PENDING_INVITATIONS} pending invitations (\`invitation_limit_reached\`).`,
