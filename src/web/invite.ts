@@ -7,7 +7,8 @@ import { flashCookie } from './flash.js';
 import { formFailure, readForm } from './forms.js';
 import { drawInviteLookup, drawSignUpAttempt, forgiveInviteLookup } from './invite-throttle.js';
 import type { PageRequest } from './org-page.js';
-import { formatDate, page, redirect } from './render.js';
+import { page, redirect } from './render.js';
+import { formatDate } from './time.js';
 import { loadShell } from './shell.js';
 import { Response } from '../http/fetch-api.js';
 
