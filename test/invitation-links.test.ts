@@ -177,7 +177,7 @@ describe('invitation links', () => {
     const shown = await (await page('/orgs/acme/team', ip, `${owner}; ${cookieOf(made, 'wm_flash')}`)).text();
     expect(shown).toMatch(/value="http:\/\/localhost:4000\/invite\/inv_[\w-]{24}"/);
     expect(shown).toContain('<td data-label="For">vic@example.com</td>');
-    expect(shown).toMatch(/<td data-label="Made by">Olivia Owner, [\d-]+ [\d:]+ UTC<\/td>/);
+    expect(shown).toMatch(/<td data-label="Made by">Olivia Owner, <time datetime="[^"]+" title="[\d-]+ [\d:]+ UTC" data-relative>[\d-]+ [\d:]+ UTC<\/time><\/td>/);
     expect(shown).toContain('<td data-label="State">pending</td>');
     // The link's sign-up form starts with the email it was made for.
     const link = /value="http:\/\/localhost:4000(\/invite\/inv_[\w-]{24})"/.exec(shown)![1]!;
