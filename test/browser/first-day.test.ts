@@ -8,7 +8,7 @@ import { chromiumAvailable, SHOTS, signInOnPage, startHarness, type Harness } fr
  * The pages a team keeps open on its first day, in Chromium: the board (six columns at 1366 px,
  * moves by the keyboard menu, by drag and drop, and without JavaScript, each checked through the
  * REST API), the header's search (live results, commands, no results), the dashboard's colours
- * by meaning, a new organization's first-issue prompt, and the 390 px layouts. The screenshots
+ * by meaning, a new organization's first-issue prompt, and the 390 px layouts (dashboard and search too). The screenshots
  * in docs/ are taken here.
  */
 
@@ -285,6 +285,16 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
         await page.screenshot({ path: `${SHOTS}/first-day-390${path.replaceAll('/', '-')}.png`, fullPage: true });
         expect(scroll.width, `${path}: ${scroll.culprits.join(', ')}`).toBeLessThanOrEqual(390);
       }
+      // The dashboard and the palette's live search at 390 px, for the docs.
+      await page.goto(`${base}/orgs/acme`);
+      await page.locator('#chart-by-priority:not([hidden])').waitFor();
+      await page.screenshot({ path: `${DOCS}/web-dashboard-390.png` });
+      await page.getByRole('search').getByRole('searchbox').click();
+      await page.keyboard.type('web');
+      await page.getByRole('dialog').getByRole('option', { name: /^issue: WEB-1 / }).waitFor();
+      await page.screenshot({ path: `${DOCS}/web-search-390.png` });
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.keyboard.press('Escape');
       await page.goto(`${base}/orgs/acme/board`);
       // The board scrolls in its own box.
       expect(await page.locator('.board').evaluate((b) => b.scrollWidth > b.clientWidth)).toBe(true);
