@@ -77,6 +77,8 @@ const COMMANDS: [string, Check | string][] = [
     // On an empty database: the one-time setup link, on this address, and the page it opens.
     const service = await npmStart(emptyDatabase);
     try {
+      // Printed on stderr, which may arrive after the "listening" line on stdout.
+      await expect.poll(() => service.stderr(), { timeout: 15_000 }).toMatch(/setup\?token=/);
       const link = /http:\/\/localhost:\d+\/setup\?token=\S+/.exec(service.stderr())?.[0];
       expect(link).toMatch(new RegExp(`^${BASE}/setup\\?token=`));
       const page = await fetch(link!);
