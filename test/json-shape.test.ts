@@ -126,6 +126,10 @@ describe('the input within a body', () => {
     expect(jsonShapeError(JSON.stringify([call({}), call(deep)]), BATCH)).toEqual({ field: 'a.0.b', message: WIDTH.items });
   });
 
+  test('a field name with an escape JSON has not is named as written', () => {
+    expect(jsonShapeError(`{"k\\q":[${'0,'.repeat(INPUT_LIMITS.items)}0]}`, WHOLE)).toEqual({ field: 'k\\q', message: WIDTH.items });
+  });
+
   test('an input that is not there, or not JSON, is no finding', () => {
     for (const text of ['', ',', ',,{', '{', '[[[', '{"variables":', '{"variables":{"a":"unterminated', '}}]]', '{"a" "b"}', 'nul', '"\\"']) {
       expect(jsonShapeError(text, VARIABLES)).toBeNull();
