@@ -90,6 +90,14 @@ describe('requests without a valid credential', () => {
     expect(limits(await get('/api/me', {}, '192.0.2.2')).remaining).toBe(599);
   });
 
+  test('IPv6 addresses count by their /64 (a client chooses its host part); IPv4 written as IPv6 by the address', async () => {
+    expect(limits(await get('/api/me', {}, '2001:db8:1:2::1')).remaining).toBe(599);
+    expect(limits(await get('/api/me', {}, '2001:db8:1:2:ffff:ffff:ffff:fffe')).remaining).toBe(598);
+    expect(limits(await get('/api/me', {}, '2001:db8:1:3::1')).remaining).toBe(599); // the next /64
+    expect(limits(await get('/api/me', {}, '::ffff:192.0.2.77')).remaining).toBe(599);
+    expect(limits(await get('/api/me', {}, '192.0.2.77')).remaining).toBe(598);
+  });
+
   test('a flood of made-up tokens is limited by address', async () => {
     const responses = [];
     for (let i = 0; i < 601; i++) responses.push(await get('/api/me', bearer(generatePat()), '192.0.2.9'));

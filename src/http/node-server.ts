@@ -6,6 +6,7 @@ import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import type { ConnectionLimits } from '../config.js';
 import { HttpProblem } from '../rest/problem.js';
+import { addressKey } from './address-key.js';
 
 /**
  * The app on `node:http`, with what a socket needs on top of the fetch handler: timeouts that
@@ -131,7 +132,7 @@ function capConnections(server: Server, limits: ConnectionLimits): void {
   let open = 0;
   const byAddress = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
+    const address = addressKey(socket.remoteAddress ?? '');
     const fromAddress = byAddress.get(address) ?? 0;
     const perAddress = limits.maxConnectionsPerAddress > 0 && fromAddress >= limits.maxConnectionsPerAddress;
     if (open >= limits.maxConnections || perAddress) {

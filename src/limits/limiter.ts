@@ -7,6 +7,7 @@ import { MemoryStore } from './memory-store.js';
 import { GLOBAL_POLICY, type Policy } from './policy.js';
 import { RedisStore } from './redis-store.js';
 import type { LimiterStore } from './store.js';
+import { addressKey } from '../http/address-key.js';
 
 export interface Admission {
   allowed: boolean;
@@ -20,7 +21,7 @@ export interface Admission {
  */
 export function rateLimitSubject(token: string | null, clientIp: string): string {
   if (token) return credentialSubject(hashToken(token));
-  return `ip:${clientIp}`;
+  return `ip:${addressKey(clientIp)}`;
 }
 
 /** The bucket of a credential, from its SHA-256 (the request may have it already: src/app.ts). */

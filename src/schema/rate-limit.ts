@@ -2,6 +2,7 @@ import { drawFrom } from '../limits/limiter.js';
 import type { Policy } from '../limits/policy.js';
 import type { Context } from '../context.js';
 import { RateLimitedError } from './errors.js';
+import { addressKey } from '../http/address-key.js';
 
 /**
  * Draws one request from an operation's own bucket (on top of the global one), atomically,
@@ -18,5 +19,5 @@ export async function limitOperation(ctx: Context, policy: Policy, subject?: str
 /** Per-token buckets, like the global one: a key, an OAuth grant, a session; without one, the address. */
 export function credentialSubject(ctx: Context): string {
   const { principal } = ctx;
-  return principal.kind === 'user' ? `${principal.credential.kind}:${principal.credential.id}` : `ip:${ctx.clientIp}`;
+  return principal.kind === 'user' ? `${principal.credential.kind}:${principal.credential.id}` : `ip:${addressKey(ctx.clientIp)}`;
 }

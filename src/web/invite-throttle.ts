@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { drawFrom, giveBack } from '../limits/limiter.js';
 import type { Policy } from '../limits/policy.js';
+import { addressKey } from '../http/address-key.js';
 
 const WINDOW_MS = 15 * 60 * 1000;
 
@@ -17,7 +18,7 @@ export const INVITE_PROBE_POLICY: Policy = { name: 'invite.address', limit: 20, 
  */
 export const SIGN_UP_POLICY: Policy = { name: 'sign-up.address', limit: 10, windowMs: WINDOW_MS };
 
-const probe = (ctx: Context) => ({ policy: INVITE_PROBE_POLICY, subject: `invite:${ctx.clientIp}` });
+const probe = (ctx: Context) => ({ policy: INVITE_PROBE_POLICY, subject: `invite:${addressKey(ctx.clientIp)}` });
 
 /** Draws an invitation lookup before it is made: Retry-After seconds when refused, else null. */
 export const drawInviteLookup = (ctx: Context) => drawFrom(ctx, INVITE_PROBE_POLICY, probe(ctx).subject);
@@ -26,4 +27,4 @@ export const drawInviteLookup = (ctx: Context) => drawFrom(ctx, INVITE_PROBE_POL
 export const forgiveInviteLookup = (ctx: Context) => giveBack(ctx, [probe(ctx)]);
 
 /** Draws a sign-up attempt before the form is checked: Retry-After seconds when refused, else null. */
-export const drawSignUpAttempt = (ctx: Context) => drawFrom(ctx, SIGN_UP_POLICY, `sign-up:${ctx.clientIp}`);
+export const drawSignUpAttempt = (ctx: Context) => drawFrom(ctx, SIGN_UP_POLICY, `sign-up:${addressKey(ctx.clientIp)}`);

@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { drawFromEach, giveBack, type Draw } from '../limits/limiter.js';
 import type { Policy } from '../limits/policy.js';
+import { addressKey } from '../http/address-key.js';
 
 const WINDOW_MS = 15 * 60 * 1000;
 
@@ -22,8 +23,8 @@ export const SIGN_IN_ACCOUNT_POLICY: Policy = { name: 'sign-in.account', limit: 
 /** The buckets one attempt is counted in; the last two count failures only (see forgiveSignIn). */
 function draws(ctx: Pick<Context, 'clientIp'>, email: string): Draw[] {
   return [
-    { policy: SIGN_IN_POLICY, subject: `sign-in:${ctx.clientIp}:${email}` },
-    { policy: SIGN_IN_ADDRESS_POLICY, subject: `sign-in:${ctx.clientIp}` },
+    { policy: SIGN_IN_POLICY, subject: `sign-in:${addressKey(ctx.clientIp)}:${email}` },
+    { policy: SIGN_IN_ADDRESS_POLICY, subject: `sign-in:${addressKey(ctx.clientIp)}` },
     { policy: SIGN_IN_ACCOUNT_POLICY, subject: `sign-in:${email}` },
   ];
 }

@@ -9,6 +9,7 @@ import { redirectUriProblem } from './redirect-uri.js';
 import { randomSecret } from './tokens.js';
 import { storableString } from '../../schema/text.js';
 import { Response } from '../../http/fetch-api.js';
+import { addressKey } from '../../http/address-key.js';
 
 const Registration = z.object({
   client_name: storableString().trim().min(1).max(100).optional(),
@@ -25,7 +26,7 @@ const SUPPORTED_GRANTS = ['authorization_code', 'refresh_token'];
 
 /** POST /oauth/register: RFC 7591 dynamic client registration. 5 per hour per address. */
 export async function register(request: Request, ctx: Context): Promise<Response> {
-  const wait = await drawFrom(ctx, ROUTE_POLICIES.oauthRegister, `ip:${ctx.clientIp}`);
+  const wait = await drawFrom(ctx, ROUTE_POLICIES.oauthRegister, `ip:${addressKey(ctx.clientIp)}`);
   if (wait !== null) {
     throw new OAuthError('temporarily_unavailable', `Too many registrations from this address. Retry in ${wait} seconds.`, 429, { 'retry-after': wait });
   }
