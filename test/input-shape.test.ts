@@ -49,6 +49,15 @@ describe('GraphQL variables', () => {
     expect((await gql({ query: '{ me { id } }' })).body.errors).toBeUndefined();
   });
 
+  test('hostile variables and another organization\'s cheap read, sent together: both answered, each as it should be', async () => {
+    const hostile = Array.from({ length: 5 }, () => gql({ query: LIST, variables: { f: fields(60_000) } }));
+    const neighbour = t.call('POST', '/api/graphql', { token: t.user('bella', 'globex').token, body: { query: '{ me { name } }' } });
+    const [answers, cheap] = await Promise.all([Promise.all(hostile), neighbour]);
+    for (const answer of answers) expectRefused(answer, 'f', WIDTH.fields);
+    expect(cheap.status).toBe(200);
+    expect(await cheap.json()).toEqual({ data: { me: { name: 'Bella Boss' } } });
+  });
+
   test('finding 2: 200,000 invalid statuses are refused at the list limit, naming the path', async () => {
     const answer = await gql({ query: LIST, variables: { f: { and: [{ status: Array(200_000).fill('X') }] } } });
     expectRefused(answer, 'f.and.0.status', WIDTH.items);

@@ -33,7 +33,7 @@ interface Frame {
   count: number;
   /** The current field's name (decoded), or the current item's index. */
   key: string;
-  /** Whether the current field's name is yet to come (objects only). */
+  /** Whether the current field's name is yet to come (objects only; lists leave it as it was made). */
   wantsKey: boolean;
   /** Levels below the input's root (the root is 0), or -1 outside the input. */
   depth: number;
@@ -106,8 +106,8 @@ export function jsonShapeError(text: string, at: InputAt): FieldError | null {
     if (c <= 0x20 || c === 0x3a) continue; // whitespace, and the colon after a field name
     const top = frames[frames.length - 1];
     if (c === 0x2c) {
-      // A comma: the next field's name, or the next item.
-      if (top) top.wantsKey = true;
+      // A comma: in an object, the next field's name comes (a list counts its items as they start).
+      if (top && !top.list) top.wantsKey = true;
       continue;
     }
     if (c === 0x7d || c === 0x5d) {
