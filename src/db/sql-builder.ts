@@ -1,0 +1,36 @@
+import {
+  type CompiledQuery,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+} from 'kysely';
+import type { SqlStatement, SqlValue } from './direct-sql.js';
+
+/**
+ * Kysely as a query builder only: it compiles typed statements to PostgreSQL text and values,
+ * and never opens a connection (its driver is Kysely's DummyDriver). The statements run through
+ * DirectSql (src/db/direct-sql.ts) on the same pool or PGlite instance as Prisma, counted and
+ * timed like every other statement, so there is no second pool and no second dialect to tune.
+ *
+ * `Database` is the table types; until they are generated from prisma/schema.prisma the
+ * builder is untyped (`any`), which a typed declaration replaces.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: replaced by the generated table types
+export type Database = any;
+
+export const builder = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+/** A compiled Kysely statement as DirectSql runs it. */
+export function compiled(query: CompiledQuery | { compile(): CompiledQuery }): SqlStatement {
+  const { sql, parameters } = 'compile' in query ? query.compile() : query;
+  return { text: sql, values: parameters as SqlValue[] };
+}
