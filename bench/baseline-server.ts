@@ -7,7 +7,7 @@
 // Optional: BASELINE_NOAUTH_USER / BASELINE_NOAUTH_ORG / BASELINE_NOAUTH_ROLE: a request without
 // credentials acts as that member (the baseline of the "auth and rate limiting off" workload).
 // GET /__bench/stats answers { statements } (SQL statements sent so far, BEGIN/COMMIT included).
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { crc32 } from 'node:zlib';
 import pg from 'pg';

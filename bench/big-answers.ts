@@ -54,10 +54,11 @@ async function gql(token: string, query: string): Promise<{ status: number; outc
 const page = (alias: string) => `${alias}: issues(first: 100) { edges { node { description } } }`;
 const CHEAP = '{ me { id } }';
 
-const tally = (outcomes: string[]) =>
-  Object.entries(outcomes.reduce<Record<string, number>>((all, o) => ({ ...all, [o]: (all[o] ?? 0) + 1 }), {}))
-    .map(([o, n]) => `${n} x ${o}`)
-    .join(', ');
+const tally = (outcomes: string[]) => {
+  const counts = new Map<string, number>();
+  for (const o of outcomes) counts.set(o, (counts.get(o) ?? 0) + 1);
+  return [...counts].map(([o, n]) => `${n} x ${o}`).join(', ');
+};
 const ms = (values: number[], q: number) => values.slice().sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!.toFixed(1);
 
 async function measure(label: string, query: string | null): Promise<void> {

@@ -200,7 +200,7 @@ async function paced(signal: AbortSignal, statuses: Map<number, number>, request
   const rps = options.rps ?? ALLOWED_RPS;
   const inFlight = options.inFlight ?? 20;
   const running = new Set<Promise<void>>();
-  for (let i = 0; !signal.aborted; i++) {
+  while (!signal.aborted) {
     while (running.size >= inFlight && !signal.aborted) await Promise.race(running);
     const p = (async () => {
       const status = await request();

@@ -127,7 +127,13 @@ for (let i = 0; i < B_EVENTS; i++) {
   if (!arrivedAt.has(id)) {
     const arrived = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), WAIT_MS);
-      waiting = { id, resolve: () => (clearTimeout(timer), resolve(true)) };
+      waiting = {
+        id,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
     });
     if (!arrived) {
       timedOut++;

@@ -73,7 +73,11 @@ const createIssue = async (i: number) => {
   const response = await call(member, '/issues', { project_id: projectId, title: `bench ${i}` });
   if (response.status !== 201) throw new Error(`create: ${response.status} ${await response.text()}`);
 };
-const waitFor = (count: number) => new Promise<void>((resolve) => (arrivedAt.size >= count ? resolve() : (waiting = { count, resolve })));
+const waitFor = (count: number) =>
+  new Promise<void>((resolve) => {
+    if (arrivedAt.size >= count) resolve();
+    else waiting = { count, resolve };
+  });
 
 function percentiles(values: number[]) {
   const sorted = [...values].sort((a, b) => a - b);

@@ -63,7 +63,7 @@ describe('contract check', () => {
   });
 
   test('a GraphQL field made nullable fails, unless CHANGELOG.md gains a BREAKING entry in the same change', () => {
-    const weakened = SDL.replace(/^(type Issue [^]*?\n {2}title: )String!/m, '$1String');
+    const weakened = SDL.replace(/^(type Issue [\s\S]*?\n {2}title: )String!/m, '$1String');
     expect(weakened).not.toBe(SDL);
     write('schema.graphql', weakened);
     commit('Issue.title nullable');

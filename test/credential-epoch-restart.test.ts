@@ -5,7 +5,7 @@ import { mintApiKey } from '../src/auth/api-keys.js';
 import { DEFAULT_EPOCH_KEY, RedisEpoch } from '../src/auth/credential-epoch.js';
 import { revokeApiKey } from '../src/cli/operations.js';
 import { testConfig } from '../src/config.js';
-import { RedisStore } from '../src/limits/redis-store.js';
+import type { RedisStore } from '../src/limits/redis-store.js';
 import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import { redisServerAvailable, startRedisServer, type RedisServer } from './support/redis-server.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { schema } from '../src/schema/index.js';
 
 /** Every type, field, argument and enum value of the schema that has no description. */
-export function undescribed(s: GraphQLSchema): string[] {
+function undescribed(s: GraphQLSchema): string[] {
   const missing: string[] = [];
   const need = (what: string, description: string | null | undefined) => {
     if (!description?.trim()) missing.push(what);

@@ -107,7 +107,11 @@ describe('expensive executions running at once, per credential', () => {
     await gql(olivia, '{ me { id } }');
     const release = await holdIssues();
     const settled: Awaited<ReturnType<typeof gql>>[] = [];
-    const all = Array.from({ length: 20 }, () => gql(victor, BIG).then((r) => (settled.push(r), r)));
+    const all = Array.from({ length: 20 }, async () => {
+      const r = await gql(victor, BIG);
+      settled.push(r);
+      return r;
+    });
     const refusedCount = 20 - QUERY_LIMITS.expensivePerCredential;
     await expect.poll(() => settled.length).toBe(refusedCount);
     // Another credential has slots of its own; cheap executions are not counted.

@@ -138,12 +138,12 @@ describe('parseIdempotencyKey', () => {
   test(`1 to ${KEY_MAX_LENGTH} characters`, () => {
     expect(KEY_MAX_LENGTH).toBe(255);
     expect(parse('""')).toEqual({ error: LENGTH });
-    expect(parse('"' + 'a'.repeat(255) + '"')).toEqual({ key: 'a'.repeat(255) });
+    expect(parse(`"${'a'.repeat(255)}"`)).toEqual({ key: 'a'.repeat(255) });
     expect(parse('a'.repeat(255))).toEqual({ key: 'a'.repeat(255) });
-    expect(parse('"' + 'a'.repeat(256) + '"')).toEqual({ error: LENGTH });
+    expect(parse(`"${'a'.repeat(256)}"`)).toEqual({ error: LENGTH });
     expect(parse('a'.repeat(256))).toEqual({ error: LENGTH });
     // Escapes count once undone: 255 characters sent as 510.
-    expect(parse('"' + '\\"'.repeat(255) + '"')).toEqual({ key: '"'.repeat(255) });
+    expect(parse(`"${'\\"'.repeat(255)}"`)).toEqual({ key: '"'.repeat(255) });
   });
 });
 

@@ -583,7 +583,11 @@ function toolRoute(method: string, pathname: string) {
   for (const route of ROUTES) {
     if (!route.tool || route.method !== method.toLowerCase()) continue;
     const names: string[] = [];
-    const pattern = new RegExp(`^/api${route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'))}$`);
+    const source = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    const pattern = new RegExp(`^/api${source}$`);
     const match = pattern.exec(pathname);
     if (match) return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)])) };
   }
@@ -743,7 +747,7 @@ describe('GraphQL matrix', () => {
   test('every query and mutation of schema.graphql has a row', async () => {
     const sdl = await import('node:fs/promises').then((fs) => fs.readFile(new URL('../schema.graphql', import.meta.url), 'utf8'));
     const fieldsOf = (type: string) =>
-      [...new RegExp(`type ${type} \\{([\\s\\S]*?)\\n\\}`).exec(sdl)![1]!.replace(/"""[\s\S]*?"""/g, '').matchAll(/^  (\w+)[(:]/gm)].map((m) => m[1]);
+      [...new RegExp(`type ${type} \\{([\\s\\S]*?)\\n\\}`).exec(sdl)![1]!.replace(/"""[\s\S]*?"""/g, '').matchAll(/^ {2}(\w+)[(:]/gm)].map((m) => m[1]);
     const covered = new Set(GRAPHQL.map((row) => row.field));
     expect([...fieldsOf('Query'), ...fieldsOf('Mutation')].filter((f) => !covered.has(f))).toEqual([]);
   });

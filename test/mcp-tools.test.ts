@@ -70,7 +70,7 @@ describe('tools/list', () => {
 
 describe('tool descriptions say what the tool returns', () => {
   /** The field names a description promises after "Returns", in its first `{ ... }`. */
-  const promised = (description: string) => /Returns [^`]*`\{ ([^}]*) \}`/.exec(description)?.[1]!.split(', ');
+  const promised = (description: string) => /Returns [^`]*`\{ ([^}]*) \}`/.exec(description)?.[1]?.split(', ');
 
   test('list_issues promises { items, next_cursor }, which is what it returns, and no REST header or bare array', async () => {
     const client = await connect(t.user('mark').token);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, test, vi } from 'vitest';
-import { AuthError } from '../src/auth/auth-error.js';
+import type { AuthError } from '../src/auth/auth-error.js';
 import { authenticateOAuth } from '../src/auth/oauth/access.js';
 import { authenticateClient } from '../src/auth/oauth/client-auth.js';
 import { OAuthError } from '../src/auth/oauth/errors.js';
@@ -884,7 +884,12 @@ describe('access tokens', () => {
     const claims = { sub: 'u1', client_id: 'c1', scope: 'read', org_id: ORG, grant_id: 'g1' };
     let asked: unknown;
     const verifying = (payload: object) =>
-      ({ verify: async (_t: string, options: unknown) => ((asked = options), payload) }) as unknown as SigningKeys;
+      ({
+        verify: async (_t: string, options: unknown) => {
+          asked = options;
+          return payload;
+        },
+      }) as unknown as SigningKeys;
     expect(await verifyAccessToken(verifying(claims), config, 'a.b.c')).toEqual(claims);
     expect(asked).toEqual({ issuer: config.baseUrl, audience: AUDIENCE, typ: 'at+jwt' });
     for (const name of Object.keys(claims)) {

@@ -34,7 +34,9 @@ describe('roles', () => {
 
   test('a role is at least every role before it and itself, never one after it', () => {
     ROLES.forEach((role, i) => {
-      ROLES.forEach((minimum, j) => expect(roleAtLeast(role, minimum), `${role} >= ${minimum}`).toBe(i >= j));
+      ROLES.forEach((minimum, j) => {
+        expect(roleAtLeast(role, minimum), `${role} >= ${minimum}`).toBe(i >= j);
+      });
     });
   });
 });

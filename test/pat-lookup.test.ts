@@ -48,7 +48,9 @@ async function key(expiresAt?: Date) {
   table.push(row);
   return { key: row, token };
 }
-const revoke = (id: string) => void (table.find((row) => row.id === id)!.revokedAt = new Date());
+const revoke = (id: string) => {
+  table.find((row) => row.id === id)!.revokedAt = new Date();
+};
 const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
 const cached = (): PatLookup & { cache: PatCache } => ({ db, cache: new PatCache(), epoch: 1 });
 const uncached = (): PatLookup => ({ db, cache: null });
@@ -143,7 +145,11 @@ describe('authenticatePat', () => {
   test('the hash the request made already is used, not made again', async () => {
     const { key: row, token } = await key();
     const made: string[] = [];
-    const lookup = { ...cached(), hash: (t: string) => (made.push(t), hashToken(t)) };
+    const hash = (t: string) => {
+      made.push(t);
+      return hashToken(t);
+    };
+    const lookup = { ...cached(), hash };
     expect(await authenticatePat(lookup, token, null, new Date())).toMatchObject({ credential: { id: row.id } });
     expect(made).toEqual([token]);
   });

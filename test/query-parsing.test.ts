@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { queryObject } from '../src/rest/inputs.js';
-import { INPUT_LIMITS, WIDTH } from '../src/schema/input-shape.js';
+import { WIDTH } from '../src/schema/input-shape.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { expectProblem } from './support/problem.js';
 

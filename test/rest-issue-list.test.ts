@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/workflow.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { expectProblem, fieldErrors } from './support/problem.js';
+import { fieldErrors } from './support/problem.js';
 
 let t: TestApp;
 let token: string;

@@ -23,7 +23,10 @@ export function rng(seed: number): () => number {
 function weighted<T>(random: () => number, entries: readonly (readonly [T, number])[]): T {
   const total = entries.reduce((s, [, w]) => s + w, 0);
   let r = random() * total;
-  for (const [value, w] of entries) if ((r -= w) < 0) return value;
+  for (const [value, w] of entries) {
+    r -= w;
+    if (r < 0) return value;
+  }
   return entries[entries.length - 1]![0];
 }
 

@@ -295,7 +295,7 @@ export function writeReports(report: Any, resultsDir: string, summaryPath: strin
   const md = renderMarkdown(report);
   writeFileSync(join(resultsDir, 'report.md'), `${md}\n`);
   const block = summaryBlock(report);
-  const existing = existsSync(summaryPath) ? readFileSync(summaryPath, 'utf8') : '# Benchmark summary\n\n' + `${START}\n${END}\n`;
+  const existing = existsSync(summaryPath) ? readFileSync(summaryPath, 'utf8') : `# Benchmark summary\n\n${START}\n${END}\n`;
   const updated = existing.includes(START) && existing.includes(END)
     ? existing.slice(0, existing.indexOf(START)) + block + existing.slice(existing.indexOf(END) + END.length)
     : `${existing.trimEnd()}\n\n${block}\n`;

@@ -9,7 +9,7 @@
  * Redis key shared by every instance (and by the admin CLI, which runs in another process).
  */
 import { randomInt } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { withTimeout } from '../timeout.js';
 
 /** Opaque: only ever compared for equality. */

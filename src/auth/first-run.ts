@@ -35,7 +35,11 @@ export class FirstRunLink {
     if (!this.matches(token)) return null;
     const hash = this.hash;
     this.hash = null;
-    return { undo: () => void (this.hash = hash) };
+    return {
+      undo: () => {
+        this.hash = hash;
+      },
+    };
   }
 
   /** The link stops working (a user was created some other way). */

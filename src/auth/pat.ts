@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { directSql } from '../db/direct-sql.js';
-import { AuthError, authErrors } from './auth-error.js';
+import { type AuthError, authErrors } from './auth-error.js';
 import type { Epoch } from './credential-epoch.js';
 import type { PatCache } from './pat-cache.js';
 import { hashToken, isWellFormedPat, PAT_PREFIX } from './pat-token.js';

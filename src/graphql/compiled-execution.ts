@@ -48,7 +48,10 @@ export function useCompiledExecution(options: { compileAfter: number }): Plugin<
 
   function compiled(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
     let operations = documents.get(document);
-    if (!operations) documents.set(document, (operations = new Map()));
+    if (!operations) {
+      operations = new Map();
+      documents.set(document, operations);
+    }
     const name = operationName ?? '';
     const runs = operations.get(name) ?? 0;
     if (typeof runs !== 'number') return runs;

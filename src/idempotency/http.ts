@@ -106,7 +106,9 @@ export async function idempotentRequest(
     async () => {
       const response = await handle(request);
       const headers: Record<string, string> = {};
-      response.headers.forEach((value, name) => (headers[name] = value));
+      response.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
       return { status: response.status, headers, body: await response.text() };
     },
     (response) => isFinal(url.pathname, response),

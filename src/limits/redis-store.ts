@@ -192,7 +192,8 @@ export class RedisStore implements LimiterStore {
   private async consumeRemote(entries: { key: string; policy: Policy }[]): Promise<Decision[]> {
     const keys = entries.map(({ key, policy }) => this.bucketKey(key, policy));
     const args = entries.flatMap(({ policy }) => [policy.limit, policy.windowMs]);
-    const suffix = `${this.instanceId}:${(this.sequence = (this.sequence + 1) % Number.MAX_SAFE_INTEGER)}`;
+    this.sequence = (this.sequence + 1) % Number.MAX_SAFE_INTEGER;
+    const suffix = `${this.instanceId}:${this.sequence}`;
     const call = (this.redis as unknown as ScriptedClient)[COMMAND](keys.length, ...keys, suffix, ...args);
     const reply = await withTimeout(call, this.timeoutMs, `rate limiter: Redis did not answer within ${this.timeoutMs} ms`);
     const [admitted, nowMicros] = reply;

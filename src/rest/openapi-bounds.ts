@@ -44,7 +44,10 @@ function bound(node: Node): void {
 }
 
 function walk(value: unknown): void {
-  if (Array.isArray(value)) return value.forEach(walk);
+  if (Array.isArray(value)) {
+    for (const item of value) walk(item);
+    return;
+  }
   if (!value || typeof value !== 'object') return;
   const node = value as Node;
   bound(node);

@@ -9,7 +9,7 @@ import { ConflictError, ForbiddenError, NotFoundError, RateLimitedError, Validat
 import type { CredentialEpoch } from '../auth/credential-epoch.js';
 import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { apiKeyStatus, API_KEY_STATUSES } from './api-key-status.js';
+import { apiKeyStatus, type API_KEY_STATUSES } from './api-key-status.js';
 import { instant } from './dates.js';
 import { notNull } from './messages.js';
 import { defineOperation } from './operation.js';

@@ -1,5 +1,5 @@
 import { builder } from './builder.js';
-import { AppError, ConflictError, ForbiddenError, MAX_FIELD_ERRORS, NotFoundError, RateLimitedError, ValidationError, type FieldError } from './errors.js';
+import { type AppError, ConflictError, ForbiddenError, MAX_FIELD_ERRORS, NotFoundError, RateLimitedError, ValidationError, type FieldError } from './errors.js';
 import { fixedList } from './list-bounds.js';
 
 export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { fixedList } from './list-bounds.js';
 import {
   aggregateIssues,
-  AggregateIssuesInput,
+  type AggregateIssuesInput,
   GROUPS_MAX,
   WEEKS_DEFAULT,
   WEEKS_MAX,

@@ -65,7 +65,10 @@ const firstSchemas = new Map<number, z.ZodType<{ first?: number | null | undefin
 /** The number of items a list returns: `first`, 1 to `max` (absent or null: `max`), or a ValidationError on `first`. */
 export function listSize(first: number | null | undefined, max: number): number {
   let schema = firstSchemas.get(max);
-  if (!schema) firstSchemas.set(max, (schema = z.object({ first: firstInput(max) })));
+  if (!schema) {
+    schema = z.object({ first: firstInput(max) });
+    firstSchemas.set(max, schema);
+  }
   return validate(schema, { first }).first ?? max;
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.js';
-import { ROLES } from '../auth/principal.js';
+import type { ROLES } from '../auth/principal.js';
 import { builder } from './builder.js';
 import { firstArg, firstInput, LIST_BOUNDS, membershipsCost } from './list-bounds.js';
 import { defineOperation } from './operation.js';

@@ -121,7 +121,8 @@ class ProjectIssueConnection {
     // The batch runs every field with the same arguments and selection together.
     const { first, last, after, before } = this.args;
     const { query, group } = this.selection;
-    return (this.page ??= pages(this.ctx, group, { args: { first, last, after, before }, query }, this.projectId).then((found) => found ?? EMPTY));
+    this.page ??= pages(this.ctx, group, { args: { first, last, after, before }, query }, this.projectId).then((found) => found ?? EMPTY);
+    return this.page;
   }
 }
 

@@ -48,13 +48,17 @@ const roots = new WeakMap<object, Map<string | number, Interned>>();
 /** The one object of this request for `path`'s response path (the first seen, or a copy whose links are interned). */
 export function stablePath(context: object, path: Path): Path {
   let root = roots.get(context);
-  if (!root) roots.set(context, (root = new Map()));
+  if (!root) {
+    root = new Map();
+    roots.set(context, root);
+  }
   return intern(root, path);
 }
 
 function intern(root: Map<string | number, Interned>, path: Interned): Interned {
   const prev = path.prev ? intern(root, path.prev) : undefined;
-  const siblings = prev ? (prev[CHILDREN] ??= new Map()) : root;
+  if (prev && !prev[CHILDREN]) prev[CHILDREN] = new Map();
+  const siblings = prev ? prev[CHILDREN]! : root;
   let found = siblings.get(path.key);
   if (!found) {
     found = path.prev === prev ? path : { prev, key: path.key, typename: path.typename };

@@ -55,7 +55,7 @@ async function pendingInvitation(request: PageRequest, ctx: Context): Promise<{ 
   const code = codeOf(request);
   const inv = await openInvitation(ctx.prisma, code);
   if (inv) await forgiveInviteLookup(ctx);
-  if (!inv || inv.state !== 'pending') return deadLink(inv);
+  if (inv?.state !== 'pending') return deadLink(inv);
   return { code, inv };
 }
 

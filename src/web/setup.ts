@@ -42,7 +42,8 @@ function check(form: Record<string, string>) {
     [org, { name: 'org_name', slug: 'org_slug' }],
     [project, { name: 'project_name', key: 'project_key' }],
   ] as const) {
-    if (!result.success) result.error.issues.forEach((i) => at(names)({ field: i.path.join('.'), message: i.message }));
+    if (result.success) continue;
+    for (const i of result.error.issues) at(names)({ field: i.path.join('.'), message: i.message });
   }
   const problem = passwordProblem(form.password ?? '', form.confirmation ?? '');
   if (problem) errors.push({ field: 'password', message: problem });
@@ -51,7 +52,7 @@ function check(form: Record<string, string>) {
 }
 
 export function createSetupPages(firstRun: FirstRunLink | null) {
-  async function open(request: Request, ctx: Context, token: string): Promise<boolean> {
+  async function open(ctx: Context, token: string): Promise<boolean> {
     if (!firstRun?.matches(token)) return false;
     if ((await ctx.prisma.user.count()) === 0) return true;
     firstRun.close();
@@ -60,14 +61,14 @@ export function createSetupPages(firstRun: FirstRunLink | null) {
 
   async function showSetup(request: Request, ctx: Context): Promise<Response> {
     const token = new URL(request.url).searchParams.get('token') ?? '';
-    if (!(await open(request, ctx, token))) return notFoundPage();
+    if (!(await open(ctx, token))) return notFoundPage();
     return setupPage(token, EMPTY);
   }
 
   async function submitSetup(request: Request, ctx: Context): Promise<Response> {
     const form = await readForm(request);
     const token = form.token ?? '';
-    if (!(await open(request, ctx, token))) return notFoundPage();
+    if (!(await open(ctx, token))) return notFoundPage();
     const shown: SetupForm = Object.fromEntries(Object.keys(EMPTY).map((k) => [k, form[k] ?? ''])) as SetupForm;
     const claim = firstRun!.claim(token);
     if (!claim) return notFoundPage();

@@ -31,7 +31,7 @@ export async function signIn(request: Request, ctx: Context): Promise<Response> 
   if (!isStorableText(email)) return retry(`The email ${UNSTORABLE_TEXT_MESSAGE}.`, 400);
   const user = email ? await ctx.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } }) : null;
   const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !user.passwordHash || !ok) return retry('The email or password is incorrect.', 401);
+  if (!user?.passwordHash || !ok) return retry('The email or password is incorrect.', 401);
   await forgiveSignIn(ctx, email);
 
   // A new session id at every sign-in; whatever session the browser carried ends here.

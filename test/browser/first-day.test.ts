@@ -38,7 +38,6 @@ async function sidewaysScroll(page: Page): Promise<{ width: number; culprits: st
 describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', () => {
   let h: Harness;
   let token: string;
-  let orgId: string;
   const problems: string[] = [];
 
   /** The status as the REST API reports it (maya's API key). */
@@ -59,7 +58,6 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
     h = await startHarness();
     const maya = h.seed.users.find((u) => u.username === 'maya' && u.role === 'manager')!;
     token = maya.token;
-    orgId = maya.org_id;
     // A second organization, new and empty but for a project, with a name too long for a phone's header.
     const org = await createOrganization(h.app.db.prisma, { name: LONG_NAME, slug: 'engines' });
     await createProject(h.app.db.prisma, { orgId: org.id, name: 'Mill', key: 'MILL' });

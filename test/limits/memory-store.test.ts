@@ -16,7 +16,15 @@ import type { LimiterStore } from '../../src/limits/store.js';
 
 function fakeClock(start = 1_700_000_000_000) {
   let now = start;
-  return { now: () => now, set: (t: number) => void (now = t), advance: (ms: number) => void (now += ms) };
+  return {
+    now: () => now,
+    set: (t: number) => {
+      now = t;
+    },
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe('MemoryStore', () => {

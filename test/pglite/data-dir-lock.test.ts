@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { DatabaseInUseError, openDatabase } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
 import { DataDirInUseError, lockDataDir, type LockHolder } from '../../src/db/data-dir-lock.js';
 
 // Issue 17.3: after a kill -9 the next process opens the embedded database at once, while a

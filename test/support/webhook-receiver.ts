@@ -77,7 +77,13 @@ export class WebhookReceiver {
     if (this.received.length >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`only ${this.received.length} of ${count} webhook requests arrived`)), timeoutMs);
-      this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+      this.waiters.push({
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
     });
   }
 

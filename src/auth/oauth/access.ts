@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
-import { AuthError, authErrors } from '../auth-error.js';
+import { type AuthError, authErrors } from '../auth-error.js';
 import type { UserPrincipal } from '../principal.js';
-import { looksLikeJwt, verifyAccessToken } from './tokens.js';
+import { looksLikeJwt, type verifyAccessToken } from './tokens.js';
 
 /** last_used_at to the minute, as for API keys (src/auth/pat.ts): a busy grant writes once a minute, not per request. */
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -25,7 +25,7 @@ export async function authenticateOAuth(
   requestedOrgId: string | null,
 ): Promise<UserPrincipal | AuthError | null> {
   if (!looksLikeJwt(token)) return null;
-  let claims;
+  let claims: Awaited<ReturnType<typeof verifyAccessToken>>;
   try {
     claims = await verify(token);
   } catch (error) {

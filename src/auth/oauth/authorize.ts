@@ -38,7 +38,7 @@ function redirectUriMatches(registered: string, requested: string): boolean {
 }
 
 /** Errors we must not send to a redirect_uri we cannot trust: shown to the person instead. */
-function errorPage(ctx: Context, message: string): Response {
+function errorPage(message: string): Response {
   return page('oauth-error', { title: 'Authorization error', heading: 'This application’s request is not valid', message }, { status: 400 });
 }
 
@@ -59,7 +59,7 @@ function errorRedirect(ctx: Context, redirectUri: string, state: string | undefi
 async function check(ctx: Context, raw: URLSearchParams, clients: ClientMetadataResolver): Promise<AuthorizationRequest | Response> {
   const params = singleValued(raw);
   if (params.duplicated.some((n) => n === 'client_id' || n === 'redirect_uri')) {
-    return errorPage(ctx, 'client_id and redirect_uri must be given once.');
+    return errorPage('client_id and redirect_uri must be given once.');
   }
   const clientId = params.get('client_id');
   const fromDocument = !!clientId && isMetadataClientId(clientId);
@@ -68,21 +68,21 @@ async function check(ctx: Context, raw: URLSearchParams, clients: ClientMetadata
     try {
       client = await clients.resolve(ctx.prisma, clientId);
     } catch (error) {
-      if (error instanceof ClientMetadataError) return errorPage(ctx, error.message);
+      if (error instanceof ClientMetadataError) return errorPage(error.message);
       throw error;
     }
   } else if (clientId && isStorableText(clientId)) {
     client = await ctx.prisma.oAuthClient.findUnique({ where: { id: clientId } });
   }
-  if (!client) return errorPage(ctx, 'The application (client_id) is not registered here.');
+  if (!client) return errorPage('The application (client_id) is not registered here.');
   let redirectUri = params.get('redirect_uri');
   // A metadata document's redirect URIs are matched exactly, loopback ports included (the draft asks for exact matching).
   const matches = (registered: string) => (fromDocument ? registered === redirectUri : redirectUriMatches(registered, redirectUri!));
   if (redirectUri === undefined) {
-    if (client.redirectUris.length !== 1) return errorPage(ctx, 'redirect_uri is required: this application registered several.');
+    if (client.redirectUris.length !== 1) return errorPage('redirect_uri is required: this application registered several.');
     redirectUri = client.redirectUris[0]!;
   } else if (!client.redirectUris.some(matches)) {
-    return errorPage(ctx, 'redirect_uri does not match any address this application registered.');
+    return errorPage('redirect_uri does not match any address this application registered.');
   }
   const state = params.get('state');
   const fail = (error: string, description: string) => errorRedirect(ctx, redirectUri, state, error, description);
@@ -109,7 +109,7 @@ function formTarget(redirectUri: string): string {
   return url.origin === 'null' ? url.protocol : url.origin;
 }
 
-function consentPage(ctx: Context, request: AuthorizationRequest, shell: Awaited<ReturnType<typeof loadShell>>, raw: URLSearchParams, error?: string) {
+function consentPage(request: AuthorizationRequest, shell: Awaited<ReturnType<typeof loadShell>>, raw: URLSearchParams, error?: string) {
   return page(
     'consent',
     {
@@ -135,7 +135,7 @@ export async function showAuthorize(request: Request, ctx: Context, clients: Cli
   const checked = await check(ctx, url.searchParams, clients);
   if (checked instanceof Response) return checked;
   if (ctx.principal.kind !== 'user') return redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
-  return consentPage(ctx, checked, await loadShell(ctx), url.searchParams);
+  return consentPage(checked, await loadShell(ctx), url.searchParams);
 }
 
 /** POST /oauth/authorize: the person's answer. The org they pick is fixed in every token of this grant. */
@@ -149,7 +149,7 @@ export async function decideAuthorize(request: Request, ctx: Context, clients: C
 
   const shell = await loadShell(ctx);
   const org = shell.orgs.find((o) => o.id === form.get('org_id'));
-  if (!org) return consentPage(ctx, checked, shell, form, 'Choose one of your organizations.');
+  if (!org) return consentPage(checked, shell, form, 'Choose one of your organizations.');
   const code = randomBytes(32).toString('base64url');
   const now = Date.now();
   await ctx.prisma.oAuthGrant.create({

@@ -77,7 +77,7 @@ export class ClientMetadataResolver {
     const cached = this.cache.get(clientId);
     if (cached && cached.until > Date.now()) return cached.client;
     const url = new URL(clientId);
-    let response;
+    let response: Awaited<ReturnType<typeof safeFetch>>;
     try {
       response = await safeFetch(url, {
         timeoutMs: TIMEOUT_MS,

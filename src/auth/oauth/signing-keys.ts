@@ -12,7 +12,7 @@ import {
   type JWTVerifyOptions,
 } from 'jose';
 import type { Db } from '../../db/client.js';
-import { Prisma } from '../../generated/prisma/client.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 
 const ALG = 'ES256';
 const RELOAD_AT_MOST_EVERY_MS = 10_000;

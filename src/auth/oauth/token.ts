@@ -39,7 +39,7 @@ export async function token(request: Request, ctx: Context, keys: SigningKeys): 
   }
   if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `This client is not registered for ${grantType}.`);
 
-  let tokens;
+  let tokens: Awaited<ReturnType<typeof issueTokens>> | null;
   if (grantType === 'authorization_code') {
     const code = params.get('code');
     const verifier = params.get('code_verifier');
@@ -84,7 +84,7 @@ export async function token(request: Request, ctx: Context, keys: SigningKeys): 
     const requested = params.get('scope');
     if (requested !== undefined) {
       const names = parseScope(requested);
-      if (!names || !names.every((n) => row.scope.split(' ').includes(n))) throw new OAuthError('invalid_scope', `A refresh can only keep or narrow the scope (${row.scope}).`);
+      if (!names?.every((n) => row.scope.split(' ').includes(n))) throw new OAuthError('invalid_scope', `A refresh can only keep or narrow the scope (${row.scope}).`);
       scope = names.join(' ');
     }
     checkResource(ctx, params.get('resource'));
