@@ -9,7 +9,7 @@ import type { Issue } from '../../src/generated/prisma/client.js';
 import type { Role } from '../../src/generated/prisma/enums.js';
 
 /** Deterministic PRNG (mulberry32): the same plan every run. */
-export function rng(seed: number): () => number {
+function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -66,9 +66,9 @@ const SENTENCES = [
   'Low risk, but it annoys people every day.',
 ];
 
-export const KEYS_PER_USER = 20; // the documented cap of active keys per user per organization
+const KEYS_PER_USER = 20; // the documented cap of active keys per user per organization
 
-export interface PlannedProject {
+interface PlannedProject {
   id: string;
   name: string;
   key: string;
@@ -79,7 +79,7 @@ export interface PlannedProject {
   startMs: number;
 }
 
-export interface PlannedUser {
+interface PlannedUser {
   id: string;
   name: string;
   username: string;

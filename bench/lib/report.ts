@@ -66,7 +66,7 @@ function baselineStatements(runs: Any[], target: string): Record<string, number>
   return out;
 }
 
-export function renderMarkdown(report: Any): string {
+function renderMarkdown(report: Any): string {
   const m = report.machine;
   const c = report.config;
   const pgr = report.postgres ?? {};

@@ -5,8 +5,6 @@ export const RATIO_TARGETS = {
   pglite: { rest_read: 0.7, rest_me: 0.7, rest_create: 0.8, graphql_nested: 0.5 },
 } as const satisfies Record<'postgres' | 'pglite', Record<string, number>>;
 
-export type RatioWorkload = keyof (typeof RATIO_TARGETS)['postgres'];
-
 /** Authentication + rate limiting, p50 in process with the key cache. */
 export const AUTH_RATE_LIMIT_P50_US = 20;
 /** REST read p50 from 1k issues to 100k and to 1M (BENCH_SCALE_ISSUES), either way. */

@@ -7,7 +7,7 @@ import { hashToken } from './pat-token.js';
 export const PASSWORD_LINK_TTL_MS = 24 * 3600 * 1000;
 /** NIST SP 800-63B asks for at least 8; 12 leaves room for passphrases without allowing the weakest. */
 export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 256;
+const PASSWORD_MAX_LENGTH = 256;
 
 /**
  * A one-time link to set a password: 256 random bits in the URL, only their SHA-256 stored,

@@ -9,7 +9,7 @@ export function roleAtLeast(role: Role, minimum: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(minimum);
 }
 
-export type CredentialKind = 'pat' | 'oauth' | 'session';
+type CredentialKind = 'pat' | 'oauth' | 'session';
 
 /** A signed-in user acting through one credential. */
 export interface UserPrincipal {
@@ -32,7 +32,7 @@ export interface UserPrincipal {
  * role, never rate limited, acting in the organization it names. It still obeys every input
  * rule, because it calls the same operations.
  */
-export interface OperatorPrincipal {
+interface OperatorPrincipal {
   kind: 'operator';
   org: { id: string; role: 'owner' } | null;
 }

@@ -37,8 +37,8 @@ export interface ApiClientOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export const MAX_TRIES = 6;
-export const MAX_BACKOFF_MS = 30_000;
+const MAX_TRIES = 6;
+const MAX_BACKOFF_MS = 30_000;
 const SLOW_DOWN_BELOW = 0.1;
 
 /** A 409 that only says the first try with this Idempotency-Key is still running (its body is read: clone). */

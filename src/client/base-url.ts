@@ -8,7 +8,7 @@ export function clientBaseUrl(option: string | undefined, env: NodeJS.ProcessEnv
   return url.replace(/\/+$/, '');
 }
 
-export class UnreachableError extends Error {
+class UnreachableError extends Error {
   constructor(baseUrl: string, cause: string) {
     super(`cannot reach ${baseUrl}: ${cause}`);
     this.name = 'UnreachableError';
@@ -27,7 +27,7 @@ const CAUSES: Record<string, string> = {
 };
 
 /** What a failed fetch says about why, in words: undici's own message is only "fetch failed". */
-export function fetchFailureCause(error: unknown): string {
+function fetchFailureCause(error: unknown): string {
   if (error instanceof Error && error.name === 'TimeoutError') return 'no answer within 10 s';
   let cause: unknown = error instanceof Error ? error.cause : undefined;
   // A connection to `localhost` tries each address; the last one's error is the one to show.

@@ -74,7 +74,7 @@ export async function backupEmbedded(url: string, file: string): Promise<{ file:
  * at once, so without a bound a small file that inflates to gigabytes (a gzip bomb) takes the
  * machine's memory before it fails. A database larger than this restores with --max-bytes.
  */
-export const RESTORE_MAX_BYTES = 1024 ** 3;
+const RESTORE_MAX_BYTES = 1024 ** 3;
 
 function formatBytes(bytes: number): string {
   for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2]] as const) {

@@ -50,11 +50,11 @@ export interface LockHolder {
   since: string;
 }
 
-export const LOCK_NAME = '.lock';
+const LOCK_NAME = '.lock';
 const HOLDER_FILE = 'holder.json';
-export const HEARTBEAT_MS = 2_000;
+const HEARTBEAT_MS = 2_000;
 /** A holder that cannot be checked directly is presumed dead after this long without a heartbeat. */
-export const HEARTBEAT_STALE_MS = 10_000;
+const HEARTBEAT_STALE_MS = 10_000;
 /** Moved-aside and staging directories older than this are removed by the next acquisition. */
 const LEFTOVER_MS = 60_000;
 
@@ -110,7 +110,7 @@ function processExists(pid: number): boolean {
 }
 
 /** Whether the holder may still be using the directory. `heartbeatMs`: mtime of its holder file. */
-export function holderAlive(holder: LockHolder, heartbeatMs: number, now = Date.now()): boolean {
+function holderAlive(holder: LockHolder, heartbeatMs: number, now = Date.now()): boolean {
   const me = currentIdentity();
   const heartbeatFresh = now - heartbeatMs < HEARTBEAT_STALE_MS;
   if (holder.host !== me.host) return heartbeatFresh;

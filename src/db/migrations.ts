@@ -10,8 +10,8 @@ import { withMigrationLock } from './migration-lock.js';
 import { openSchemaEngine } from './schema-engine.js';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-export const schemaPath = join(root, 'prisma', 'schema.prisma');
-export const migrationsDir = join(root, 'prisma', 'migrations');
+const schemaPath = join(root, 'prisma', 'schema.prisma');
+const migrationsDir = join(root, 'prisma', 'migrations');
 const noFilters = { externalTables: [], externalEnums: [] };
 
 async function readSchema() {

@@ -126,7 +126,7 @@ function declaresVariableOf(schema: GraphQLSchema, operation: OperationDefinitio
  * The input object types graphql-jit cannot coerce a variable of: those that contain themselves,
  * directly or through other input types, and those that contain one of them.
  */
-export function recursiveInputTypes(schema: GraphQLSchema): Set<string> {
+function recursiveInputTypes(schema: GraphQLSchema): Set<string> {
   const inputs = Object.values(schema.getTypeMap()).filter(isInputObjectType);
   const reachable = (from: GraphQLInputObjectType): Set<string> => {
     const seen = new Set<string>();

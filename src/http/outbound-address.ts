@@ -63,7 +63,7 @@ export function refusedAddress(address: string, policy: OutboundPolicy): string 
 }
 
 /** The URL's own rules: https (http too where private networks are allowed), no credentials in it. */
-export function checkUrlShape(url: string, policy: OutboundPolicy): URL {
+function checkUrlShape(url: string, policy: OutboundPolicy): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);

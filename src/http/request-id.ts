@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 /** Longest X-Request-Id kept from a client: room for a UUID, a trace id or a proxy's composite id. */
-export const REQUEST_ID_MAX_LENGTH = 128;
+const REQUEST_ID_MAX_LENGTH = 128;
 
 /**
  * Characters allowed in a client's X-Request-Id. It is echoed in a header and written to logs

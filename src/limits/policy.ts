@@ -27,5 +27,3 @@ export const ROUTE_POLICIES = {
   /** Spec row "OAuth token endpoint": 60 per minute — bounds code/refresh-token guessing. */
   oauthToken: { name: 'oauth.token', limit: 60, windowMs: MINUTE },
 } as const satisfies Record<string, Policy>;
-
-export type RoutePolicyName = keyof typeof ROUTE_POLICIES;

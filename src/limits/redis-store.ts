@@ -69,7 +69,7 @@ interface ScriptedClient {
 }
 
 /** Client options that make a dead Redis fail fast instead of queueing commands. */
-export const FAIL_FAST_REDIS_OPTIONS = {
+const FAIL_FAST_REDIS_OPTIONS = {
   enableOfflineQueue: false,
   connectTimeout: 1_000,
   maxRetriesPerRequest: 1,

@@ -5,7 +5,7 @@ import { openApiDocument } from './openapi.js';
  * The BASE_URL of the checked-in openapi.json: a name reserved for examples (RFC 2606 `.test`),
  * served over https as a production deployment would be, so the linters judge what clients get.
  */
-export const CONTRACT_BASE_URL = 'https://workmgmt.test';
+const CONTRACT_BASE_URL = 'https://workmgmt.test';
 
 /** openapi.json as `npm run openapi:print` writes it. */
 export function contractDocument(): string {

@@ -5,7 +5,7 @@ import type { Operation } from '../schema/operation.js';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** Response headers a route may set, each documented once (src/rest/openapi-components.ts). */
-export type RouteHeader = 'Location' | 'Link';
+type RouteHeader = 'Location' | 'Link';
 
 export interface RouteInput {
   params: Record<string, unknown>;
@@ -28,7 +28,7 @@ export interface ToolHints {
 }
 
 /** The route as an MCP tool at /api/mcp: a route without one is not a tool. */
-export interface RouteTool {
+interface RouteTool {
   /** snake_case, stable: clients and prompts refer to it. */
   name: string;
   /** A short title for people; defaults to the route's summary. */

@@ -13,9 +13,9 @@ import { viewer } from './viewer.js';
  * one organization and must not be able to take over the account behind it.
  */
 
-export const PERSON_NAME_MAX = 100;
+const PERSON_NAME_MAX = 100;
 
-export const personName = storableString(notNull('must be a string'))
+const personName = storableString(notNull('must be a string'))
   .trim()
   .min(1, 'must not be empty')
   .max(PERSON_NAME_MAX, `must be at most ${PERSON_NAME_MAX} characters`);

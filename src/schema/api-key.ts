@@ -20,7 +20,7 @@ import { storableString } from './text.js';
 import { outcome } from './outcome.js';
 
 /** Spec: at most 20 active keys per user per organization. */
-export const MAX_ACTIVE_KEYS = 20;
+const MAX_ACTIVE_KEYS = 20;
 
 /**
  * Revoked and expired keys kept per user per organization, for the list's record of what was

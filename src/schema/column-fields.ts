@@ -27,7 +27,7 @@ export function column<Name extends string>(name: Name): <Parent extends { [K in
  * another name than the field's keeps its resolver. Listed last, so that it sees the field's own
  * resolver.
  */
-export class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+class ColumnFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(
     resolver: GraphQLFieldResolver<unknown, Types['Context'], object>,
     fieldConfig: PothosOutputFieldConfig<Types>,

@@ -2,7 +2,7 @@ import { builder } from './builder.js';
 import { type AppError, ConflictError, ForbiddenError, MAX_FIELD_ERRORS, NotFoundError, RateLimitedError, ValidationError, type FieldError } from './errors.js';
 import { fixedList } from './list-bounds.js';
 
-export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
+const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
   description: 'Why an operation was refused: every error type of a result union implements it.',
   fields: (t) => ({
     message: t.exposeString('message', { description: 'What went wrong, in a sentence for people.' }),

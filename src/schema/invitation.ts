@@ -22,7 +22,7 @@ export const INVITE_CODE_PATTERN = /^inv_[0-9A-Za-z_-]{24}$/;
  * The invitation link: the code itself is the link's secret, so a code and a link are one
  * invitation, redeemed by whichever is used first (src/web/invite.ts serves the link).
  */
-export const invitationUrl = (baseUrl: string, code: string) => `${baseUrl}/invite/${code}`;
+const invitationUrl = (baseUrl: string, code: string) => `${baseUrl}/invite/${code}`;
 
 const InvitationRef = builder.prismaObject('Invitation', {
   description: 'An invitation to join the organization: whoever redeems its code becomes a member with its role.',
@@ -63,8 +63,8 @@ const CreatedInvitation = builder
  */
 export const MAX_PENDING_INVITATIONS = 100;
 
-export const INVITATION_DAYS_DEFAULT = 7;
-export const INVITATION_DAYS_MAX = 30;
+const INVITATION_DAYS_DEFAULT = 7;
+const INVITATION_DAYS_MAX = 30;
 const DAYS_MESSAGE = `must be between 1 and ${INVITATION_DAYS_MAX}`;
 
 export const createInvitation = defineOperation({

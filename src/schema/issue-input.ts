@@ -21,8 +21,8 @@ const title = storableString(notNull('must be a string'))
   .trim()
   .min(1, 'must not be empty')
   .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`);
-export const status = z.enum(ISSUE_STATUSES, notNull(oneOf(ISSUE_STATUSES)));
-export const priority = z.enum(ISSUE_PRIORITIES, notNull(oneOf(ISSUE_PRIORITIES)));
+const status = z.enum(ISSUE_STATUSES, notNull(oneOf(ISSUE_STATUSES)));
+const priority = z.enum(ISSUE_PRIORITIES, notNull(oneOf(ISSUE_PRIORITIES)));
 const description = storableString().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`);
 
 export const CreateIssue = z.strictObject({

@@ -10,7 +10,7 @@ export const ISSUE_SORT_FIELDS = ['CREATED_AT', 'UPDATED_AT', 'PRIORITY', 'STATU
 export type IssueSortField = (typeof ISSUE_SORT_FIELDS)[number];
 type Direction = 'ASC' | 'DESC';
 
-export const IssueSortFieldEnum = builder.enumType('IssueSortField', {
+const IssueSortFieldEnum = builder.enumType('IssueSortField', {
   description: 'What the issue list is sorted by.',
   values: {
     CREATED_AT: { description: 'Creation time (default; newest first by default).' },
@@ -29,7 +29,7 @@ export const IssueOrderArgs = z.strictObject({
   direction: z.enum(['ASC', 'DESC'], { error: 'must be one of: asc, desc' }).nullish(),
 });
 
-export const SortDirectionEnum = builder.enumType('SortDirection', {
+const SortDirectionEnum = builder.enumType('SortDirection', {
   description: 'Which end of the order comes first.',
   values: {
     ASC: { description: 'Ascending: oldest, first in the workflow, A first.' },

@@ -21,7 +21,7 @@ import { activeOrgId } from './viewer.js';
  * changes come. Each start draws from the `subscriptions.start` bucket, and each open stream
  * holds one of its credential's and its organization's slots (TOO_MANY_STREAMS, 429, beyond).
  */
-export const watchChanges = defineOperation({
+const watchChanges = defineOperation({
   name: 'watchChanges',
   description: "Changes of the caller's organization from now on (of one project's issues when projectId is given).",
   kind: 'read',

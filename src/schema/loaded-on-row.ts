@@ -17,7 +17,7 @@ export const ANSWERS_FROM_ROW = 'answersFromRow';
  * that bookkeeping for `assignee` alone cost more CPU than the statement that loaded the page.
  * A row names a relation only when nothing beneath it needs that bookkeeping (plain fields).
  */
-export class LoadedOnRowPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+class LoadedOnRowPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(
     resolver: GraphQLFieldResolver<unknown, Types['Context'], object>,
     fieldConfig: PothosOutputFieldConfig<Types>,

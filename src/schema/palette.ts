@@ -11,7 +11,7 @@ import { findPeople } from './person.js';
 import { findRanked, insensitive, matchTier, SEARCH_LIMIT, SearchArgs, type TextMatch } from './search-text.js';
 import { activeOrgId } from './viewer.js';
 
-export const HIT_TYPES = ['PROJECT', 'ISSUE', 'PERSON'] as const;
+const HIT_TYPES = ['PROJECT', 'ISSUE', 'PERSON'] as const;
 type HitType = (typeof HIT_TYPES)[number];
 
 export interface PaletteHitShape {

@@ -20,7 +20,7 @@ export interface PersonShape {
   role: Role;
 }
 
-export const PersonRef = builder.objectRef<Omit<PersonShape, 'email'> & { email: string | null }>('Person').implement({
+const PersonRef = builder.objectRef<Omit<PersonShape, 'email'> & { email: string | null }>('Person').implement({
   description: 'A member of the organization the caller acts in.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The user id (what assigneeId holds).' }),

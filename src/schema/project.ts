@@ -9,7 +9,7 @@ import { PROJECT_NAME_MAX } from './project-fields.js';
 import * as ops from './project-operations.js';
 import { outcome } from './outcome.js';
 
-export const ProjectRef = builder.prismaObject('Project', {
+builder.prismaObject('Project', {
   description: 'A project of the organization: it holds issues, numbered in it (KEY-1, KEY-2, ...).',
   interfaces: [NodeRef],
   select: { id: true },

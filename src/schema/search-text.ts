@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { storableString } from './text.js';
 
-export const SEARCH_TEXT_MAX = 100;
+const SEARCH_TEXT_MAX = 100;
 
 /** The `q` of searches and of the issue filter: trimmed, 1 to 100 characters. */
 export const searchText = storableString()

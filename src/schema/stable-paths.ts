@@ -21,7 +21,7 @@ type Interned = Path & { [CHILDREN]?: Map<string | number, Interned> };
  * a query is planned from `info`). Connection wrappers (`edges`, `node`) and fields returning
  * scalars read nothing: interning their paths was 8% of the nested dashboard query's CPU.
  */
-export class StablePathsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+class StablePathsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(
     resolver: GraphQLFieldResolver<unknown, Types['Context'], object>,
     fieldConfig: PothosOutputFieldConfig<Types>,
@@ -46,7 +46,7 @@ function returnsObjects<Types extends SchemaTypes>(type: PothosOutputFieldType<T
 const roots = new WeakMap<object, Map<string | number, Interned>>();
 
 /** The one object of this request for `path`'s response path (the first seen, or a copy whose links are interned). */
-export function stablePath(context: object, path: Path): Path {
+function stablePath(context: object, path: Path): Path {
   let root = roots.get(context);
   if (!root) {
     root = new Map();

@@ -91,7 +91,7 @@ export const removeMember = defineOperation({
 });
 
 /** Used, revoked and expired invitations the team page still lists, newest first. */
-export const PAST_INVITATIONS_LISTED = 20;
+const PAST_INVITATIONS_LISTED = 20;
 
 export type InvitationState = 'pending' | 'used' | 'expired' | 'revoked';
 

@@ -17,7 +17,7 @@ import { isUuid } from './uuid.js';
 import { activeOrgId } from './viewer.js';
 
 /** After a rotation the previous secret keeps signing this long, so receivers can switch without losing a message. */
-export const ROTATION_GRACE_MS = 24 * 3600 * 1000;
+const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 export const WEBHOOKS_PER_ORG_MAX = 20;
 export const DELIVERIES_PAGE_MAX = 100;
 export const WEBHOOK_URL_MAX = 2000;

@@ -13,7 +13,7 @@ import { Response } from '../http/fetch-api.js';
  */
 
 /** Up to two letters for a name ("Ada Lovelace" -> "AL", "ada" -> "A"), for the card's avatar. */
-export function initialsOf(name: string): string {
+function initialsOf(name: string): string {
   const words = name.trim().split(/\s+/).filter(Boolean);
   const letters = words.length > 1 ? [words[0]!, words[words.length - 1]!] : words;
   return letters.map((w) => [...w][0]!.toUpperCase()).join('');

@@ -32,7 +32,7 @@ export const serveGraphiQLAsset = (request: Request, path: string) => assets.ser
  * inserts <style> elements at run time, so 'unsafe-inline' for styles only (a style cannot run
  * code); its fonts and icons are data: URLs inside graphiql.css. Requests: this origin only.
  */
-export const graphiqlContentSecurityPolicy =
+const graphiqlContentSecurityPolicy =
   "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self' 'unsafe-inline'; font-src data:; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -13,13 +13,13 @@ import type { OrgPage } from './org-page.js';
 export const ACTIVITY_PAGE = 20;
 
 /** One field's change as a sentence shows it; values are already names (an assignee's, "nobody"). */
-export interface ActivityChange {
+interface ActivityChange {
   field: string;
   from: string | null;
   to: string | null;
 }
 
-export interface ActivityEntry {
+interface ActivityEntry {
   id: string;
   type: string;
   /** Who made it: a member's name, "A former member", or "The operator" (the CLI). */
@@ -52,7 +52,7 @@ function describe(change: FieldChange, names: Record<string, string>): ActivityC
   return { field: FIELD_NAMES[change.field] ?? change.field, from: value(change.old), to: value(change.new) };
 }
 
-export function toActivityEntry(entry: HistoryEntry, names: Record<string, string>): ActivityEntry {
+function toActivityEntry(entry: HistoryEntry, names: Record<string, string>): ActivityEntry {
   return {
     id: entry.id,
     type: entry.type,

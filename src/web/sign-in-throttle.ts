@@ -6,9 +6,9 @@ import { addressKey } from '../http/address-key.js';
 const WINDOW_MS = 15 * 60 * 1000;
 
 /** Guessing one account's password from one address: every attempt counts. */
-export const SIGN_IN_POLICY: Policy = { name: 'sign-in', limit: 10, windowMs: WINDOW_MS };
+const SIGN_IN_POLICY: Policy = { name: 'sign-in', limit: 10, windowMs: WINDOW_MS };
 /** One address trying many accounts (credential stuffing): failed attempts across accounts. */
-export const SIGN_IN_ADDRESS_POLICY: Policy = { name: 'sign-in.address', limit: 20, windowMs: WINDOW_MS };
+const SIGN_IN_ADDRESS_POLICY: Policy = { name: 'sign-in.address', limit: 20, windowMs: WINDOW_MS };
 /**
  * One account tried from many addresses: failed attempts across addresses. Higher than the
  * address bound because anyone who knows the e-mail can fill it: they can keep its owner from
@@ -18,7 +18,7 @@ export const SIGN_IN_ADDRESS_POLICY: Policy = { name: 'sign-in.address', limit: 
  * locks an account for 10 minutes after 10 failures; Microsoft Entra's smart lockout locks for
  * a minute, longer on repeats; neither locks forever.
  */
-export const SIGN_IN_ACCOUNT_POLICY: Policy = { name: 'sign-in.account', limit: 30, windowMs: WINDOW_MS };
+const SIGN_IN_ACCOUNT_POLICY: Policy = { name: 'sign-in.account', limit: 30, windowMs: WINDOW_MS };
 
 /** The buckets one attempt is counted in; the last two count failures only (see forgiveSignIn). */
 function draws(ctx: Pick<Context, 'clientIp'>, email: string): Draw[] {

@@ -11,8 +11,8 @@ import { retryable } from './schedule.js';
  */
 export const CIRCUIT_OPEN_AFTER_FAILURES = 5;
 /** The first open period; each failed probe doubles it, up to CIRCUIT_OPEN_MAX_SECONDS. */
-export const CIRCUIT_OPEN_SECONDS = 30;
-export const CIRCUIT_OPEN_MAX_SECONDS = 3600;
+const CIRCUIT_OPEN_SECONDS = 30;
+const CIRCUIT_OPEN_MAX_SECONDS = 3600;
 
 /**
  * Counts a failure; the count reaching the threshold (or passing it: a failed probe) opens the

@@ -9,7 +9,7 @@ import type { Db } from '../db/client.js';
  * (and the claim's walk of it) stays short however many events its organization makes.
  */
 export const DELIVERIES_KEPT_PER_WEBHOOK = 1000;
-export const DELIVERY_RETENTION_DAYS = 30;
+const DELIVERY_RETENTION_DAYS = 30;
 export const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const PRUNE_BATCH = 5000;
 

@@ -3,7 +3,7 @@
  * about a day in all (23 h 42 min over 10 retries), each delay with ±20 % jitter so that the
  * deliveries of an endpoint that came back do not all return at once.
  */
-export const RETRY_DELAYS_SECONDS = [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800] as const;
+const RETRY_DELAYS_SECONDS = [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800] as const;
 
 /** Attempts in all: the first and one per retry delay. */
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { checkOutboundUrl, safeLookup, type OutboundPolicy } from '../http/outbound-address.js';
 
-export const SEND_TIMEOUT_MS = 10_000;
+const SEND_TIMEOUT_MS = 10_000;
 /** What is kept of a response body: enough to see why a receiver refused, not a place to store documents. */
 export const RESPONSE_BODY_MAX = 4096;
 /** Error messages are kept (and shown) clipped to this many characters. */
@@ -22,7 +22,7 @@ export interface SendResult {
 }
 
 /** Retry-After: delay-seconds or an HTTP-date (RFC 9110 §10.2.3). */
-export function retryAfterSeconds(value: string | undefined, now = Date.now()): number | null {
+function retryAfterSeconds(value: string | undefined, now = Date.now()): number | null {
   if (!value) return null;
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
   const at = Date.parse(value);

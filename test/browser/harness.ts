@@ -9,7 +9,7 @@ import { testConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { openTestDatabase } from '../support/database.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = 'test-output/screenshots';
 export const PASSWORD = 'correct horse battery staple';
 

@@ -57,7 +57,7 @@ export async function consent(app: App, cookie: string, params: URLSearchParams,
   return new URL(response.headers.get('location')!);
 }
 
-export async function tokenRequest(app: App, fields: Record<string, string>, headers: Record<string, string> = {}) {
+async function tokenRequest(app: App, fields: Record<string, string>, headers: Record<string, string> = {}) {
   const response = await app.fetch(
     new Request(`${ORIGIN}/oauth/token`, {
       method: 'POST',

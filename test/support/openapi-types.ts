@@ -26,7 +26,7 @@ export type Operation = OperationObject & {
   responses: Record<string, DocResponse | Reference>;
   security?: Record<string, string[]>[];
 };
-export type PathItem = Partial<Record<Method, Operation>> & { parameters?: (Parameter | Reference)[] };
+type PathItem = Partial<Record<Method, Operation>> & { parameters?: (Parameter | Reference)[] };
 type Scheme = SecuritySchemeObject & { flows: { authorizationCode: OAuthFlowObject & { scopes: Record<string, string> } }; description?: string };
 export interface OpenApiDocument {
   openapi: string;

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 /** A message as the SMTP server received it: envelope recipients and the decoded text. */
-export interface ReceivedMail {
+interface ReceivedMail {
   to: string[];
   /** The raw message with quoted-printable undone (nodemailer folds long lines with it). */
   text: string;
