@@ -168,7 +168,7 @@ interface Probe {
   failed: number;
 }
 
-/** The victim's open-loop reads for `seconds`, timed in a worker thread of their own (bench/lib/victim-probe.ts). */
+/** The victim's open-loop reads for `seconds`, timed in a worker thread of their own (bench/lib/victim-probe.mjs). */
 function probeVictim(seconds: number): Promise<Probe> {
   const input: ProbeInput = {
     base,

@@ -7,7 +7,7 @@ import { EMAIL_MAX } from '../schema/user-fields.js';
  * a client or gateway can only enforce what the document states). Run over the whole generated
  * document, so routes added later get them too. What no type or format implies (the length of
  * free text, the size of a list) is declared with the field, from the operation's own limit;
- * test/openapi-lint.test.ts lists any left unbounded.
+ * test/openapi-contract.test.ts lists any left unbounded.
  */
 
 /** Lengths a string format fixes. */

@@ -4,7 +4,7 @@ import type { Operation } from '../schema/operation.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** Response headers a route may set, each documented once (src/rest/openapi-components.ts). */
+/** Response headers a route may set, each documented once (src/rest/openapi-protocol.ts). */
 type RouteHeader = 'Location' | 'Link';
 
 export interface RouteInput {

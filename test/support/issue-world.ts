@@ -6,7 +6,7 @@ import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../../src/schema/workflow.js';
 
 /**
  * Random worlds of issues and random filters over them, for the property tests that compare two
- * ways of answering the same question (test/issue-aggregates.test.ts, test/issue-list-sql.test.ts).
+ * ways of answering the same question (test/issue-aggregates.test.ts, test/hand-written-sql.test.ts).
  */
 
 export const DAY = 24 * 3600 * 1000;
