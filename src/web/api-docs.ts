@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
 import { SCHEMES } from '../rest/openapi-protocol.js';
 import { problems } from '../rest/problem.js';
-import { page } from './render.js';
-import { assetSet, CSS, JS } from './static-assets.js';
+import { page } from '../views/render.js';
+import { assetSet, CSS, JS } from '../views/static-assets.js';
 import { Response } from '../http/fetch-api.js';
 
 /**

@@ -8,7 +8,7 @@ import { ISSUE_STATUSES } from '../schema/workflow.js';
 import { membersOf, namesOf, WORKFLOW } from './org-data.js';
 import { issueListData } from './issues.js';
 import { orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
-import { assetSet, JS } from './static-assets.js';
+import { assetSet, JS } from '../views/static-assets.js';
 import { Response } from '../http/fetch-api.js';
 
 /**

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'graphql-yoga';
-import { assetSet, CSS, JS } from './static-assets.js';
+import { assetSet, CSS, JS } from '../views/static-assets.js';
 
 /**
  * GraphiQL at /api/graphql (for a browser), working offline: graphql-yoga's stock page loads
