@@ -3,7 +3,8 @@ import type { Credentials } from '../src/auth/authenticate.js';
 import { BODY_LIMITS, BodyTooLargeError, boundedBody, readBodyWithin, withBodyWithin } from '../src/http/body-limit.js';
 import { isSameOrigin, isUnsafeMethod } from '../src/http/same-origin.js';
 import { surfaceOf } from '../src/http/surfaces.js';
-import { csrfRefusal } from '../src/pipeline/csrf.js';
+import { csrf, csrfRefusal } from '../src/pipeline/csrf.js';
+import type { RequestContext } from '../src/pipeline/request-context.js';
 import { REFUSALS } from '../src/pipeline/refusals.js';
 
 // The request guards one at a time, without a database, so that mutation testing
@@ -172,6 +173,22 @@ describe('withBodyWithin', () => {
     const copy = await withBodyWithin(new Request(BASE, { method: 'POST', body: 'x', signal: controller.signal }), 10);
     controller.abort();
     expect(copy.signal.aborted).toBe(true);
+  });
+});
+
+describe('the csrf step', () => {
+  const context = (path: string, origin: string) => {
+    const request = new Request(`${BASE}${path}`, { method: 'POST', headers: { origin } });
+    const credentials = { token: null, sessionToken: 'session-token', requestedOrgId: null };
+    return { request, credentials, surface: surfaceOf(path) } as unknown as RequestContext;
+  };
+  const next = async () => new Response('served');
+
+  test('a refused write never reaches the steps after it; an accepted one does', async () => {
+    const refused = await csrf(BASE)(context('/api/issues', 'https://evil.example.test'), next);
+    expect(refused.status).toBe(403);
+    const served = await csrf(BASE)(context('/api/issues', BASE), next);
+    expect(await served.text()).toBe('served');
   });
 });
 

@@ -1,10 +1,19 @@
 import { looksLikeJwt } from '../auth/oauth/tokens.js';
 import { retryAfter, type PolicyDecision } from '../limits/headers.js';
-import { credentialSubject, rateLimitSubject, type RateLimiter } from '../limits/limiter.js';
+import { hashToken } from '../auth/pat-token.js';
+import { addressSubject, credentialSubject, type RateLimiter } from '../limits/limiter.js';
 import { reportRateLimitRefusals } from '../ops/request-scope.js';
 import { HttpProblem } from '../rest/problem.js';
 import type { Step } from './pipeline.js';
 import type { RequestContext } from './request-context.js';
+
+/**
+ * The bucket a request is counted in before anyone looks it up: the credential it presents
+ * (by its hash, src/limits/limiter.ts), or the client's address when it presents none.
+ */
+export function rateLimitSubject(token: string | null, clientIp: string): string {
+  return token ? credentialSubject(hashToken(token)) : addressSubject(clientIp);
+}
 
 function tooManyRequests(decisions: PolicyDecision[]): Response {
   const wait = retryAfter(decisions);

@@ -1,6 +1,6 @@
 // npm run db:migrate: applies the committed migrations to DATABASE_URL (default: the embedded ./data).
-import { openCommandDatabase } from '../cli/open.js';
-import { applyMigrations } from './migrations.js';
+import { applyMigrations } from '../db/migrations.js';
+import { openCommandDatabase } from './open.js';
 
 const { db } = await openCommandDatabase();
 try {
