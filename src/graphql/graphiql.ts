@@ -12,7 +12,7 @@ import { assetSet, CSS, JS } from '../views/static-assets.js';
  * service under /assets/graphiql/, and the page loads nothing from any other origin.
  */
 
-const ASSET_PREFIX = '/assets/graphiql/';
+const ASSET_PREFIX = PATHS.graphiqlAssets;
 const packageDir = dirname(createRequire(import.meta.url).resolve('@graphql-yoga/graphiql/package.json'));
 const dist = (name: string) => join(packageDir, 'dist', name);
 

@@ -13,6 +13,10 @@ export const PATHS = {
   graphql: '/api/graphql',
   mcp: '/api/mcp',
   apiDocs: '/api/docs',
+  /** Where the hashed files of the API reference, GraphiQL and the dashboard's charts are served (src/views/static-assets.ts). */
+  apiDocsAssets: '/assets/api-docs/',
+  graphiqlAssets: '/assets/graphiql/',
+  chartAssets: '/assets/charts/',
   authorize: '/oauth/authorize',
   healthz: '/healthz',
   readyz: '/readyz',
@@ -95,7 +99,7 @@ const SURFACES: readonly Entry[] = [
   // public, answered before any credential is looked at. The reference page is under /api, so a
   // cookie-carrying write to it is checked like the API's.
   { name: 'public-documents', matches: exact(PATHS.apiDocs), ...PUBLIC, csrf: 'with-session' },
-  { name: 'public-documents', matches: under('/assets/api-docs/', '/assets/graphiql/', '/assets/charts/'), ...PUBLIC },
+  { name: 'public-documents', matches: under(PATHS.apiDocsAssets, PATHS.graphiqlAssets, PATHS.chartAssets), ...PUBLIC },
   {
     name: 'pages',
     matches: (path) => PAGE_PATHS.some((pattern) => pattern.test(path)),
