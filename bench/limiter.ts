@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { RateLimiter, rateLimitSubject } from '../src/limits/limiter.js';
+import { RateLimiter } from '../src/limits/limiter.js';
+import { rateLimitSubject } from '../src/pipeline/rate-limit.js';
 import { MemoryStore } from '../src/limits/memory-store.js';
 import { RedisStore } from '../src/limits/redis-store.js';
 

@@ -1,46 +1,44 @@
-import { presentedCredentials } from './auth/authenticate.js';
 import { FirstRunLink } from './auth/first-run.js';
 import { localEpoch, RedisEpoch, type CredentialEpoch } from './auth/credential-epoch.js';
 import { createOAuthRouter } from './auth/oauth/router.js';
 import { SigningKeys } from './auth/oauth/signing-keys.js';
-import { verifyAccessToken } from './auth/oauth/tokens.js';
 import { PatCache } from './auth/pat-cache.js';
-import { hashToken, PAT_PREFIX } from './auth/pat-token.js';
-import { anonymous } from './auth/principal.js';
 import type { Config } from './config.js';
-import type { Context } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { applyMigrations } from './db/migrations.js';
+import { serveGraphiQLAsset } from './graphql/graphiql.js';
 import { createGraphQLServer } from './graphql/yoga.js';
-import { clientIp } from './http/client-ip.js';
 import { httpsRedirect } from './http/https-policy.js';
+import type { RequestInfo } from './http/request-info.js';
+import { requestUrl } from './http/request-url.js';
+import { asPublic, surfaceOf } from './http/surfaces.js';
 import { createLimiterStore, RateLimiter } from './limits/limiter.js';
 import { RedisStore } from './limits/redis-store.js';
 import { LiveUpdates } from './live/live-updates.js';
 import type { LimiterStore } from './limits/store.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMailer } from './mail/mailer.js';
 import { createMcpEndpoint } from './mcp/server.js';
 import { Ops } from './ops/observe.js';
 import { requestLogger, type RequestScope } from './ops/request-scope.js';
 import { routeTemplate } from './ops/route-template.js';
+import { body } from './pipeline/body.js';
 import { createCors } from './pipeline/cors.js';
+import { credentials } from './pipeline/credentials.js';
 import { csrf } from './pipeline/csrf.js';
 import { createDispatch } from './pipeline/dispatch.js';
-import type { Exchange } from './pipeline/exchange.js';
+import { idempotency } from './pipeline/idempotency.js';
+import { pipeline, type Step } from './pipeline/pipeline.js';
 import { rateLimit } from './pipeline/rate-limit.js';
+import { beginRequest, type Services } from './pipeline/request-context.js';
 import { responseHeaders } from './pipeline/response-headers.js';
+import { routeLabel } from './pipeline/route-label.js';
 import { problems } from './rest/problem.js';
-import { createRestRouter } from './rest/router.js';
-import { API_DOCS_PAGE_PATH } from './web/api-docs.js';
+import { createRestRouter, isPublicPath } from './rest/router.js';
+import { serveApiDocs } from './web/api-docs.js';
+import { serveChartAssets } from './web/dashboard.js';
 import { createWebRouter } from './web/router.js';
 import { DeliveryWorker } from './webhooks/worker.js';
-import { requestUrl } from './http/request-url.js';
-import { createMailer } from './mail/mailer.js';
-
-export interface RequestInfo {
-  /** The socket's peer address (the Node adapter passes it; tests may). */
-  remoteAddress?: string;
-}
 
 export interface App {
   /** The whole service as one fetch handler. */
@@ -103,83 +101,58 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const keys = await SigningKeys.open(db.prisma);
   const oauth = createOAuthRouter(logger, keys, config);
   const rest = createRestRouter(logger);
-  const isPage = (path: string) => web.serves(path) || oauth.isPage(path);
-  // What browser apps on other origins may call: the API and the authorization server's back-channel, not pages.
-  const cors = createCors(
-    config.corsOrigins,
-    (path) => ((path === '/api' || path.startsWith('/api/')) && path !== API_DOCS_PAGE_PATH) || (oauth.serves(path) && !oauth.isPage(path)),
-  );
-  const dispatch = createDispatch(config, {
-    pages: [web, oauth],
-    isPage,
-    rest: {
-      fetch: async (request, ctx) => (await rest.fetch(request, ctx)) as Response,
-      template: (method, path) => routeTemplate(rest, method, path),
-    },
-    graphql: createGraphQLServer(config, logger),
-    mcp: createMcpEndpoint(config, logger),
-  });
+  const services: Services = { config, prisma: db.prisma, keys, limiter, credentialEpoch, patCache, liveUpdates, mailer };
+  const cors = createCors(config.corsOrigins);
 
-  /** The request as the steps see it: its credentials read once, and what authentication needs. */
-  function begin(request: Request, info: RequestInfo, scope: RequestScope): Exchange {
-    const ip = clientIp(request, info.remoteAddress, config.trustProxy);
-    const credentials = presentedCredentials(config, request.headers);
-    // An access token is verified once per request: for its rate-limit bucket, then to authenticate.
-    const verified = new Map<string, ReturnType<typeof verifyAccessToken>>();
-    // A token's SHA-256 is made once per request: for its rate-limit bucket, then to look the PAT up.
-    let hashed: { token: string; hash: Uint8Array<ArrayBuffer> } | undefined;
-    // Started before the rate-limit admission: over Redis the two commands share one round trip.
-    const patEpoch = patCache && typeof credentials.token === 'string' && credentials.token.startsWith(PAT_PREFIX) ? credentialEpoch.read() : null;
-    const ctx: Context = { principal: anonymous, prisma: db.prisma, config, clientIp: ip, limiter, rateLimits: [], credentialEpoch, liveUpdates, mailer, scope };
-    // The access log and metrics read the principal from here once dispatch has set it.
-    scope.context = ctx;
-    return {
-      request,
-      scope,
-      url: requestUrl(request),
-      ip,
-      credentials,
-      auth: {
-        db: db.prisma,
-        keys,
-        config,
-        patCache,
-        patEpoch,
-        tokenHash: (token) => {
-          if (hashed?.token !== token) hashed = { token, hash: hashToken(token) };
-          return hashed.hash;
-        },
-        verifyAccess: (token) => {
-          if (!verified.has(token)) verified.set(token, verifyAccessToken(keys, config, token));
-          return verified.get(token)!;
-        },
-      },
-      ctx,
-      decisions: [],
-    };
-  }
+  /** An unexpected error below is logged with the request's id and answered 500; the headers above still apply. */
+  const unexpectedErrors: Step = async (context, next) => {
+    try {
+      return await next();
+    } catch (error) {
+      requestLogger(logger, context.scope).error({ err: error }, 'unexpected error');
+      return problems.internal().toResponse();
+    }
+  };
+  const httpsPolicy: Step = (context, next) => {
+    const redirect = httpsRedirect(context.request, config.baseUrl, config.trustProxy);
+    return redirect ? Promise.resolve(redirect) : next();
+  };
 
   /**
-   * The whole service, as named steps: CORS preflights (answered before anything else, so
-   * they cost no credential check, rate-limit slot or database query), https policy, credentials
-   * (read in `begin`, checked by dispatch), the global rate limit, CSRF, dispatch to the
-   * surface, and the response headers (CORS among them).
+   * The whole service, as named steps in order, each reading the rules of the request's surface
+   * (src/http/surfaces.ts). The first three wrap the answer of the others: CORS headers, the
+   * response headers (rate-limit fields, the refreshed session cookie), and the 500 of an
+   * unexpected error.
    */
+  const serve = pipeline(
+    [
+      cors.step,
+      responseHeaders,
+      unexpectedErrors,
+      httpsPolicy,
+      rateLimit(limiter),
+      csrf(config.baseUrl),
+      routeLabel((method, path) => routeTemplate(rest, method, path)),
+      credentials(config),
+      body,
+      idempotency(config),
+    ],
+    createDispatch({
+      publicDocuments: (request, path) => serveApiDocs(request, path, config) ?? serveGraphiQLAsset(request, path) ?? serveChartAssets(request, path),
+      pages: web,
+      oauth,
+      rest,
+      graphql: createGraphQLServer(config, logger),
+      mcp: createMcpEndpoint(config, logger),
+    }),
+  );
+
   async function fetch(request: Request, info: RequestInfo, scope: RequestScope): Promise<Response> {
     const path = requestUrl(request).pathname;
-    const preflight = cors.preflight(request, path);
-    if (preflight) return preflight;
-    const exchange = begin(request, info, scope);
-    let response: Response;
-    try {
-      response =
-        httpsRedirect(request, config.baseUrl, config.trustProxy) ??
-        (await rateLimit(limiter, exchange, async () => csrf(exchange, config.baseUrl, isPage) ?? (await dispatch(exchange))));
-    } catch (error) {
-      requestLogger(logger, scope).error({ err: error }, 'unexpected error');
-      response = problems.internal().toResponse();
-    }
-    return cors.decorate(request, path, responseHeaders(config, exchange, response));
+    // REST routes declared without an operation (the OpenAPI document) are public within the API.
+    const surface = isPublicPath(path) ? asPublic(surfaceOf(path)) : surfaceOf(path);
+    // A CORS preflight is answered before anything else: it costs no credential check, rate-limit slot or database query.
+    return cors.preflight(request, surface) ?? serve(beginRequest(services, request, info, scope, surface));
   }
 
   const deliveryWorker = config.webhooks.worker ? new DeliveryWorker(db.prisma, config.webhooks, logger) : null;

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import { createApp, type App, type RequestInfo } from './app.js';
+import { createApp, type App } from './app.js';
+import type { RequestInfo } from './http/request-info.js';
 import { serveAdminSocket } from './cli/admin-socket.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseInUseError } from './db/client.js';

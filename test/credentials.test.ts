@@ -427,24 +427,21 @@ describe('reauthenticate', () => {
     const credentials = { token: 'aaa.bbb.ccc', sessionToken: null, requestedOrgId: null };
     const keys = (valid: boolean) =>
       ({ verify: async () => (valid ? claims : Promise.reject(new Error('revoked key'))) }) as unknown as SigningKeys;
-    const exchange = (valid: boolean) => ({
-      auth: {
-        db,
-        keys: keys(valid),
-        config: http,
-        tokenHash: hashToken,
-        verifyAccess: async () => claims,
-        patCache: null,
-        patEpoch: null,
-      },
-      credentials,
-      ctx: { credentialEpoch: { read: () => 1 } },
+    const auth = (valid: boolean) => ({
+      db,
+      keys: keys(valid),
+      config: http,
+      tokenHash: hashToken,
+      verifyAccess: async () => claims,
+      patCache: null,
+      patEpoch: null,
     });
-    expect(await reauthenticate(exchange(true))).toMatchObject({
+    const epoch = { read: () => 1 };
+    expect(await reauthenticate(auth(true), credentials, epoch)).toMatchObject({
       kind: 'user',
       credential: { kind: 'oauth', id: 'g1' },
     });
-    expect(await reauthenticate(exchange(false))).toMatchObject({ code: 'token_invalid' });
+    expect(await reauthenticate(auth(false), credentials, epoch)).toMatchObject({ code: 'token_invalid' });
   });
 
   test('reads the credential epoch afresh for the PAT cache, never the one the request began with', async () => {
@@ -464,20 +461,17 @@ describe('reauthenticate', () => {
       },
       'now',
     );
-    const exchange = {
-      auth: {
-        db,
-        keys: undefined as never,
-        config: http,
-        tokenHash: hashToken,
-        verifyAccess: async () => claims,
-        patCache: cache,
-        patEpoch: 'then',
-      },
-      credentials: { token: pat, sessionToken: null, requestedOrgId: null },
-      ctx: { credentialEpoch: { read: () => 'now' } },
+    const auth = {
+      db,
+      keys: undefined as never,
+      config: http,
+      tokenHash: hashToken,
+      verifyAccess: async () => claims,
+      patCache: cache,
+      patEpoch: 'then',
     };
-    expect(await reauthenticate(exchange)).toMatchObject({
+    const presented = { token: pat, sessionToken: null, requestedOrgId: null };
+    expect(await reauthenticate(auth, presented, { read: () => 'now' })).toMatchObject({
       kind: 'user',
       credential: { kind: 'pat', id: 'k1' },
       org: { id: ORG_A, role: 'owner' },

@@ -2,8 +2,10 @@ import { describe, expect, test } from 'vitest';
 import type { Credentials } from '../src/auth/authenticate.js';
 import { BODY_LIMITS, BodyTooLargeError, boundedBody, readBodyWithin, withBodyWithin } from '../src/http/body-limit.js';
 import { isSameOrigin, isUnsafeMethod } from '../src/http/same-origin.js';
-import { csrf } from '../src/pipeline/csrf.js';
-import type { Exchange } from '../src/pipeline/exchange.js';
+import { surfaceOf } from '../src/http/surfaces.js';
+import { csrf, csrfRefusal } from '../src/pipeline/csrf.js';
+import type { RequestContext } from '../src/pipeline/request-context.js';
+import { REFUSALS } from '../src/pipeline/refusals.js';
 
 // The request guards one at a time, without a database, so that mutation testing
 // (stryker/http-guards.config.mjs) can judge each change to them in milliseconds. The same rules
@@ -43,8 +45,6 @@ describe('isSameOrigin', () => {
 });
 
 describe('csrf', () => {
-  const PAGES = new Set(['/login', '/orgs/acme/settings']);
-  const isPage = (path: string) => PAGES.has(path);
   function check(
     method: string,
     path: string,
@@ -52,12 +52,8 @@ describe('csrf', () => {
     headers: Record<string, string> = {},
   ) {
     const request = new Request(`${BASE}${path}`, { method, headers });
-    const exchange = {
-      request,
-      url: new URL(request.url),
-      credentials: { token: null, sessionToken: null, requestedOrgId: null, ...credentials },
-    };
-    return csrf(exchange as unknown as Exchange, BASE, isPage);
+    const presented = { token: null, sessionToken: null, requestedOrgId: null, ...credentials };
+    return csrfRefusal(request, presented, surfaceOf(path), BASE);
   }
   const session = { sessionToken: 'session-token' };
   const foreign = { origin: 'https://evil.example.test' };
@@ -180,6 +176,22 @@ describe('withBodyWithin', () => {
   });
 });
 
+describe('the csrf step', () => {
+  const context = (path: string, origin: string) => {
+    const request = new Request(`${BASE}${path}`, { method: 'POST', headers: { origin } });
+    const credentials = { token: null, sessionToken: 'session-token', requestedOrgId: null };
+    return { request, credentials, surface: surfaceOf(path) } as unknown as RequestContext;
+  };
+  const next = async () => new Response('served');
+
+  test('a refused write never reaches the steps after it; an accepted one does', async () => {
+    const refused = await csrf(BASE)(context('/api/issues', 'https://evil.example.test'), next);
+    expect(refused.status).toBe(403);
+    const served = await csrf(BASE)(context('/api/issues', BASE), next);
+    expect(await served.text()).toBe('served');
+  });
+});
+
 describe('boundedBody', () => {
   const over = (limit: number) => post('x'.repeat(limit + 1));
   function broken() {
@@ -193,13 +205,13 @@ describe('boundedBody', () => {
   }
 
   test("within its surface's limit the request goes on, its body readable", async () => {
-    const passed = await boundedBody(post('x'.repeat(BODY_LIMITS.form + 1)), 'api');
+    const passed = await boundedBody(post('x'.repeat(BODY_LIMITS.form + 1)), 'api', REFUSALS.problem);
     expect(passed).toBeInstanceOf(Request);
     expect(await (passed as Request).text()).toHaveLength(BODY_LIMITS.form + 1);
   });
 
   test('/api refuses in problem+json, 413 payload_too_large or 400 body_incomplete, closing the connection', async () => {
-    const tooLarge = (await boundedBody(over(BODY_LIMITS.api), 'api')) as Response;
+    const tooLarge = (await boundedBody(over(BODY_LIMITS.api), 'api', REFUSALS.problem)) as Response;
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers.get('connection')).toBe('close');
     expect(tooLarge.headers.get('content-type')).toBe('application/problem+json');
@@ -207,7 +219,7 @@ describe('boundedBody', () => {
       code: 'payload_too_large',
       detail: `The body is larger than ${BODY_LIMITS.api} bytes.`,
     });
-    const incomplete = (await boundedBody(broken(), 'api')) as Response;
+    const incomplete = (await boundedBody(broken(), 'api', REFUSALS.problem)) as Response;
     expect(incomplete.status).toBe(400);
     expect(incomplete.headers.get('connection')).toBe('close');
     expect(await incomplete.json()).toMatchObject({
@@ -217,7 +229,7 @@ describe('boundedBody', () => {
   });
 
   test('the OAuth endpoints refuse past the form limit in RFC 6749 JSON', async () => {
-    const tooLarge = (await boundedBody(over(BODY_LIMITS.form), 'oauth')) as Response;
+    const tooLarge = (await boundedBody(over(BODY_LIMITS.form), 'form', REFUSALS.oauth)) as Response;
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers.get('connection')).toBe('close');
     expect(tooLarge.headers.get('content-type')).toBe('application/json');
@@ -225,13 +237,13 @@ describe('boundedBody', () => {
       error: 'invalid_request',
       error_description: `The body is larger than ${BODY_LIMITS.form} bytes.`,
     });
-    const incomplete = (await boundedBody(broken(), 'oauth')) as Response;
+    const incomplete = (await boundedBody(broken(), 'form', REFUSALS.oauth)) as Response;
     expect(incomplete.status).toBe(400);
     expect(await incomplete.json()).toMatchObject({ error: 'invalid_request' });
   });
 
   test('page forms refuse past the form limit with an HTML page', async () => {
-    const tooLarge = (await boundedBody(over(BODY_LIMITS.form), 'page')) as Response;
+    const tooLarge = (await boundedBody(over(BODY_LIMITS.form), 'form', REFUSALS.page)) as Response;
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers.get('connection')).toBe('close');
     expect(tooLarge.headers.get('content-type')).toMatch(/^text\/html/);
@@ -239,7 +251,7 @@ describe('boundedBody', () => {
     expect(html).toContain('Form not accepted');
     expect(html).toContain('The form could not be read');
     expect(html).toContain(`larger than ${BODY_LIMITS.form} bytes`);
-    const incomplete = (await boundedBody(broken(), 'page')) as Response;
+    const incomplete = (await boundedBody(broken(), 'form', REFUSALS.page)) as Response;
     expect(incomplete.status).toBe(400);
     expect(await incomplete.text()).toContain('The body ended before it was complete.');
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { rateLimitSubject } from '../src/limits/limiter.js';
+import { rateLimitSubject } from '../src/pipeline/rate-limit.js';
 import { MemoryStore } from '../src/limits/memory-store.js';
 import { GLOBAL_POLICY } from '../src/limits/policy.js';
 import { MAX_BATCH_ANSWER_BYTES, MAX_BATCH_MESSAGES } from '../src/mcp/batch.js';

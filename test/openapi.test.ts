@@ -10,6 +10,7 @@ import { ROLES } from '../src/auth/principal.js';
 import { createNodeServer } from '../src/http/node-server.js';
 import { createLogger } from '../src/logger.js';
 import { openApiDocument } from '../src/rest/openapi.js';
+import { ROUTES } from '../src/rest/routes/index.js';
 import type { OpenApiDocument, Header, MediaType, Method, Operation, Parameter, Reference, DocResponse, Schema } from './support/openapi-types.js';
 import { createRestRouter } from '../src/rest/router.js';
 import { schema as graphqlSchema } from '../src/schema/index.js';
@@ -227,7 +228,7 @@ describe('the document', () => {
 
   test('follows BASE_URL: servers, OAuth endpoints and the session cookie name', () => {
     const config = { ...t.app.config, baseUrl: 'https://wm.example.com' };
-    const other = openApiDocument(config) as unknown as OpenApiDocument;
+    const other = openApiDocument(config, ROUTES) as unknown as OpenApiDocument;
     expect(other.servers[0]!.url).toBe('https://wm.example.com/api');
     const oauth = other.components.securitySchemes.oauth2!;
     expect(oauth).toMatchObject({

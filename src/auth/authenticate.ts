@@ -120,7 +120,7 @@ export async function authenticate(deps: AuthDeps, credentials: Credentials, now
  * verification, and with the credential epoch read afresh, so that a revocation or a removed
  * membership since the request began is seen (a long-lived subscription asks before each event).
  */
-export function reauthenticate(exchange: { auth: Required<AuthDeps>; credentials: Credentials; ctx: { credentialEpoch: { read(): Epoch | null | Promise<Epoch | null> } } }): Promise<Principal | AuthError> {
-  const { verifyAccess: _memoised, patEpoch: _then, ...deps } = exchange.auth;
-  return authenticate({ ...deps, patEpoch: deps.patCache ? exchange.ctx.credentialEpoch.read() : null }, exchange.credentials);
+export function reauthenticate(auth: Required<AuthDeps>, credentials: Credentials, epoch: { read(): Epoch | null | Promise<Epoch | null> }): Promise<Principal | AuthError> {
+  const { verifyAccess: _memoised, patEpoch: _then, ...deps } = auth;
+  return authenticate({ ...deps, patEpoch: deps.patCache ? epoch.read() : null }, credentials);
 }

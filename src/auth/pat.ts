@@ -19,7 +19,7 @@ export interface PatLookup {
    * request). Null or absent: unknown, so the cache is neither read nor filled.
    */
   epoch?: Epoch | null | Promise<Epoch | null>;
-  /** The token's SHA-256 when the request has made it already (src/app.ts); else made here. */
+  /** The token's SHA-256 when the request has made it already (src/pipeline/request-context.ts); else made here. */
   hash?: (token: string) => Uint8Array<ArrayBuffer>;
 }
 

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { RecordedEvent } from './record.js';
+import type { RecordedEvent } from './event.js';
 
 /**
  * Events of this process, announced after their transaction committed (never before: a listener

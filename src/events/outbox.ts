@@ -1,4 +1,4 @@
-import type { RecordedEvent } from './record.js';
+import type { RecordedEvent } from './event.js';
 
 /** Field names as the REST API and webhooks write them (assigneeId -> assignee_id). */
 export const snakeField = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

@@ -1,54 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
-import type { Context } from '../context.js';
+import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { eventsCommitted } from './committed.js';
+import type { Change, FieldChange, FieldValue, RecordedEvent, Via } from './event.js';
 import { RECORD_EVENTS_SQL, webhookPayload } from './outbox.js';
 
 /** What an event is about and what happened to it. */
-export const EVENT_TYPES = [
-  'issue.created',
-  'issue.updated',
-  'issue.deleted',
-  'project.created',
-  'project.updated',
-  'project.deleted',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type Change, type FieldChange, type RecordedEvent } from './event.js';
 
-/** Through what a change was made: an API key, an OAuth client, a browser session, the operator's CLI. */
-export type Via = 'pat' | 'oauth' | 'session' | 'cli';
-
-export type FieldValue = string | number | boolean | null;
-
-/** One field of one change: its value before (null when created) and after (null when deleted). */
-export interface FieldChange {
-  field: string;
-  old: FieldValue;
-  new: FieldValue;
-}
-
-/** A change a write makes, as the operation describes it. */
-export interface Change {
-  type: EventType;
-  subjectId: string;
-  /** The issue's project; for a project, itself. */
-  projectId: string;
-  changes: FieldChange[];
-  /** The subject as the REST API shows it (after the change; before it, for a delete): the webhook payload's `data`. */
-  data: Record<string, unknown>;
-}
-
-/** A recorded event: the change, who made it, through what and when. */
-export interface RecordedEvent extends Change {
-  id: string;
-  seq: bigint;
-  orgId: string;
-  actorId: string | null;
-  via: Via;
-  viaId: string | null;
-  toStatus: string | null;
-  createdAt: Date;
+/**
+ * What recording needs of an operation's context (src/context.ts satisfies it): named here so
+ * that the events module does not depend on the context, which depends on live updates, which
+ * read events.
+ */
+export interface EventContext {
+  principal: Principal;
+  prisma: Db;
+  liveUpdates?: { publish(events: RecordedEvent[]): void };
 }
 
 export type Tx = Prisma.TransactionClient;
@@ -98,7 +67,7 @@ export interface PreparedEvents {
  * The events of a write's changes (an update that changed nothing records none): ids, who acted,
  * the status reached, and each webhook payload as the exact text that will be signed.
  */
-export function prepareEvents(ctx: Context, orgId: string, changes: Change[], createdAt = new Date()): PreparedEvents {
+export function prepareEvents(ctx: EventContext, orgId: string, changes: Change[], createdAt = new Date()): PreparedEvents {
   const wanted = changes.filter((change) => change.changes.length > 0 || !change.type.endsWith('.updated'));
   const actor = actorOf(ctx.principal);
   const events = wanted.map((change) => ({ ...change, ...actor, id: randomUUID(), orgId, toStatus: toStatusOf(change), createdAt }));
@@ -121,7 +90,7 @@ export function prepareEvents(ctx: Context, orgId: string, changes: Change[], cr
  * roll back together. (The issue create writes them in its own single statement, with the same
  * CTEs: src/schema/issue-create.ts.)
  */
-export async function recordEvents(tx: Tx, ctx: Context, orgId: string, changes: Change[]): Promise<Recorded> {
+export async function recordEvents(tx: Tx, ctx: EventContext, orgId: string, changes: Change[]): Promise<Recorded> {
   const prepared = prepareEvents(ctx, orgId, changes);
   if (prepared.events.length === 0) return { events: [], queued: 0 };
   const { actor, createdAt } = prepared;
@@ -139,7 +108,7 @@ export interface Recorded {
 }
 
 /** After the commit: the delivery worker wakes up if deliveries were queued; live updates publish. */
-export function announceEvents(ctx: Context, { events, queued }: Recorded): void {
+export function announceEvents(ctx: EventContext, { events, queued }: Recorded): void {
   if (events.length === 0) return;
   eventsCommitted(events, queued);
   ctx.liveUpdates?.publish(events);
@@ -151,7 +120,7 @@ export function announceEvents(ctx: Context, { events, queued }: Recorded): void
  * its result and the changes it made.
  */
 export async function writeWithEvents<T>(
-  ctx: Context,
+  ctx: EventContext,
   orgId: string,
   write: (tx: Tx) => Promise<{ result: T; changes: Change[] }>,
 ): Promise<{ result: T } & Recorded> {

@@ -8,12 +8,13 @@ import { BODY_LIMITS } from '../http/body-limit.js';
 import type { Logger } from '../logger.js';
 import { clientError } from '../schema/client-errors.js';
 import { schema } from '../schema/index.js';
-import { renderGraphiQL, useGraphiQLHeaders } from '../web/graphiql.js';
+import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.js';
 import { useCompiledExecution } from './compiled-execution.js';
 import { yogaLogger } from './logging.js';
 import { useQueryBounds } from './query-bounds.js';
 import { useNotAcceptableProblem } from './not-acceptable.js';
 import { useTrustedDocuments } from './trusted-documents.js';
+import { PATHS } from '../http/surfaces.js';
 import { useUnsupportedMediaTypeProblem } from './unsupported-media-type.js';
 
 export type Yoga = YogaServerInstance<Context, Record<string, never>>;
@@ -44,13 +45,13 @@ export const QUERY_LIMITS = {
 export function createGraphQLServer(config: Config, logger: Logger): Yoga {
   return createYoga<Context, Record<string, never>>({
     schema,
-    graphqlEndpoint: '/api/graphql',
+    graphqlEndpoint: PATHS.graphql,
     landingPage: false,
     // The app's one CORS step decides (src/pipeline/cors.ts). Yoga's own would echo any Origin with
     // Access-Control-Allow-Credentials: true, letting another site read GraphQL answers made with the session cookie.
     cors: false,
     graphiql: config.graphqlIntrospection,
-    // Served with its files from here (src/web/graphiql.ts): nothing from a CDN.
+    // Served with its files from here (src/graphql/graphiql.ts): nothing from a CDN.
     renderGraphiQL,
     // The app reads every body within this limit before yoga sees it (src/http/body-limit.ts);
     // yoga's own check (25 MB by default) is kept at the same number for a caller that skips the app.

@@ -1,6 +1,4 @@
-import { OAuthError } from '../auth/oauth/errors.js';
-import { HttpProblem } from '../rest/problem.js';
-import { page } from '../web/render.js';
+import type { BodyRule } from './surfaces.js';
 
 /**
  * Request bodies are read here, once, as they arrive, counting bytes against the limit of the
@@ -67,34 +65,28 @@ export async function withBodyWithin(request: Request, limit: number): Promise<R
   return new RequestClass(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
 }
 
-/** Who parses a body, and so its limit and the shape of its 413. */
-export type BodySurface = 'api' | 'oauth' | 'page';
-
-const LIMIT_OF: Record<BodySurface, number> = { api: BODY_LIMITS.api, oauth: BODY_LIMITS.form, page: BODY_LIMITS.form };
+const LIMIT_OF: Record<Exclude<BodyRule, 'none'>, number> = { api: BODY_LIMITS.api, form: BODY_LIMITS.form };
 
 /**
- * A refused body in the shape of its surface: problem+json on /api (GraphQL included: the body
- * is refused before any GraphQL document exists, like a 401 or a 429 there), RFC 6749 JSON on
- * the OAuth endpoints, an HTML page for page forms. Each closes the connection, whose unread
- * rest must not be taken for the next request (RFC 9110 §15.5.14).
+ * A refused body in the shape of its surface (src/pipeline/refusals.ts): problem+json on /api
+ * (GraphQL included: the body is refused before any GraphQL document exists, like a 401 or a
+ * 429 there), RFC 6749 JSON on the OAuth endpoints, an HTML page for page forms. Each closes
+ * the connection (`headers`), whose unread rest must not be taken for the next request
+ * (RFC 9110 §15.5.14).
  */
-function refusal(surface: BodySurface, status: 400 | 413, code: string, detail: string): Response {
+export type BodyRefusal = (status: 400 | 413, code: string, detail: string, headers: Record<string, string>) => Response;
+
+/**
+ * The pipeline's body step: the request with its body read within the limit of its surface's
+ * body rule, or the surface's 413 (too large) or 400 (the body broke off: the client went away
+ * or sent a broken chunked encoding; its doing, so not logged as ours).
+ */
+export async function boundedBody(request: Request, rule: Exclude<BodyRule, 'none'>, refuse: BodyRefusal): Promise<Request | Response> {
   const headers = { connection: 'close' };
-  if (surface === 'api') return new HttpProblem(status, code, detail, undefined, headers).toResponse();
-  if (surface === 'oauth') return new OAuthError('invalid_request', detail, status, headers).toResponse();
-  return page('error', { title: 'Form not accepted', heading: 'The form could not be read', message: detail }, { status, headers });
-}
-
-/**
- * The pipeline's body step: the request with its body read within its surface's limit, or the
- * surface's 413 (too large) or 400 (the body broke off: the client went away or sent a broken
- * chunked encoding; its doing, so not logged as ours).
- */
-export async function boundedBody(request: Request, surface: BodySurface): Promise<Request | Response> {
   try {
-    return await withBodyWithin(request, LIMIT_OF[surface]);
+    return await withBodyWithin(request, LIMIT_OF[rule]);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return refusal(surface, 413, 'PAYLOAD_TOO_LARGE', error.message);
-    return refusal(surface, 400, 'BODY_INCOMPLETE', 'The body ended before it was complete.');
+    if (error instanceof BodyTooLargeError) return refuse(413, 'PAYLOAD_TOO_LARGE', error.message, headers);
+    return refuse(400, 'BODY_INCOMPLETE', 'The body ended before it was complete.', headers);
   }
 }

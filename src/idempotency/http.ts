@@ -7,6 +7,7 @@ import { MAX_ANSWER_BYTES } from './quota.js';
 import { fingerprint, idempotent, keyScope, type IdempotencyOptions } from './run.js';
 import type { StoredResponse } from './store.js';
 import { Response } from '../http/fetch-api.js';
+import { surfaceOf } from '../http/surfaces.js';
 
 /** Set on a replayed answer, so a client (and its logs) can tell it from a first one. */
 export const REPLAYED_HEADER = 'idempotent-replayed';
@@ -57,7 +58,7 @@ function isFinal(path: string, response: StoredResponse): boolean {
   if (response.status >= 500 || RETRYABLE.has(response.status)) return false;
   // GraphQL answers 200 with top-level errors for requests that did not run (rate limited, timed
   // out, refused before execution); a retry may succeed. Typed results (in `data`) are final.
-  if (path === '/api/graphql') {
+  if (surfaceOf(path).name === 'graphql') {
     try {
       return !('errors' in (JSON.parse(response.body) as object));
     } catch {
@@ -97,7 +98,7 @@ export async function idempotentRequest(
   const url = new URL(request.url);
   // The body was read into memory within its limit (src/http/body-limit.ts): a clone costs a copy.
   const body = new Uint8Array(await request.clone().arrayBuffer());
-  if (url.pathname === '/api/graphql' && isGraphqlQuery(body)) return handle(request);
+  if (surfaceOf(url.pathname).name === 'graphql' && isGraphqlQuery(body)) return handle(request);
   const print = fingerprint(request.method, url.pathname + url.search, body);
   const outcome = await idempotent(
     db,

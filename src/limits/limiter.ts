@@ -1,7 +1,5 @@
-import { hashToken } from '../auth/pat-token.js';
 import type { Logger } from '../logger.js';
-import { reportRateLimitRefusals } from '../ops/request-scope.js';
-import type { Context } from '../context.js';
+import { reportRateLimitRefusals, type RequestScope } from '../ops/request-scope.js';
 import { rateLimitHeaders, retryAfter, type PolicyDecision } from './headers.js';
 import { MemoryStore } from './memory-store.js';
 import { GLOBAL_POLICY, type Policy } from './policy.js';
@@ -14,19 +12,28 @@ export interface Admission {
   decisions: PolicyDecision[];
 }
 
-/**
- * The bucket a request is counted in before anyone looks it up: the credential it presents
- * (hashed, so a token shared by many machines is one bucket and the raw secret never becomes a
- * key), or the client's address when it presents none.
- */
-export function rateLimitSubject(token: string | null, clientIp: string): string {
-  if (token) return credentialSubject(hashToken(token));
+/** The bucket of a client that presents no credential: its address (an IPv6 address by its /64). */
+export function addressSubject(clientIp: string): string {
   return `ip:${addressKey(clientIp)}`;
 }
 
-/** The bucket of a credential, from its SHA-256 (the request may have it already: src/app.ts). */
+/**
+ * The bucket of a credential, from its SHA-256 (hashed, so a token shared by many machines is one
+ * bucket and the raw secret never becomes a key). The caller hashes: limits know no credential.
+ */
 export function credentialSubject(tokenHash: Uint8Array): string {
   return `cred:${Buffer.from(tokenHash.buffer, tokenHash.byteOffset, tokenHash.byteLength).toString('base64url').slice(0, 27)}`;
+}
+
+/**
+ * What drawing from a bucket needs of an operation's context (src/context.ts satisfies it):
+ * named here so that the limits do not depend on the context.
+ */
+export interface DrawContext {
+  limiter: RateLimiter;
+  /** Where the decisions go, for the response's headers. */
+  rateLimits: PolicyDecision[];
+  scope?: RequestScope;
 }
 
 /** One limiter for both surfaces: every request draws from its subject's global bucket. */
@@ -47,7 +54,7 @@ export class RateLimiter {
  * Draws one request of `subject` from a policy's bucket (on top of the global one) and adds the
  * decision to the response's headers. Returns the Retry-After seconds when refused, else null.
  */
-export async function drawFrom(ctx: Pick<Context, 'limiter' | 'rateLimits' | 'scope'>, policy: Policy, subject: string): Promise<string | null> {
+export async function drawFrom(ctx: DrawContext, policy: Policy, subject: string): Promise<string | null> {
   const { allowed, decisions } = await ctx.limiter.admit(subject, [policy]);
   ctx.rateLimits.push(...decisions);
   reportRateLimitRefusals(ctx.scope, decisions);
@@ -67,7 +74,7 @@ export interface Draw {
  * admitted: each bucket still admits at most its limit. Returns Retry-After seconds or null.
  */
 export async function drawFromEach(
-  ctx: Pick<Context, 'limiter' | 'rateLimits' | 'scope'>,
+  ctx: DrawContext,
   draws: Draw[],
 ): Promise<string | null> {
   const admitted: Draw[] = [];
@@ -83,7 +90,7 @@ export async function drawFromEach(
 }
 
 /** Takes back one admission from each bucket of `draws`: an attempt that, once decided, does not count. */
-export async function giveBack(ctx: Pick<Context, 'limiter'>, draws: Draw[]): Promise<void> {
+export async function giveBack(ctx: Pick<DrawContext, 'limiter'>, draws: Draw[]): Promise<void> {
   if (draws.length > 0) await ctx.limiter.store.release(draws.map(({ policy, subject }) => ({ key: subject, policy })));
 }
 

@@ -3,7 +3,7 @@ import { createPubSub, type PubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { setMaxListeners } from 'node:events';
 import type { LiveStreamLimits } from '../config.js';
-import type { RecordedEvent } from '../events/record.js';
+import type { RecordedEvent } from '../events/event.js';
 import type { Logger } from '../logger.js';
 import { guardedStream, type GuardedStream, type StreamGuard } from './guarded-stream.js';
 import { StreamSlots, type StreamRefusal } from './stream-slots.js';

@@ -166,7 +166,7 @@ function leadOf(route: Route): string[] {
 
 /** Every tool, made from the route declarations and the OpenAPI document generated from them. */
 export function buildTools(config: Config): McpTool[] {
-  const document = openApiDocument(config) as unknown as Record<string, unknown> & { paths: Record<string, Record<string, OpenApiOperation>> };
+  const document = openApiDocument(config, ROUTES) as unknown as Record<string, unknown> & { paths: Record<string, Record<string, OpenApiOperation>> };
   return ROUTES.filter((route) => route.tool).map((route) => {
     const tool = route.tool!;
     const operation = document.paths[route.path]![route.method]!;

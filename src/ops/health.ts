@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js';
 import { requestLogger, type RequestScope } from './request-scope.js';
 import { withTimeout } from '../timeout.js';
 import { Response } from '../http/fetch-api.js';
+import { PATHS } from '../http/surfaces.js';
 
 /** One dependency readiness depends on: resolves when it is usable, rejects (with the reason) when not. */
 export interface ReadinessCheck {
@@ -104,8 +105,8 @@ export class Health {
  */
 export function startingResponse(request: Request): Response {
   const path = new URL(request.url).pathname;
-  if (path === '/healthz') return json(200, { status: 'ok' });
-  if (path === '/readyz') return json(503, { status: 'starting' });
+  if (path === PATHS.healthz) return json(200, { status: 'ok' });
+  if (path === PATHS.readyz) return json(503, { status: 'starting' });
   return new Response(
     JSON.stringify({ type: 'urn:workmgmt:problem:unavailable', title: 'Service Unavailable', status: 503, detail: 'The service is starting. Retry in a moment.', code: 'unavailable' }),
     { status: 503, headers: { 'content-type': 'application/problem+json', 'retry-after': '1', 'cache-control': 'no-store' } },

@@ -1,4 +1,3 @@
-import type { RequestInfo } from '../app.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { APPLIED_MIGRATIONS_SQL, committedMigrationNames } from '../db/migrations.js';
@@ -13,7 +12,9 @@ import { Health, type ReadinessCheck } from './health.js';
 import { LoadShedder } from './load-shedding.js';
 import { hasMetricsToken, Metrics } from './metrics.js';
 import { newScope, reportRoute, requestLogger, type RequestScope } from './request-scope.js';
+import type { RequestInfo } from '../http/request-info.js';
 import { requestUrl } from '../http/request-url.js';
+import { PATHS } from '../http/surfaces.js';
 
 export type FetchHandler = (request: Request, info?: RequestInfo) => Promise<Response>;
 /** The app inside the ops layer: also given the request's scope (src/ops/request-scope.ts). */
@@ -88,7 +89,7 @@ export class Ops {
   /** GET /metrics on the metrics port (METRICS_PORT): the token, when set, is required there too. */
   async metricsEndpoint(request: Request): Promise<Response> {
     const path = requestUrl(request).pathname;
-    if (!this.metrics || path !== '/metrics') return problems.notFound().toResponse();
+    if (!this.metrics || path !== PATHS.metrics) return problems.notFound().toResponse();
     return this.metricsAnswer(request);
   }
 
@@ -146,16 +147,16 @@ export class Ops {
   private answerOwn(request: Request, scope: RequestScope): Promise<Response> | null {
     if (request.method !== 'GET' && request.method !== 'HEAD') return null;
     const path = requestUrl(request).pathname;
-    if (path === '/healthz') {
+    if (path === PATHS.healthz) {
       reportRoute(scope, path);
       return Promise.resolve(this.health.live());
     }
-    if (path === '/readyz') {
+    if (path === PATHS.readyz) {
       reportRoute(scope, path);
       return this.health.ready(scope);
     }
     // Without METRICS_TOKEN, /metrics is not served on the main port at all (a 404 like any unknown path).
-    if (path === '/metrics' && this.config.metricsToken !== undefined) {
+    if (path === PATHS.metrics && this.config.metricsToken !== undefined) {
       reportRoute(scope, path);
       return this.metricsAnswer(request);
     }

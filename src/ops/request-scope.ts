@@ -2,7 +2,7 @@
  * What the operations layer learns about the request being served, collected while it runs.
  *
  * The ops wrapper (src/ops/observe.ts) makes a scope for each request and hands it to the app,
- * which keeps it on the request's Exchange and Context; code deeper in the pipeline reports
+ * which keeps it on the request context and the operation Context; code deeper in the pipeline reports
  * facts into it, and the wrapper turns them into the access-log line and the metrics when the
  * response is ready.
  *
@@ -15,10 +15,11 @@
  * Contract for dispatchers (the REST, page and OAuth routers, GraphQL):
  * - the route template: itty-router records the pattern it matched on the request object
  *   (`request.route`, e.g. `/api/issues/:id`), which the wrapper reads; a surface that is not
- *   routed by itty-router calls `reportRoute(scope, '/api/graphql')`. Never report a raw path:
+ *   routed by itty-router (GraphQL, MCP) is reported by src/pipeline/route-label.ts. Never report a raw path:
  *   the template is a metrics label and must come from a fixed set.
- * - `scope.context`: the per-request Context, set once it exists: the access log reads the
- *   principal from it after the response (principal kind, user and organization).
+ * - `scope.context`: the request context (src/pipeline/request-context.ts), set when it is made:
+ *   the access log reads the principal from it after the response (principal kind, user and
+ *   organization).
  * - `reportAuthFailure(scope, code)` where a presented credential is refused (src/auth/auth-error.ts codes).
  * - `reportRateLimitRefusals(scope, decisions)` where a rate limit refused (src/limits/limiter.ts).
  */

@@ -1,10 +1,13 @@
 import { Headers, Response } from '../http/fetch-api.js';
+import type { Surface } from '../http/surfaces.js';
+import type { Step } from './pipeline.js';
 
 /**
  * CORS (Fetch standard, "CORS protocol") for the endpoints a browser app on another origin
- * calls with a bearer token: every /api route, the OAuth metadata, JWKS, registration, token,
- * revocation and introspection endpoints. Pages (the consent screen, sign-in, /api/docs) get
- * no CORS headers: they are for this service's own origin.
+ * calls with a bearer token: the surfaces whose `cors` rule is set (src/http/surfaces.ts), every
+ * /api route, the OAuth metadata, JWKS, registration, token, revocation and introspection
+ * endpoints. Pages (the consent screen, sign-in, /api/docs) get no CORS headers: they are for
+ * this service's own origin.
  *
  * Never `Access-Control-Allow-Credentials`: a browser then refuses any cross-origin read made
  * with cookies, so the session cookie never works from another origin (and cookie-authenticated
@@ -57,19 +60,18 @@ export const CORS_MAX_AGE_SECONDS = 7200;
 export type CorsOrigins = '*' | readonly string[];
 
 export interface Cors {
-  /** The answer to a CORS preflight on a CORS path: 204 and nothing else done (no credential, no rate limit, no database). */
-  preflight(request: Request, path: string): Response | null;
-  /** Adds the CORS headers to the response of a request on a CORS path. */
-  decorate(request: Request, path: string, response: Response): Response;
+  /** The answer to a CORS preflight on a CORS surface: 204 and nothing else done (no credential, no rate limit, no database). */
+  preflight(request: Request, surface: Surface): Response | null;
+  /** The pipeline's step that adds the CORS headers to the answers of a CORS surface. */
+  step: Step;
 }
 
 /**
- * @param appliesTo whether a path is one of the endpoints browser apps on other origins may call.
  * @example
- *   const cors = createCors('*', (path) => path.startsWith('/api/'));
- *   return cors.preflight(request, path) ?? cors.decorate(request, path, await handle(request));
+ *   const cors = createCors('*');
+ *   return cors.preflight(request, surfaceOf(path)) ?? runTheRest();
  */
-export function createCors(origins: CorsOrigins, appliesTo: (path: string) => boolean): Cors {
+export function createCors(origins: CorsOrigins): Cors {
   /** The Access-Control-Allow-Origin to send, or null when the request's origin is not allowed. */
   function allowOrigin(request: Request): string | null {
     if (origins === '*') return '*';
@@ -84,8 +86,8 @@ export function createCors(origins: CorsOrigins, appliesTo: (path: string) => bo
     return allowed !== null;
   }
   return {
-    preflight(request, path) {
-      if (request.method !== 'OPTIONS' || !request.headers.has('access-control-request-method') || !appliesTo(path)) return null;
+    preflight(request, surface) {
+      if (request.method !== 'OPTIONS' || !request.headers.has('access-control-request-method') || !surface.cors) return null;
       const headers = new Headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
       // An origin not allowed gets an answer without permissions: the browser then refuses the request.
       if (setOrigin(request, headers)) {
@@ -95,9 +97,10 @@ export function createCors(origins: CorsOrigins, appliesTo: (path: string) => bo
       }
       return new Response(null, { status: 204, headers });
     },
-    decorate(request, path, response) {
-      if (!appliesTo(path)) return response;
-      if (setOrigin(request, response.headers)) response.headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS.join(', '));
+    async step(context, next) {
+      const response = await next();
+      if (!context.surface.cors) return response;
+      if (setOrigin(context.request, response.headers)) response.headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS.join(', '));
       return response;
     },
   };

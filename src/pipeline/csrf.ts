@@ -1,17 +1,26 @@
+import type { Credentials } from '../auth/authenticate.js';
 import { isSameOrigin, isUnsafeMethod } from '../http/same-origin.js';
+import type { Surface } from '../http/surfaces.js';
 import { HttpProblem } from '../rest/problem.js';
-import type { Exchange } from './exchange.js';
+import type { Step } from './pipeline.js';
 
 /**
  * Writes a browser could be tricked into sending, cookie-authenticated API calls and page forms,
- * must come from this service's own pages (Origin, else Referer). The OAuth back-channel
- * endpoints authenticate clients, not cookies, and are not pages.
+ * must come from this service's own pages (Origin, else Referer): the surface's `csrf` rule
+ * (src/http/surfaces.ts) says when. The OAuth back-channel endpoints authenticate clients, not
+ * cookies, and are not pages.
  */
-export function csrf(exchange: Exchange, baseUrl: string, isPage: (path: string) => boolean): Response | null {
-  const { request, credentials, url } = exchange;
+export function csrfRefusal(request: Request, credentials: Credentials, surface: Surface, baseUrl: string): Response | null {
   if (!isUnsafeMethod(request.method) || credentials.token !== null) return null;
-  const api = url.pathname === '/api' || url.pathname.startsWith('/api/');
-  if (!((api && credentials.sessionToken !== null) || isPage(url.pathname))) return null;
-  if (isSameOrigin(request, baseUrl)) return null;
+  const checked = surface.csrf === 'always' || (surface.csrf === 'with-session' && credentials.sessionToken !== null);
+  if (!checked || isSameOrigin(request, baseUrl)) return null;
   return new HttpProblem(403, 'CSRF_REJECTED', 'Cross-site request refused: Origin (or Referer) must be this service.').toResponse();
+}
+
+/** The pipeline's CSRF step. */
+export function csrf(baseUrl: string): Step {
+  return (context, next) => {
+    const refusal = csrfRefusal(context.request, context.credentials, context.surface, baseUrl);
+    return refusal ? Promise.resolve(refusal) : next();
+  };
 }

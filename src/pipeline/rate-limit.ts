@@ -1,9 +1,19 @@
 import { looksLikeJwt } from '../auth/oauth/tokens.js';
 import { retryAfter, type PolicyDecision } from '../limits/headers.js';
-import { credentialSubject, rateLimitSubject, type RateLimiter } from '../limits/limiter.js';
+import { hashToken } from '../auth/pat-token.js';
+import { addressSubject, credentialSubject, type RateLimiter } from '../limits/limiter.js';
 import { reportRateLimitRefusals } from '../ops/request-scope.js';
 import { HttpProblem } from '../rest/problem.js';
-import type { Exchange } from './exchange.js';
+import type { Step } from './pipeline.js';
+import type { RequestContext } from './request-context.js';
+
+/**
+ * The bucket a request is counted in before anyone looks it up: the credential it presents
+ * (by its hash, src/limits/limiter.ts), or the client's address when it presents none.
+ */
+export function rateLimitSubject(token: string | null, clientIp: string): string {
+  return token ? credentialSubject(hashToken(token)) : addressSubject(clientIp);
+}
 
 function tooManyRequests(decisions: PolicyDecision[]): Response {
   const wait = retryAfter(decisions);
@@ -13,8 +23,8 @@ function tooManyRequests(decisions: PolicyDecision[]): Response {
 }
 
 /** The bucket of a request: an OAuth grant (all its access tokens share one), another credential, or the address. */
-async function subjectOf(exchange: Exchange): Promise<string> {
-  const { credentials, ip, auth } = exchange;
+async function subjectOf(context: RequestContext): Promise<string> {
+  const { credentials, ip, auth } = context;
   const token = typeof credentials.token === 'string' ? credentials.token : null;
   if (token && looksLikeJwt(token)) {
     const claims = await auth.verifyAccess(token).catch(() => null);
@@ -25,34 +35,37 @@ async function subjectOf(exchange: Exchange): Promise<string> {
 }
 
 /**
- * The global bucket, counted before any other work so that a refused request costs no database
- * query; `next` runs only when it admits. A refused credential is charged to its address too:
- * rotating made-up tokens must not buy a fresh bucket per request.
+ * The pipeline's global rate limit, counted before any other work so that a refused request
+ * costs no database query; the rest of the pipeline runs only when it admits. A refused
+ * credential is charged to its address too: rotating made-up tokens must not buy a fresh bucket
+ * per request.
  */
-export async function rateLimit(limiter: RateLimiter, exchange: Exchange, next: () => Promise<Response>): Promise<Response> {
-  const subject = await subjectOf(exchange);
-  const admission = await limiter.admit(subject);
-  exchange.decisions = admission.decisions;
-  if (!admission.allowed) {
-    reportRateLimitRefusals(exchange.scope, admission.decisions);
-    return tooManyRequests(exchange.decisions);
-  }
-  // The latest decision is the one the response's headers report: what is left after every draw.
-  exchange.ctx.drawRequest = async () => {
-    const more = await limiter.admit(subject);
-    exchange.decisions = more.decisions;
-    if (more.allowed) return null;
-    reportRateLimitRefusals(exchange.scope, more.decisions);
-    return retryAfter(more.decisions);
-  };
-  const response = await next();
-  if (response.status === 401 && typeof exchange.credentials.token === 'string') {
-    const byAddress = await limiter.admit(rateLimitSubject(null, exchange.ip));
-    if (!byAddress.allowed) {
-      reportRateLimitRefusals(exchange.scope, byAddress.decisions);
-      exchange.decisions = byAddress.decisions;
-      return tooManyRequests(exchange.decisions);
+export function rateLimit(limiter: RateLimiter): Step {
+  return async (context, next) => {
+    const subject = await subjectOf(context);
+    const admission = await limiter.admit(subject);
+    context.decisions = admission.decisions;
+    if (!admission.allowed) {
+      reportRateLimitRefusals(context.scope, admission.decisions);
+      return tooManyRequests(context.decisions);
     }
-  }
-  return response;
+    // The latest decision is the one the response's headers report: what is left after every draw.
+    context.drawRequest = async () => {
+      const more = await limiter.admit(subject);
+      context.decisions = more.decisions;
+      if (more.allowed) return null;
+      reportRateLimitRefusals(context.scope, more.decisions);
+      return retryAfter(more.decisions);
+    };
+    const response = await next();
+    if (response.status === 401 && typeof context.credentials.token === 'string') {
+      const byAddress = await limiter.admit(rateLimitSubject(null, context.ip));
+      if (!byAddress.allowed) {
+        reportRateLimitRefusals(context.scope, byAddress.decisions);
+        context.decisions = byAddress.decisions;
+        return tooManyRequests(context.decisions);
+      }
+    }
+    return response;
+  };
 }

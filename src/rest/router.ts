@@ -16,6 +16,7 @@ import type { Route, RouteInput, RouteResult } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { Response } from '../http/fetch-api.js';
 import { requestUrl } from '../http/request-url.js';
+import { PATHS } from '../http/surfaces.js';
 
 /** `/issues/{id}` (OpenAPI) -> `/issues/:id` (itty-router). */
 const ittyPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -90,7 +91,7 @@ async function serve(route: Route, request: Request, ctx: Context, params: Recor
 /** The REST surface under /api, made from the route declarations (src/rest/routes). */
 export function createRestRouter(logger: Logger): { routes: RouteEntry[]; fetch(request: Request, ctx: Context): Promise<Response> } {
   const router = Router<IRequest, [Context, Request]>({
-    base: '/api',
+    base: PATHS.api,
     catch: (error: unknown, _routing: IRequest, ctx: Context) => {
       if (error instanceof HttpProblem) return error.toResponse();
       requestLogger(logger, ctx.scope).error({ err: error }, 'unexpected error in a REST route');

@@ -6,8 +6,8 @@ import { PASSWORD_MIN_LENGTH } from '../auth/password-setup.js';
 import { flashCookie } from './flash.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
 import { signInFirst, type PageRequest } from './org-page.js';
-import { page, redirect } from './render.js';
-import { loadShell } from './shell.js';
+import { page, redirect } from '../views/render.js';
+import { loadShell } from '../views/shell.js';
 
 /** The person's own account: name, password, and signing out of every session. */
 

@@ -4,9 +4,10 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
 import { SCHEMES } from '../rest/openapi-protocol.js';
 import { problems } from '../rest/problem.js';
-import { page } from './render.js';
-import { assetSet, CSS, JS } from './static-assets.js';
+import { page } from '../views/render.js';
+import { assetSet, CSS, JS } from '../views/static-assets.js';
 import { Response } from '../http/fetch-api.js';
+import { PATHS } from '../http/surfaces.js';
 
 /**
  * GET /api/docs: the API reference, Swagger UI rendering /api/openapi.json, with every file it
@@ -21,10 +22,9 @@ import { Response } from '../http/fetch-api.js';
  * its "try it" shows every response header, so the reader sees the rate-limit headers.
  */
 
-/** The API reference page (a page: no CORS, src/pipeline/cors.ts). */
-export const API_DOCS_PAGE_PATH = '/api/docs';
-const PAGE_PATH = API_DOCS_PAGE_PATH;
-const ASSET_PREFIX = '/assets/api-docs/';
+/** The API reference page (a page: no CORS, src/http/surfaces.ts). */
+const PAGE_PATH = PATHS.apiDocs;
+const ASSET_PREFIX = PATHS.apiDocsAssets;
 
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const ourDir = fileURLToPath(new URL('./api-docs/', import.meta.url));

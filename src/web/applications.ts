@@ -2,8 +2,8 @@ import type { Context } from '../context.js';
 import { isMetadataClientId } from '../auth/oauth/client-metadata.js';
 import { listMyGrants, revokeMyGrant } from '../schema/oauth-grant-operations.js';
 import { AppError } from '../schema/errors.js';
-import { page, redirect } from './render.js';
-import { loadShell } from './shell.js';
+import { page, redirect } from '../views/render.js';
+import { loadShell } from '../views/shell.js';
 
 type PageRequest = Request & { params?: Record<string, string> };
 

@@ -1,5 +1,5 @@
 import { roleAtLeast, type Role } from '../auth/principal.js';
-import type { ShellOrg } from './shell.js';
+import type { ShellOrg } from '../views/shell.js';
 
 /**
  * The command palette's commands on an organization's pages: where to go and what to start,

@@ -8,8 +8,9 @@ import { ISSUE_STATUSES } from '../schema/workflow.js';
 import { membersOf, namesOf, WORKFLOW } from './org-data.js';
 import { issueListData } from './issues.js';
 import { orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
-import { assetSet, JS } from './static-assets.js';
+import { assetSet, JS } from '../views/static-assets.js';
 import { Response } from '../http/fetch-api.js';
+import { PATHS } from '../http/surfaces.js';
 
 /**
  * GET /orgs/:slug: the organization's dashboard, the default page after sign-in. Every figure
@@ -24,7 +25,7 @@ const OPEN = ISSUE_STATUSES.filter((s) => s !== 'Done' && s !== 'Canceled');
 // The package's exports list neither its UMD build nor package.json: found next to its CommonJS entry (dist/).
 const chartJsDist = dirname(createRequire(import.meta.url).resolve('chart.js'));
 
-const charts = assetSet('/assets/charts/', [
+const charts = assetSet(PATHS.chartAssets, [
   { name: 'chart.umd.min.js', file: join(chartJsDist, 'chart.umd.min.js'), type: JS },
   { name: 'dashboard.js', file: fileURLToPath(new URL('./assets/dashboard.js', import.meta.url)), type: JS },
 ] as const);

@@ -6,7 +6,7 @@ import { flashCookie } from './flash.js';
 import { formFailure, readForm } from './forms.js';
 import { askAnOwner } from './org-data.js';
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
-import { redirect } from './render.js';
+import { redirect } from '../views/render.js';
 import { Response } from '../http/fetch-api.js';
 
 /**

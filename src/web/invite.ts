@@ -7,9 +7,9 @@ import { flashCookie } from './flash.js';
 import { formFailure, readForm } from './forms.js';
 import { drawInviteLookup, drawSignUpAttempt, forgiveInviteLookup } from './invite-throttle.js';
 import type { PageRequest } from './org-page.js';
-import { page, redirect } from './render.js';
-import { formatDate } from './time.js';
-import { loadShell } from './shell.js';
+import { page, redirect } from '../views/render.js';
+import { formatDate } from '../views/time.js';
+import { loadShell } from '../views/shell.js';
 import { Response } from '../http/fetch-api.js';
 
 /**

@@ -9,7 +9,7 @@ import { formFailure, readForm, type FormFailure } from './forms.js';
 import { safeNextPath } from './next-path.js';
 import { membersOf, namesOf, projectsOf, WORKFLOW } from './org-data.js';
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
-import { redirect } from './render.js';
+import { redirect } from '../views/render.js';
 import { nextCursor } from '../rest/links.js';
 import { runGetRoute } from './rest-route.js';
 import { Response } from '../http/fetch-api.js';

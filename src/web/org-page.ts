@@ -2,8 +2,8 @@ import { roleAtLeast, type Role } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import { paletteCommands } from './commands.js';
 import type { Flash } from './flash.js';
-import { page, redirect } from './render.js';
-import { inOrg, loadShell, type ShellOrg } from './shell.js';
+import { page, redirect } from '../views/render.js';
+import { inOrg, loadShell, type ShellOrg } from '../views/shell.js';
 
 /** A request as the page handlers get it: the path's parameters and the flash it carries. */
 export type PageRequest = Request & { params?: Record<string, string>; flash?: Flash | null };

@@ -6,7 +6,7 @@ import { formFailure, readForm, type FormFailure } from './forms.js';
 import { issueListData } from './issues.js';
 import { membersOf, namesOf, projectsOf, WORKFLOW, type ProjectView } from './org-data.js';
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
-import { redirect } from './render.js';
+import { redirect } from '../views/render.js';
 import { openCountsByProject } from './project-counts.js';
 import { Response } from '../http/fetch-api.js';
 

@@ -18,10 +18,10 @@ import { acceptInvite, showInvite, signUpWithInvite } from './invite.js';
 import { showSearch } from './search.js';
 import { changeRolePage, createInvitationPage, join, removeMemberPage, revokeInvitationPage, showJoin, showTeam } from './team.js';
 import { notFoundPage, type PageRequest } from './org-page.js';
-import { page, redirect } from './render.js';
+import { page, redirect } from '../views/render.js';
 import { setPassword, showSetPassword } from './set-password.js';
 import { createSetupPages } from './setup.js';
-import { loadShell } from './shell.js';
+import { loadShell } from '../views/shell.js';
 import { showSignIn, signIn, signOut } from './sign-in.js';
 import { createWebhookFromPage, showWebhooks, webhookAction } from './webhooks.js';
 
@@ -33,8 +33,6 @@ async function home(_request: Request, ctx: Context): Promise<Response> {
   if (shell.orgs.length === 1) return redirect(`/orgs/${shell.orgs[0]!.slug}`);
   return page('orgs', { ...shell, title: 'Your organizations' });
 }
-
-const PAGE_PATHS = [/^\/$/, /^\/(login|logout|set-password|setup|join)$/, /^\/invite\/[^/]+(\/accept)?$/, /^\/settings\/applications(\/[^/]+\/revoke)?$/, /^\/account(\/[^/]+)?$/, /^\/orgs\/[^/]+(\/.*)?$/, /^\/assets\/[^/]+$/];
 
 /**
  * Runs a page handler with the flash its request carries (src/web/flash.ts): a page that shows
@@ -121,8 +119,8 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
     .post('/orgs/:slug/settings/webhooks/:id', route(webhookAction))
     .get('/assets/:name', (request: IRequest) => asset(request.params.name ?? '') ?? undefined)
     .all('*', () => notFoundPage());
+  // Which paths come here is the surface table's to say (src/http/surfaces.ts).
   return {
-    serves: (path: string) => PAGE_PATHS.some((p) => p.test(path)),
     fetch: (request: Request, ctx: Context) => routeWithoutQuery(router, request, ctx),
   };
 }

@@ -1,7 +1,7 @@
 import { passwordLinkUser, passwordProblem, PASSWORD_MIN_LENGTH, usePasswordLink } from '../auth/password-setup.js';
 import type { Context } from '../context.js';
 import { flashCookie } from './flash.js';
-import { page, redirect } from './render.js';
+import { page, redirect } from '../views/render.js';
 
 // The token is in this page's URL: Referer carries only the origin, even to our own assets.
 // (Not no-referrer: browsers then send `Origin: null` with the form, which the CSRF check refuses.)

@@ -10,7 +10,7 @@ import { createOrganization } from '../schema/organization.js';
 import { createProject } from '../schema/project-operations.js';
 import { formFailure, readForm } from './forms.js';
 import { notFoundPage } from './org-page.js';
-import { page, redirect } from './render.js';
+import { page, redirect } from '../views/render.js';
 
 /**
  * GET/POST /setup?token=...: the first-run page of an empty database. It creates the first

@@ -3,7 +3,7 @@ import { clearedSessionCookie, endSession, readSessionCookie, sessionCookie, sta
 import type { Context } from '../context.js';
 import { safeNextPath } from './next-path.js';
 import type { PageRequest } from './org-page.js';
-import { page, redirect } from './render.js';
+import { page, redirect } from '../views/render.js';
 import { drawSignInAttempt, forgiveSignIn } from './sign-in-throttle.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../schema/text.js';
 

@@ -6,8 +6,8 @@ import { flashCookie, type Flash } from './flash.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
 import { askAnOwner, membersOf, ownerNames } from './org-data.js';
 import { orgPage, orgView, signInFirst, type OrgPage, type PageRequest } from './org-page.js';
-import { page, redirect } from './render.js';
-import { loadShell } from './shell.js';
+import { page, redirect } from '../views/render.js';
+import { loadShell } from '../views/shell.js';
 import { Response } from '../http/fetch-api.js';
 
 /**

@@ -5,7 +5,7 @@ import * as ops from '../schema/webhook-operations.js';
 import { flashCookie } from './flash.js';
 import { askAnOwner } from './org-data.js';
 import { orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
-import { redirect } from './render.js';
+import { redirect } from '../views/render.js';
 import { Response } from '../http/fetch-api.js';
 
 const RECENT_DELIVERIES = 5;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { rateLimitSubject } from '../../src/limits/limiter.js';
+import { rateLimitSubject } from '../../src/pipeline/rate-limit.js';
 import { MemoryStore } from '../../src/limits/memory-store.js';
 import { GLOBAL_POLICY } from '../../src/limits/policy.js';
 import { BATCH_ERROR_CODES, MAX_BATCH_MESSAGES } from '../../src/mcp/batch.js';

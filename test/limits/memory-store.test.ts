@@ -7,8 +7,8 @@ import {
   credentialSubject,
   drawFrom,
   RateLimiter,
-  rateLimitSubject,
 } from '../../src/limits/limiter.js';
+import { rateLimitSubject } from '../../src/pipeline/rate-limit.js';
 import { RedisStore } from '../../src/limits/redis-store.js';
 import { MemoryStore } from '../../src/limits/memory-store.js';
 import { GLOBAL_POLICY, type Policy } from '../../src/limits/policy.js';

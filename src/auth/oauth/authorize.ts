@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import type { OAuthClient } from '../../generated/prisma/client.js';
-import { contentSecurityPolicy, page, redirect } from '../../web/render.js';
-import { loadShell } from '../../web/shell.js';
+import { contentSecurityPolicy, page, redirect } from '../../views/render.js';
+import { loadShell } from '../../views/shell.js';
 import { hashToken } from '../pat-token.js';
 import { capabilities } from './capabilities.js';
 import { ClientMetadataError, isMetadataClientId, type ClientMetadataResolver } from './client-metadata.js';

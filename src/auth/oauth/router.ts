@@ -49,10 +49,8 @@ export function createOAuthRouter(logger: Logger, keys: SigningKeys, config: Con
         ? new OAuthError('invalid_request', `Use ${allow.join(' or ')}.`, 405, { allow: allow.join(', ') }).toResponse()
         : new OAuthError('invalid_request', 'No such endpoint.', 404).toResponse();
     });
+  // Which paths come here, and which of them is a page, is the surface table's to say (src/http/surfaces.ts).
   return {
-    serves: (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/'),
-    /** Pages a browser posts to (subject to the CSRF check), as opposed to back-channel endpoints. */
-    isPage: (path: string) => path === '/oauth/authorize',
     fetch: (request: Request, ctx: Context) => routeWithoutQuery(router, request, ctx),
   };
 }

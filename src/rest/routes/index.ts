@@ -1,3 +1,4 @@
+import { openApiDocument } from '../openapi.js';
 import type { Route } from '../route.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { issueRoutes } from './issues.js';
@@ -9,4 +10,4 @@ import { searchRoutes } from './search.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** Every REST route under /api, in the order the OpenAPI document lists them. */
-export const ROUTES: readonly Route[] = [...meRoutes, ...projectRoutes, ...issueRoutes, ...apiKeyRoutes, ...orgRoutes, ...searchRoutes, ...webhookRoutes, openApiRoute];
+export const ROUTES: readonly Route[] = [...meRoutes, ...projectRoutes, ...issueRoutes, ...apiKeyRoutes, ...orgRoutes, ...searchRoutes, ...webhookRoutes, openApiRoute((config) => openApiDocument(config, ROUTES))];

@@ -288,7 +288,7 @@ function relativeTime(date, now, format) {
 }
 
 /**
- * Every <time data-relative> the server rendered (src/web/time.ts: UTC text and title) shows the
+ * Every <time data-relative> the server rendered (src/views/time.ts: UTC text and title) shows the
  * distance to now as its text and the exact local time as its title.
  */
 function showRelativeTimes(root = document) {

@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'graphql-yoga';
-import { assetSet, CSS, JS } from './static-assets.js';
+import { PATHS } from '../http/surfaces.js';
+import { assetSet, CSS, JS } from '../views/static-assets.js';
 
 /**
  * GraphiQL at /api/graphql (for a browser), working offline: graphql-yoga's stock page loads
@@ -11,7 +12,7 @@ import { assetSet, CSS, JS } from './static-assets.js';
  * service under /assets/graphiql/, and the page loads nothing from any other origin.
  */
 
-const ASSET_PREFIX = '/assets/graphiql/';
+const ASSET_PREFIX = PATHS.graphiqlAssets;
 const packageDir = dirname(createRequire(import.meta.url).resolve('@graphql-yoga/graphiql/package.json'));
 const dist = (name: string) => join(packageDir, 'dist', name);
 
@@ -45,7 +46,7 @@ export function renderGraphiQL(options: Record<string, unknown> = {}): string {
   const json = JSON.stringify({ title: 'workmgmt GraphQL', ...options }).replace(/</g, '\\u003c');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>GraphiQL · workmgmt</title><link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="${u['graphiql.css']}"></head>
-<body id="graphiql-page" data-workers="${escapeHtml(JSON.stringify(workers))}"><noscript>GraphiQL needs JavaScript. The API itself works without it: POST queries to /api/graphql.</noscript>
+<body id="graphiql-page" data-workers="${escapeHtml(JSON.stringify(workers))}"><noscript>GraphiQL needs JavaScript. The API itself works without it: POST queries to ${PATHS.graphql}.</noscript>
 <main id="root">Loading GraphiQL…</main>
 <script type="application/json" id="graphiql-options">${json}</script>
 <script src="${u['yoga-graphiql.umd.js']}"></script><script src="${u['graphiql-start.js']}"></script></body></html>`;
