@@ -42,8 +42,11 @@ const KEPT_HEADERS = [
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
-/** Keys whose values are made up for each request or each key: a key's hint is the end of its random token. */
-const RANDOM_KEYS = new Set(['hint', 'request_id']);
+/**
+ * Keys whose values are made up for each request or each key: a key's hint is the end of its
+ * random token; an OAuth client's registration time is in seconds, not a labelled time.
+ */
+const RANDOM_KEYS = new Set(['hint', 'request_id', 'client_id_issued_at']);
 /** Keys whose values are opaque cursors (GraphQL connections, MCP pages): labelled by what they decode to. */
 const CURSOR_KEYS = new Set(['cursor', 'startCursor', 'endCursor', 'next_cursor', 'nextCursor']);
 
@@ -86,10 +89,15 @@ export class Labels {
       .replace(/\brt_[\w-]{43}\b/g, '<refresh-token>')
       .replace(/\bclient_[\w-]{22}\b/g, '<oauth-client>')
       .replace(/([?&]cursor=)([A-Za-z0-9_-]+)/g, (_m, p: string, c: string) => `${p}<cursor:${this.cursor(c)}>`)
-      // A cursor inside JSON text (an MCP tool's text content).
-      .replace(/(next_cursor\\?":\\?")([A-Za-z0-9_-]+)/g, (_m, p: string, c: string) => `${p}<cursor:${this.cursor(c)}>`)
+      // A cursor inside JSON text: a request's variables or arguments, an MCP tool's text content.
+      .replace(/((?:next_cursor|cursor|after|before)\\?":\s*\\?")([A-Za-z0-9_-]{16,})/g, (m, p: string, c: string) => (this.isCursor(c) ? `${p}<cursor:${this.cursor(c)}>` : m))
       .replace(UUID, (id) => `<${this.label(id)}>`)
       .replace(TIME, '<time>');
+  }
+
+  /** The service's cursors are base64url JSON arrays. */
+  isCursor(text: string): boolean {
+    return Buffer.from(text, 'base64url').toString('utf8').startsWith('[');
   }
 
   cursor(cursor: string): string {
