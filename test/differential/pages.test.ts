@@ -69,7 +69,7 @@ function steps(): Step[] {
   add('anonymous', 'POST', '/oauth/register', { client_name: 'Odd grant', redirect_uris: [REDIRECT], grant_types: ['password'] });
   add('anonymous', 'POST', '/oauth/register', '{"client_name": ', { 'content-type': 'application/json' });
   const authorize = (params: Record<string, string>) => `/oauth/authorize?${new URLSearchParams(params)}`;
-  const good = { response_type: 'code', client_id: '<client>', redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 'xyz', scope: 'read' };
+  const good = { response_type: 'code', client_id: '<client>', redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 'xyz', scope: 'read', resource: `${ORIGIN}/api` };
   add('session', 'GET', '/oauth/authorize');
   add('session', 'GET', authorize({ ...good, client_id: 'client_nope' }));
   add('session', 'GET', authorize({ ...good, redirect_uri: 'http://127.0.0.1:9999/other' }));

@@ -42,6 +42,8 @@ const KEPT_HEADERS = [
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
+/** A time as pages show it. */
+const PAGE_TIME = /\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/g;
 /**
  * Keys whose values are made up for each request or each key: a key's hint is the end of its
  * random token; an OAuth client's registration time is in seconds, not a labelled time.
@@ -92,7 +94,8 @@ export class Labels {
       // A cursor inside JSON text: a request's variables or arguments, an MCP tool's text content.
       .replace(/((?:next_cursor|cursor|after|before)\\?":\s*\\?")([A-Za-z0-9_-]{16,})/g, (m, p: string, c: string) => (this.isCursor(c) ? `${p}<cursor:${this.cursor(c)}>` : m))
       .replace(UUID, (id) => `<${this.label(id)}>`)
-      .replace(TIME, '<time>');
+      .replace(TIME, '<time>')
+      .replace(PAGE_TIME, '<time>');
   }
 
   /** The service's cursors are base64url JSON arrays. */
