@@ -1,23 +1,10 @@
-import type { TestApp } from '../support/app.js';
-import { obtainTokens } from '../support/oauth.js';
+import { CALLERS, describeCorpus, send, type Caller, type Recorded, type World } from './record.js';
 
 /**
- * A differential corpus: a few hundred REST requests (every route, every caller kind, errors,
- * filters, cursors) sent in a fixed order to a freshly seeded app, each answer reduced to what
- * must not change when the code behind it is restructured (status, the headers a client reads,
- * the body), with ids, times, tokens and cursors replaced by stable labels.
- * `npm run -s corpus:record` writes test/differential/corpus.json; the test replays it.
+ * The REST corpus: a few hundred requests (every route, every caller kind, errors, filters,
+ * cursors) in a fixed order. A step's path `<next>` follows the previous answer's Link,
+ * `<new-key>` names the last key created, and `<invite>` in a body the last invite code.
  */
-
-export interface Recorded {
-  request: string;
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-type Caller = 'owner' | 'admin' | 'manager' | 'member' | 'viewer' | 'globex' | 'session' | 'oauthRead' | 'oauthWrite' | 'anonymous' | 'badToken';
-const CALLERS: Caller[] = ['owner', 'admin', 'manager', 'member', 'viewer', 'globex', 'session', 'oauthRead', 'oauthWrite', 'anonymous', 'badToken'];
 
 interface Step {
   caller: Caller;
@@ -25,93 +12,6 @@ interface Step {
   path: string;
   body?: unknown;
   headers?: Record<string, string>;
-}
-
-/** The headers a client reads; the rest (content-length and the like) follow from the body. */
-const KEPT_HEADERS = [
-  'content-type',
-  'location',
-  'link',
-  'allow',
-  'accept-post',
-  'www-authenticate',
-  'retry-after',
-  'cache-control',
-  'x-content-type-options',
-  'x-ratelimit-limit',
-  'x-ratelimit-remaining',
-  'ratelimit-policy',
-];
-
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
-const TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
-
-/** Stable names for the ids of a seeded database, and numbered ones for rows the corpus creates. */
-class Labels {
-  private readonly names = new Map<string, string>();
-  private created = 0;
-
-  async load(t: TestApp): Promise<void> {
-    const db = t.app.db.prisma;
-    for (const org of await db.organization.findMany()) this.names.set(org.id, `org:${org.slug}`);
-    for (const user of await db.user.findMany()) this.names.set(user.id, `user:${user.username}`);
-    for (const p of await db.project.findMany({ include: { org: true } })) this.names.set(p.id, `project:${p.org.slug}/${p.key}`);
-    for (const i of await db.issue.findMany({ include: { project: { include: { org: true } } } })) {
-      this.names.set(i.id, `issue:${i.project.org.slug}/${i.project.key}-${i.number}`);
-    }
-    for (const m of await db.membership.findMany({ include: { user: true, org: true } })) this.names.set(m.id, `membership:${m.user.username}@${m.org.slug}`);
-    for (const k of await db.apiKey.findMany({ include: { membership: { include: { user: true, org: true } } } })) {
-      this.names.set(k.id, `key:${k.membership.user.username}@${k.membership.org.slug}/${k.name}`);
-    }
-  }
-
-  label(id: string): string {
-    const key = id.toLowerCase();
-    let name = this.names.get(key);
-    if (!name) {
-      name = `new:${++this.created}`;
-      this.names.set(key, name);
-    }
-    return name;
-  }
-
-  text(value: string): string {
-    return value
-      .replace(/tok_live_[0-9A-Za-z]{32}/g, '<token>')
-      .replace(/inv_[0-9A-Za-z_-]{24}/g, '<invite-code>')
-      .replace(/([?&]cursor=)([A-Za-z0-9_-]+)/g, (_m, p: string, c: string) => `${p}<cursor:${this.cursor(c)}>`)
-      .replace(UUID, (id) => `<${this.label(id)}>`)
-      .replace(TIME, '<time>');
-  }
-
-  cursor(cursor: string): string {
-    try {
-      return this.text(Buffer.from(cursor, 'base64url').toString('utf8'));
-    } catch {
-      return cursor;
-    }
-  }
-
-  value(value: unknown): unknown {
-    if (typeof value === 'string') return this.text(value);
-    if (Array.isArray(value)) return value.map((v) => this.value(v));
-    // A key's hint is the end of its random token; a request id is made up for each request.
-    const random = new Set(['hint', 'request_id']);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, random.has(k) ? `<${k}>` : this.value(v)]));
-    return value;
-  }
-}
-
-/** Distinct titles and fixed, distinct times for the seeded issues, so that list orders never hang on random ids. */
-async function pinTimes(t: TestApp): Promise<void> {
-  const issues = await t.app.db.prisma.issue.findMany({ include: { project: true }, orderBy: [{ project: { key: 'asc' } }, { number: 'asc' }] });
-  for (const [n, issue] of issues.entries()) {
-    const at = new Date(Date.UTC(2026, 0, 1, 0, n));
-    await t.app.db.prisma.issue.update({
-      where: { id: issue.id },
-      data: { title: `${issue.title} (${issue.project.key})`, createdAt: at, updatedAt: new Date(at.getTime() + 30_000) },
-    });
-  }
 }
 
 function steps(ids: Record<string, string>): Step[] {
@@ -279,73 +179,22 @@ function steps(ids: Record<string, string>): Step[] {
   return all;
 }
 
-/** Sends the corpus to a freshly seeded app and returns every answer, labelled. */
-export async function runCorpus(t: TestApp): Promise<Recorded[]> {
-  await pinTimes(t);
-  const labels = new Labels();
-  await labels.load(t);
-  const acme = t.org('acme');
-  const globex = t.org('globex');
-  const web = acme.projects.find((p) => p.key === 'WEB')!.id;
-  const mob = acme.projects.find((p) => p.key === 'MOB')!.id;
-  const res = globex.projects[0]!.id;
-  const web1 = (await t.app.db.prisma.issue.findFirst({ where: { projectId: web, number: 1 } }))!.id;
-  const ids: Record<string, string> = { web, mob, res, web1, acme: acme.id, globex: globex.id, olivia: t.user('olivia').id, bella: t.user('bella', 'globex').id };
-
-  const cookie = await t.signIn('olivia@example.com');
-  // Olivia's session acts in acme (her only organization); OAuth tokens are bound to acme too.
-  const read = await obtainTokens(t.app, cookie, acme.id, 'read');
-  const write = await obtainTokens(t.app, cookie, acme.id, 'read write');
-  const credentials: Record<Caller, Record<string, string>> = {
-    owner: { authorization: `Bearer ${t.user('olivia').token}` },
-    admin: { authorization: `Bearer ${t.user('adam').token}` },
-    manager: { authorization: `Bearer ${t.user('maya').token}` },
-    member: { authorization: `Bearer ${t.user('mark').token}` },
-    viewer: { authorization: `Bearer ${t.user('victor').token}` },
-    globex: { authorization: `Bearer ${t.user('bella', 'globex').token}` },
-    session: { cookie, origin: new URL(t.app.config.baseUrl).origin },
-    oauthRead: { authorization: `Bearer ${read.tokens.access_token}` },
-    oauthWrite: { authorization: `Bearer ${write.tokens.access_token}` },
-    anonymous: {},
-    badToken: { authorization: 'Bearer tok_live_00000000000000000000000000000000' },
-  };
-
+async function run(world: World): Promise<Recorded[]> {
   const out: Recorded[] = [];
   let next = '';
   let newKey = '';
   let invite = '';
-  for (const step of steps(ids)) {
-    let path = step.path === '<next>' ? next : step.path;
-    path = path.replace('<new-key>', newKey);
+  for (const step of steps(world.ids)) {
+    const path = (step.path === '<next>' ? next : step.path).replace('<new-key>', newKey);
     const body = step.body && typeof step.body === 'object' ? JSON.parse(JSON.stringify(step.body).replace('<invite>', invite)) : step.body;
-    const headers: Record<string, string> = { ...credentials[step.caller], ...step.headers };
-    if (body !== undefined) headers['content-type'] ??= 'application/json';
-    const url = path.startsWith('http') ? path : `${t.app.config.baseUrl}${path}`;
-    const response = await t.app.fetch(
-      new Request(url, { method: step.method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) }),
-    );
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // Not JSON: kept as text.
-    }
+    const { response, parsed, recorded } = await send(world, step.caller, step.method, path, body, step.headers);
     const link = response.headers.get('link');
     if (link) next = /<([^>]+)>/.exec(link)![1]!;
     if (step.method === 'POST' && path === '/api/api-keys' && response.status === 201) newKey = (parsed as { id: string }).id;
     if (path === '/api/invitations' && response.status === 201) invite = (parsed as { invite_code: string }).invite_code;
-    const kept: Record<string, string> = {};
-    for (const name of KEPT_HEADERS) {
-      const value = response.headers.get(name);
-      if (value !== null) kept[name] = labels.text(value);
-    }
-    out.push({
-      request: labels.text(`${step.caller} ${step.method} ${path.replace(t.app.config.baseUrl, '')}${body === undefined ? '' : ` ${typeof body === 'string' ? body : JSON.stringify(body)}`}`),
-      status: response.status,
-      headers: kept,
-      body: labels.value(parsed),
-    });
+    out.push(recorded);
   }
   return out;
 }
+
+describeCorpus('rest', run);

@@ -1,0 +1,137 @@
+import { CALLERS, describeCorpus, send, type Caller, type Recorded, type World } from './record.js';
+
+/**
+ * The MCP corpus: JSON-RPC POSTs to /api/mcp as a client sends them (initialize, tools/list for
+ * every caller and scope, a call of every tool with its success and typical errors: invalid
+ * arguments, not found, forbidden, insufficient scope, idempotency), batches, and messages
+ * that are not JSON-RPC. The answers' event-stream or JSON bodies are recorded as sent.
+ */
+
+const ACCEPT = { accept: 'application/json, text/event-stream' };
+/** The protocol version of clients that send batches (MCP removed them after it). */
+const BATCHING = { ...ACCEPT, 'mcp-protocol-version': '2025-03-26' };
+
+interface Step {
+  caller: Caller;
+  body: unknown;
+  headers?: Record<string, string>;
+  method?: string;
+}
+
+let nextId = 0;
+const message = (method: string, params?: unknown) => ({ jsonrpc: '2.0', id: ++nextId, method, ...(params === undefined ? {} : { params }) });
+const tool = (name: string, args: unknown) => message('tools/call', { name, arguments: args });
+
+function steps(ids: Record<string, string>): Step[] {
+  const all: Step[] = [];
+  const add = (caller: Caller, body: unknown, headers: Record<string, string> = ACCEPT, method?: string) => all.push({ caller, body, headers, method });
+  const initialize = message('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'corpus', version: '1.0.0' } });
+  for (const caller of CALLERS) {
+    add(caller, initialize);
+    add(caller, message('tools/list'));
+    add(caller, tool('who_am_i', {}));
+  }
+  add('member', { jsonrpc: '2.0', method: 'notifications/initialized' });
+  add('member', message('ping'));
+
+  // Reads.
+  for (const caller of ['member', 'viewer', 'globex', 'oauthRead'] as Caller[]) {
+    add(caller, tool('list_my_orgs', {}));
+    add(caller, tool('list_projects', {}));
+    add(caller, tool('get_project', { id: ids.web }));
+    add(caller, tool('list_issues', { limit: 3 }));
+    add(caller, tool('get_issue', { id: 'WEB-1' }));
+    add(caller, tool('search_people', { q: 'm' }));
+    add(caller, tool('palette_search', { q: 'web' }));
+  }
+  add('member', tool('list_issues', { limit: 2, sort: 'title', direction: 'asc' }));
+  add('member', tool('list_issues', { limit: 2, sort: 'title', direction: 'asc', cursor: '<next>' }));
+  add('member', tool('list_issues', { limit: 2, sort: 'title', direction: 'asc', cursor: '<next>' }));
+  add('member', tool('list_issues', { status: ['Done', 'Todo'], priority: ['urgent', 'high'] }));
+  add('member', tool('list_issues', { project_id: ids.web, assignee_id: ids.olivia, q: 'set' }));
+  add('member', tool('list_issues', { limit: 0, sort: 'colour', status: ['Someday'] }));
+  add('member', tool('list_issues', { cursor: 'garbage' }));
+  add('member', tool('get_issue', { id: 'RES-1' }));
+  add('member', tool('get_issue', {}));
+  add('member', tool('get_issue', { id: 'nonsense' }));
+  add('member', tool('get_project', { id: ids.res }));
+  add('member', tool('get_project', { id: 'not-a-uuid' }));
+  add('member', tool('who_am_i', { verbose: true }));
+  add('member', tool('no_such_tool', {}));
+  add('member', message('tools/call', { name: 'who_am_i' }));
+  add('member', message('tools/call', {}));
+  add('member', message('resources/list'));
+  add('member', message('prompts/list'));
+  add('member', message('no/such/method'));
+
+  // Writes: success, invalid arguments, not found, forbidden, insufficient scope, idempotency.
+  for (const caller of CALLERS) add(caller, tool('create_issue', { project_id: ids.web, title: `MCP issue by ${caller}`, priority: 'high' }));
+  add('member', tool('create_issue', { project_id: 'no pe', title: '', priority: 'someday', colour: 'red' }));
+  add('member', tool('create_issue', { project_id: ids.res, title: 'Other org' }));
+  add('member', tool('create_issue', { project_id: ids.web, title: 'Outsider', assignee_id: ids.bella }));
+  add('member', tool('create_issue', { project_id: ids.web, title: 'Once', idempotency_key: 'corpus-once' }));
+  add('member', tool('create_issue', { project_id: ids.web, title: 'Once', idempotency_key: 'corpus-once' }));
+  add('member', tool('create_issue', { project_id: ids.web, title: 'Twice', idempotency_key: 'corpus-once' }));
+  for (const caller of ['member', 'viewer', 'oauthRead', 'oauthWrite', 'globex'] as Caller[]) add(caller, tool('update_issue', { id: 'WEB-1', status: 'Done', description: null }));
+  add('member', tool('update_issue', { id: 'WEB-2', title: '', priority: 'nope' }));
+  add('member', tool('update_issue', { id: 'WEB-2', assignee_id: ids.olivia, title: 'Renamed by MCP' }));
+  add('member', tool('delete_issue', { id: 'WEB-3' }));
+  add('manager', tool('delete_issue', { id: 'WEB-3' }));
+  add('manager', tool('delete_issue', { id: 'WEB-3' }));
+  add('manager', tool('create_project', { name: 'Agents', key: 'AGT' }));
+  add('manager', tool('create_project', { name: 'Dup', key: 'WEB' }));
+  add('manager', tool('create_project', { name: '', key: '1' }));
+  add('viewer', tool('create_project', { name: 'No', key: 'NO' }));
+  add('oauthRead', tool('create_project', { name: 'No', key: 'NO' }));
+  add('manager', tool('update_project', { id: ids.mob, name: 'Mobile', key: 'APP' }));
+  add('manager', tool('update_project', { id: ids.mob, key: 'WEB' }));
+  add('manager', tool('update_project', { id: ids.res, name: 'Theirs' }));
+  add('manager', tool('create_issue', { project_id: 'AGT', title: 'In the new project' }));
+  add('manager', tool('delete_project', { id: 'AGT' }));
+  add('manager', tool('delete_project', { id: 'AGT', force: true }));
+  add('manager', tool('delete_project', { id: 'AGT' }));
+  add('member', tool('list_issues', { sort: 'created_at', limit: 5 }));
+
+  // Batches (protocol 2025-03-26), and the same batch in a protocol without them.
+  const batch = [tool('who_am_i', {}), tool('get_issue', { id: 'WEB-2' }), tool('get_issue', { id: 'RES-1' }), { jsonrpc: '2.0', method: 'notifications/initialized' }];
+  add('member', batch, BATCHING);
+  add('member', batch);
+  add('member', [tool('create_issue', { project_id: ids.web, title: 'Batched' }), tool('update_issue', { id: 'WEB-2', status: 'Todo' })], BATCHING);
+  add('member', [], BATCHING);
+  add('member', [1, 2], BATCHING);
+  add('member', Array.from({ length: 21 }, () => message('ping')), BATCHING);
+
+  // What is not JSON-RPC, or not sent as a client must.
+  add('member', '{"jsonrpc": "2.0", "id": 1, "method": ');
+  add('member', { jsonrpc: '1.0', id: 1, method: 'ping' });
+  add('member', { id: 1, method: 'ping' });
+  add('member', { jsonrpc: '2.0', id: 1 });
+  add('member', 'null');
+  add('member', '7');
+  add('member', message('ping'), { accept: 'application/json' });
+  add('member', message('ping'), { accept: 'text/html' });
+  add('member', message('ping'), { ...ACCEPT, 'content-type': 'text/plain' });
+  add('member', message('ping'), { ...ACCEPT, 'mcp-protocol-version': '1999-01-01' });
+  add('member', undefined, ACCEPT, 'GET');
+  add('member', undefined, ACCEPT, 'DELETE');
+  add('member', message('ping'), ACCEPT, 'PUT');
+  return all;
+}
+
+async function run(world: World): Promise<Recorded[]> {
+  nextId = 0;
+  const out: Recorded[] = [];
+  let next = '';
+  for (const step of steps(world.ids)) {
+    const body = step.body && typeof step.body === 'object' ? JSON.parse(JSON.stringify(step.body).replace('"<next>"', JSON.stringify(next))) : step.body;
+    const { parsed, recorded } = await send(world, step.caller, step.method ?? 'POST', '/api/mcp', body, step.headers);
+    out.push(recorded);
+    // list_issues' next page, from a JSON answer or an event stream's data line.
+    const text = JSON.stringify(parsed);
+    const cursor = /\\?"next_cursor\\?":\s*\\?"([^"\\]+)/.exec(text);
+    if (cursor) next = cursor[1]!;
+  }
+  return out;
+}
+
+describeCorpus('mcp', run);
