@@ -6,7 +6,7 @@ import { testConfig } from '../src/config.js';
 import { QUERY_LIMITS } from '../src/graphql/yoga.js';
 import { schema } from '../src/schema/index.js';
 import { INPUT_LIMITS } from '../src/schema/input-shape.js';
-import { MAX_FILTER_DEPTH, MAX_FILTER_VALUES, MAX_FILTERS } from '../src/schema/issue-filter.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_VALUES, MAX_FILTERS } from '../src/schema/issue-filter-limits.js';
 import { UNDECLARED_LIST_MULTIPLIER } from '../src/schema/list-bounds.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { fieldErrors } from './support/problem.js';

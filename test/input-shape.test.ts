@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { INPUT_LIMITS, WIDTH } from '../src/schema/input-shape.js';
-import { MAX_FILTER_VALUES } from '../src/schema/issue-filter.js';
+import { MAX_FILTER_VALUES } from '../src/schema/issue-filter-limits.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { fieldErrors } from './support/problem.js';
 

@@ -1,6 +1,6 @@
 import { DESCRIPTION_MAX } from './workflow.js';
 import { ValidationError, type FieldError } from './errors.js';
-import { MAX_FILTER_VALUES, MAX_FILTERS } from './issue-filter.js';
+import { MAX_FILTER_VALUES, MAX_FILTERS } from './issue-filter-limits.js';
 
 /**
  * The size and shape every input value may have (GraphQL variables, REST JSON bodies and query

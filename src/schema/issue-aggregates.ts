@@ -1,9 +1,12 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
 import { z } from 'zod';
-import { Prisma } from '../generated/prisma/client.js';
 import type { Context } from '../context.js';
+import { directSql } from '../db/direct-sql.js';
+import { builder, compiled } from '../db/sql-builder.js';
 import { NotFoundError } from './errors.js';
-import { IssueFilter, type IssueFilterShape } from './issue-filter.js';
-import { all, issueFilterSql } from './issue-filter-sql.js';
+import { filterReads, IssueFilter, type IssueFilterShape } from './issue-filter.js';
+import type { IssueField } from './issue-filter-fields.js';
+import { issueFilterConditions } from './issue-filter-sql.js';
 import { defineOperation } from './operation.js';
 import { optionalProjectIdOf, projectRef } from './project-lookup.js';
 import { activeOrgId } from './viewer.js';
@@ -85,6 +88,9 @@ export const AggregateIssuesInput = z.strictObject({
 /** The groupings of the issues themselves (one GROUPING SETS statement); completedWeek reads the history. */
 type IssueColumnGrouping = Exclude<IssueGrouping, 'completedWeek'>;
 
+/** The fields issue_counts holds (besides the organization and the project), under the issues' column names. */
+const COUNTED_FIELDS: ReadonlySet<IssueField> = new Set(['status', 'priority', 'assigneeId']);
+
 /** The column each grouping groups by, in the statement's inner select. */
 const GROUP_COLUMN: Record<IssueColumnGrouping, string> = {
   status: 'status',
@@ -156,14 +162,12 @@ export const aggregateIssues = defineOperation({
 export function answeredByCounts(input: z.output<typeof AggregateIssuesInput>, groupings: IssueGrouping[]): boolean {
   const filter = input.filter ?? {};
   if (!countsHold(filter)) return false;
-  return !groupings.includes('createdWeek') || issueFilterSql(filter).length === 0;
+  return !groupings.includes('createdWeek') || issueFilterConditions(filter, 'i').length === 0;
 }
 
-/** Whether every condition of `filter`, at any depth, is on status, priority or assignee. */
+/** Whether every condition of `filter`, at any depth, reads only what issue_counts holds. */
 function countsHold(filter: IssueFilterShape): boolean {
-  const { status, priority, assigneeId, and, or, not, ...others } = filter;
-  if (Object.values(others).some((value) => value != null)) return false;
-  return [...(and ?? []), ...(or ?? []), ...(not ? [not] : [])].every(countsHold);
+  return [...filterReads(filter)].every((field) => COUNTED_FIELDS.has(field));
 }
 
 async function groupedCounts(
@@ -174,35 +178,48 @@ async function groupedCounts(
   firstWeek: Date,
   fromCounts: boolean,
 ): Promise<Row[]> {
-  const where = issueConditions(orgId, input);
-  // One output column per grouping would make every row wide; each grouping set fills `value`
-  // instead, and GROUPING() tells which set a row belongs to (1: not grouped by that column).
-  const value = groupings.length
-    ? Prisma.raw(`COALESCE(${groupings.map((g) => `CASE WHEN GROUPING(${GROUP_COLUMN[g]}) = 0 THEN ${valueText(g)} END`).join(', ')})`)
-    : Prisma.raw('NULL');
-  const flags = Prisma.raw(groupings.map((g) => `, GROUPING(${GROUP_COLUMN[g]}) AS "g_${g}"`).join(''));
-  const sets = Prisma.raw(['()', ...groupings.map((g) => `(${GROUP_COLUMN[g]})`)].join(', '));
   // A row of issue_counts stands for `count` issues of its group; the columns a countable filter
   // names are the same in both tables. (Weeks never come from issue_counts: answeredByCounts.)
   const filtered = fromCounts
-    ? Prisma.sql`SELECT status, priority, assignee_id, project_id, count AS issues FROM issue_counts WHERE ${all(where)}`
-    : Prisma.sql`SELECT status, priority, assignee_id, project_id, 1 AS issues,
-                        CASE WHEN created_at >= ${firstWeek}::timestamptz THEN date_trunc('week', created_at, 'UTC') END AS created_week
-                   FROM issues WHERE ${all(where)}`;
-  return ctx.prisma.$queryRaw<Row[]>`
-    SELECT COALESCE(sum(issues), 0)::int AS count, ${value} AS value ${flags}
-      FROM (${filtered}) AS filtered
-     GROUP BY GROUPING SETS (${sets})`;
+    ? builder
+        .selectFrom('issue_counts as i')
+        .select(['i.status', 'i.priority', 'i.assignee_id', 'i.project_id', 'i.count as issues'])
+        .where((eb) => eb.and(issueConditions(orgId, input)))
+    : builder
+        .selectFrom('issues as i')
+        .select([
+          'i.status',
+          'i.priority',
+          'i.assignee_id',
+          'i.project_id',
+          sql<number>`1`.as('issues'),
+          sql<Date | null>`CASE WHEN i.created_at >= ${firstWeek}::timestamptz THEN date_trunc('week', i.created_at, 'UTC') END`.as('created_week'),
+        ])
+        .where((eb) => eb.and(issueConditions(orgId, input)));
+  // One output column per grouping would make every row wide; each grouping set fills `value`
+  // instead, and GROUPING() tells which set a row belongs to (1: not grouped by that column).
+  const grouping = (g: IssueColumnGrouping) => sql<number>`GROUPING(${sql.ref(GROUP_COLUMN[g])})`;
+  const value = groupings.length
+    ? sql<string | null>`COALESCE(${sql.join(groupings.map((g) => sql`CASE WHEN ${grouping(g)} = 0 THEN ${valueText(g)} END`))})`
+    : sql<null>`NULL`;
+  const sets = sql.join([sql`()`, ...groupings.map((g) => sql`(${sql.ref(GROUP_COLUMN[g])})`)]);
+  const query = builder
+    .selectFrom(filtered.as('filtered'))
+    .select([sql<number>`COALESCE(sum(issues), 0)::int`.as('count'), value.as('value'), ...groupings.map((g) => grouping(g).as(`g_${g}`))])
+    .groupBy(sql`GROUPING SETS (${sets})`);
+  return directSql(ctx.prisma).rows<Row>(compiled(query));
 }
 
 /** Issues created per week, from the weekly counts (the whole organization, or one project). */
 async function createdPerWeek(ctx: Context, orgId: string, input: z.output<typeof AggregateIssuesInput>, weeks: Date[]): Promise<WeekCount[]> {
-  const project = input.projectId ? Prisma.sql`AND project_id = ${input.projectId}::uuid` : Prisma.empty;
-  const rows = await ctx.prisma.$queryRaw<{ week: Date; count: number }[]>`
-    SELECT week, sum(count)::int AS count FROM issue_week_counts
-     WHERE org_id = ${orgId}::uuid ${project} AND week >= ${weeks[0]!}::timestamptz
-     GROUP BY week`;
-  return weekSeries(rows, weeks);
+  let query = builder
+    .selectFrom('issue_week_counts as w')
+    .select(['w.week', sql<number>`sum(w.count)::int`.as('count')])
+    .where('w.org_id', '=', orgId)
+    .where('w.week', '>=', weeks[0]!)
+    .groupBy('w.week');
+  if (input.projectId) query = query.where('w.project_id', '=', input.projectId);
+  return weekSeries(await directSql(ctx.prisma).rows<{ week: Date; count: number }>(compiled(query)), weeks);
 }
 
 /** A count for every week of `weeks`, zeros included, from the weeks that have one. */
@@ -211,11 +228,11 @@ function weekSeries(rows: { week: Date; count: number }[], weeks: Date[]): WeekC
   return weeks.map((weekStart) => ({ weekStart, count: counts.get(weekStart.getTime()) ?? 0 }));
 }
 
-/** The conditions on `issues` of the operation's input: the organization, the project, the filter. */
-function issueConditions(orgId: string, input: z.output<typeof AggregateIssuesInput>): Prisma.Sql[] {
-  const where = [Prisma.sql`org_id = ${orgId}::uuid`, ...(input.filter ? issueFilterSql(input.filter) : [])];
-  if (input.projectId) where.push(Prisma.sql`project_id = ${input.projectId}::uuid`);
-  return where;
+/** The conditions of the operation's input on the issues (or their counts) aliased `i`: the organization, the project, the filter. */
+function issueConditions(orgId: string, input: z.output<typeof AggregateIssuesInput>): Expression<SqlBool>[] {
+  const where = [sql<SqlBool>`${sql.ref('i.org_id')} = ${orgId}::uuid`];
+  if (input.projectId) where.push(sql<SqlBool>`${sql.ref('i.project_id')} = ${input.projectId}::uuid`);
+  return [...where, ...(input.filter ? issueFilterConditions(input.filter, 'i') : [])];
 }
 
 /**
@@ -223,27 +240,30 @@ function issueConditions(orgId: string, input: z.output<typeof AggregateIssuesIn
  * the database derives from the history (issue_completions, kept by a trigger on `events`: one
  * row per issue and week, however often it reached Done that week; gone with the issue). For
  * the whole organization or a project, the rows are counted as they are; under a filter, each
- * row's issue is looked up by its key and checked (in the subquery, the filter's column names
- * mean the issue's columns).
+ * row's issue is looked up by its key and checked.
  */
 async function completedPerWeek(ctx: Context, orgId: string, input: z.output<typeof AggregateIssuesInput>, weeks: Date[]): Promise<WeekCount[]> {
-  const filter = input.filter ? issueFilterSql(input.filter) : [];
-  const project = input.projectId ? Prisma.sql`AND c.project_id = ${input.projectId}::uuid` : Prisma.empty;
-  const matching = filter.length ? Prisma.sql`AND EXISTS (SELECT 1 FROM issues WHERE id = c.issue_id AND ${all(filter)})` : Prisma.empty;
-  const rows = await ctx.prisma.$queryRaw<{ week: Date; count: number }[]>`
-    SELECT c.week, count(*)::int AS count
-      FROM issue_completions c
-     WHERE c.org_id = ${orgId}::uuid AND c.week >= ${weeks[0]!}::timestamptz ${project} ${matching}
-     GROUP BY c.week`;
-  return weekSeries(rows, weeks);
+  const filter = input.filter ? issueFilterConditions(input.filter, 'i') : [];
+  let query = builder
+    .selectFrom('issue_completions as c')
+    .select(['c.week', sql<number>`count(*)::int`.as('count')])
+    .where('c.org_id', '=', orgId)
+    .where('c.week', '>=', weeks[0]!)
+    .groupBy('c.week');
+  if (input.projectId) query = query.where('c.project_id', '=', input.projectId);
+  if (filter.length) {
+    query = query.where(({ exists, selectFrom, and }) =>
+      exists(selectFrom('issues as i').select(sql`1`.as('one')).where(and([sql<SqlBool>`i.id = c.issue_id`, ...filter]))),
+    );
+  }
+  return weekSeries(await directSql(ctx.prisma).rows<{ week: Date; count: number }>(compiled(query)), weeks);
 }
 
 /** Every group's value as text, so that one column holds them all (weeks as ISO 8601 instants). */
-function valueText(grouping: IssueColumnGrouping): string {
-  if (grouping === 'createdWeek') return `to_char(created_week AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
-  return `${GROUP_COLUMN[grouping]}::text`;
+function valueText(grouping: IssueColumnGrouping) {
+  if (grouping === 'createdWeek') return sql<string>`to_char(created_week AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+  return sql<string>`${sql.ref(GROUP_COLUMN[grouping])}::text`;
 }
-
 function collect(rows: Row[], groupings: IssueColumnGrouping[], weeks: Date[]): IssueAggregates {
   const counts = new Map<IssueColumnGrouping, Map<string | null, number>>(groupings.map((g) => [g, new Map()]));
   let total = 0;

@@ -2,129 +2,92 @@ import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
 import { IssuePriorityEnum, IssueStatusEnum } from './issue-enums.js';
-import { instant } from './dates.js';
-import { insensitive, searchText } from './search-text.js';
-import { isUuid } from './uuid.js';
+import { anyOf, idOrNone, instant, intComparisons, substring, textComparisons, type FilterField, type IssueField, type RestParameter } from './issue-filter-fields.js';
+import { MAX_FILTER_BRANCHES, MAX_FILTER_DEPTH, MAX_FILTER_VALUES, MAX_FILTERS } from './issue-filter-limits.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
-import { storableString } from './text.js';
 
-/** How deep and/or/not may nest, and how many branches one level may have. */
-export const MAX_FILTER_DEPTH = 4;
-export const MAX_FILTER_BRANCHES = 10;
 /**
- * How many filters one filter may hold in all (itself and every nested one), and how many values
- * one list (`status`, `priority`, `number.in`) may have. Every value is a bind parameter, and
- * PostgreSQL takes at most 65,535 in a statement: these bounds keep a filter far under that.
+ * The issue filter, once: each entry is a field of the GraphQL input `IssueFilter`, a key of the
+ * zod rule every surface validates with, a Prisma condition, an SQL condition (the hand-written
+ * list statement and the aggregates), and, when it names a REST parameter, a query parameter of
+ * `GET /api/issues` and a control of the issues page. Adding a filter is adding an entry here
+ * (and a value for it to test/support/issue-world.ts, which the compiler asks for).
  */
-export const MAX_FILTERS = 50;
-export const MAX_FILTER_VALUES = 100;
-
-const TextComparatorInput = builder.inputType('TextComparator', {
-  description: 'Case-insensitive comparisons with a text; every given one must hold.',
-  fields: (t) => ({
-    equals: t.string({ required: false, description: 'Equal to this text, ignoring case.' }),
-    contains: t.string({ required: false, description: 'Containing this text, ignoring case.' }),
-    startsWith: t.string({ required: false, description: 'Starting with this text, ignoring case.' }),
+export const ISSUE_FILTER = {
+  status: anyOf('status', ISSUE_STATUSES, IssueStatusEnum, {
+    description: 'Any of these statuses.',
+    rest: { name: 'status', description: 'Any of these statuses: repeat the parameter or separate values with commas (`status=a,b`).' },
   }),
-});
-
-const IntComparatorInput = builder.inputType('IntComparator', {
-  description: 'Comparisons with a number; every given one must hold.',
-  fields: (t) => ({
-    eq: t.int({ required: false, description: 'Equal to this number.' }),
-    gt: t.int({ required: false, description: 'Greater than this number.' }),
-    gte: t.int({ required: false, description: 'Greater than or equal to this number.' }),
-    lt: t.int({ required: false, description: 'Less than this number.' }),
-    lte: t.int({ required: false, description: 'Less than or equal to this number.' }),
-    in: t.intList({ required: false, description: `One of these numbers (at most ${MAX_FILTER_VALUES}).` }),
+  priority: anyOf('priority', ISSUE_PRIORITIES, IssuePriorityEnum, {
+    description: 'Any of these priorities.',
+    rest: { name: 'priority', description: 'Any of these priorities: repeat the parameter or separate values with commas (`priority=a,b`).' },
   }),
-});
+  assigneeId: idOrNone('assigneeId', {
+    description: 'Assigned to this user id, or "none" for unassigned issues.',
+    rest: { name: 'assignee_id', description: 'Assigned to this user id, or `none` for unassigned issues.' },
+  }),
+  q: substring(['title', 'description'], {
+    description: 'Case-insensitive substring of the title or the description (1 to 100 characters).',
+    rest: { name: 'q', description: 'Case-insensitive substring of the title or the description, 1 to 100 characters (`%` and `_` are plain characters).' },
+  }),
+  title: textComparisons('title', { description: 'Comparisons with the title.' }),
+  number: intComparisons('number', { description: 'The issue number (the 12 of WEB-12).' }),
+  createdAfter: instant('createdAt', '>', {
+    description: 'Created strictly after this instant.',
+    rest: { name: 'created_after', description: 'Created after, strictly.' },
+  }),
+  createdBefore: instant('createdAt', '<', {
+    description: 'Created strictly before this instant.',
+    rest: { name: 'created_before', description: 'Created before, strictly.' },
+  }),
+  updatedAfter: instant('updatedAt', '>', {
+    description: 'Last changed strictly after this instant.',
+    rest: { name: 'updated_after', description: 'Last changed after, strictly.' },
+  }),
+  updatedBefore: instant('updatedAt', '<', {
+    description: 'Last changed strictly before this instant.',
+    rest: { name: 'updated_before', description: 'Last changed before, strictly.' },
+  }),
+};
 
-export interface IssueFilterShape {
-  status?: string[] | null;
-  priority?: string[] | null;
-  assigneeId?: string | null;
-  q?: string | null;
-  title?: { equals?: string | null; contains?: string | null; startsWith?: string | null } | null;
-  number?: { eq?: number | null; gt?: number | null; gte?: number | null; lt?: number | null; lte?: number | null; in?: number[] | null } | null;
-  createdAfter?: Date | null;
-  createdBefore?: Date | null;
-  updatedAfter?: Date | null;
-  updatedBefore?: Date | null;
+type IssueFilterEntries = typeof ISSUE_FILTER;
+export type IssueFilterField = keyof IssueFilterEntries;
+type ValueOf<Entry> = Entry extends FilterField<infer Value> ? Value : never;
+
+/** A filter: any of the entries' values, and filters combined (and: all hold; or: one holds; not: it does not hold). */
+export interface IssueFilterShape extends FilterValues {
   and?: IssueFilterShape[] | null;
   or?: IssueFilterShape[] | null;
   not?: IssueFilterShape | null;
 }
+type FilterValues = { [Name in IssueFilterField]?: ValueOf<IssueFilterEntries[Name]> | null };
+
+const ENTRIES = Object.entries(ISSUE_FILTER) as [IssueFilterField, FilterField<unknown>][];
+
+/** The entries offered as query parameters of the REST list (and as the issues page's controls), in the table's order. */
+export const ISSUE_FILTER_PARAMETERS: (RestParameter & { field: IssueFilterField; rule: z.ZodType })[] = ENTRIES.flatMap(([field, entry]) =>
+  entry.rest ? [{ field, rule: entry.rule, ...entry.rest }] : [],
+);
 
 export const IssueFilterInput = builder.inputRef<IssueFilterShape>('IssueFilter').implement({
   description:
     `Every given condition must hold. and, or and not combine filters (nested at most ${MAX_FILTER_DEPTH} deep, ` +
     `${MAX_FILTER_BRANCHES} per list, ${MAX_FILTERS} in all); lists of values have at most ${MAX_FILTER_VALUES}.`,
-  fields: (t) => ({
-    status: t.field({ type: [IssueStatusEnum], required: false, description: 'Any of these statuses.' }),
-    priority: t.field({ type: [IssuePriorityEnum], required: false, description: 'Any of these priorities.' }),
-    assigneeId: t.string({ required: false, description: 'Assigned to this user id, or "none" for unassigned issues.' }),
-    q: t.string({ required: false, description: 'Case-insensitive substring of the title or the description (1 to 100 characters).' }),
-    title: t.field({ type: TextComparatorInput, required: false, description: 'Comparisons with the title.' }),
-    number: t.field({ type: IntComparatorInput, required: false, description: 'The issue number (the 12 of WEB-12).' }),
-    createdAfter: t.field({ type: 'DateTime', required: false, description: 'Created strictly after this instant.' }),
-    createdBefore: t.field({ type: 'DateTime', required: false, description: 'Created strictly before this instant.' }),
-    updatedAfter: t.field({ type: 'DateTime', required: false, description: 'Last changed strictly after this instant.' }),
-    updatedBefore: t.field({ type: 'DateTime', required: false, description: 'Last changed strictly before this instant.' }),
-    and: t.field({ type: [IssueFilterInput], required: false, description: 'All of these.' }),
-    or: t.field({ type: [IssueFilterInput], required: false, description: 'At least one of these.' }),
-    not: t.field({ type: IssueFilterInput, required: false, description: 'Not this.' }),
-  }),
+  // The entries' fields are built from the table, which TypeScript cannot match to the shape key by key.
+  fields: (t) =>
+    ({
+      ...Object.fromEntries(ENTRIES.map(([field, entry]) => [field, entry.graphql(t)])),
+      and: t.field({ type: [IssueFilterInput], required: false, description: 'All of these.' }),
+      or: t.field({ type: [IssueFilterInput], required: false, description: 'At least one of these.' }),
+      not: t.field({ type: IssueFilterInput, required: false, description: 'Not this.' }),
+    }) as never,
 });
-
-const tooManyValues = `must have at most ${MAX_FILTER_VALUES} values`;
-
-const anyOf = (allowed: readonly string[]) =>
-  z
-    .array(z.string().meta({ enum: [...allowed] }))
-    .max(MAX_FILTER_VALUES, tooManyValues)
-    .refine((values) => values.every((v) => allowed.includes(v)), `must each be one of: ${allowed.join(', ')}`);
-
-const text = storableString().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
-
-const Comparators = {
-  title: z.object({ equals: text.nullish(), contains: text.nullish(), startsWith: text.nullish() }).nullish(),
-  number: z
-    .object({
-      eq: z.number().int().nullish(),
-      gt: z.number().int().nullish(),
-      gte: z.number().int().nullish(),
-      lt: z.number().int().nullish(),
-      lte: z.number().int().nullish(),
-      in: z.array(z.number().int()).max(MAX_FILTER_VALUES, tooManyValues).nullish(),
-    })
-    .nullish(),
-};
-
-/** The rules of the simple filter fields, which the REST list's parameters use too. */
-export const FilterFields = {
-  status: anyOf(ISSUE_STATUSES),
-  priority: anyOf(ISSUE_PRIORITIES),
-  assigneeId: z
-    .string()
-    .refine((value) => value === 'none' || isUuid(value), 'must be a UUID or none')
-    .meta({ maxLength: 36 }),
-  q: searchText,
-};
 
 function filterSchema(depth: number): z.ZodType<IssueFilterShape> {
   const nested = depth < MAX_FILTER_DEPTH ? filterSchema(depth + 1) : z.never({ error: `filters nest at most ${MAX_FILTER_DEPTH} deep` });
   const branches = z.array(nested).max(MAX_FILTER_BRANCHES, `must have at most ${MAX_FILTER_BRANCHES} filters`).nullish();
   return z.object({
-    status: FilterFields.status.nullish(),
-    priority: FilterFields.priority.nullish(),
-    assigneeId: FilterFields.assigneeId.nullish(),
-    q: FilterFields.q.nullish(),
-    ...Comparators,
-    createdAfter: instant.nullish(),
-    createdBefore: instant.nullish(),
-    updatedAfter: instant.nullish(),
-    updatedBefore: instant.nullish(),
+    ...Object.fromEntries(ENTRIES.map(([field, entry]) => [field, entry.rule.nullish()])),
     and: branches,
     or: branches,
     not: nested.nullish(),
@@ -142,53 +105,66 @@ export const IssueFilter = filterSchema(1).refine((filter) => filterCount(filter
   error: `must hold at most ${MAX_FILTERS} filters in all (nested ones included)`,
 });
 
-/** The Prisma conditions of a validated filter (AND-ed by the caller). */
-export function issueFilterWhere(filter: IssueFilterShape): Prisma.IssueWhereInput[] {
-  const where: Prisma.IssueWhereInput[] = [];
-  if (filter.status) where.push({ status: { in: filter.status } });
-  if (filter.priority) where.push({ priority: { in: filter.priority } });
-  if (filter.assigneeId) where.push({ assigneeId: filter.assigneeId === 'none' ? null : filter.assigneeId });
-  if (filter.q) where.push({ OR: [{ title: insensitive('contains', filter.q) }, { description: insensitive('contains', filter.q) }] });
-  if (filter.title?.equals) where.push({ title: insensitive('equals', filter.title.equals) });
-  if (filter.title?.contains) where.push({ title: insensitive('contains', filter.title.contains) });
-  if (filter.title?.startsWith) where.push({ title: insensitive('startsWith', filter.title.startsWith) });
-  if (filter.number) {
-    const { eq, gt, gte, lt, lte } = filter.number;
-    const number: Prisma.IntFilter<'Issue'> = {};
-    if (eq != null) number.equals = eq;
-    if (gt != null) number.gt = gt;
-    if (gte != null) number.gte = gte;
-    if (lt != null) number.lt = lt;
-    if (lte != null) number.lte = lte;
-    if (filter.number.in) number.in = filter.number.in;
-    // An empty comparator is no condition, and must not count as one (see below).
-    if (Object.keys(number).length) where.push({ number });
+/** How a target (Prisma, SQL) writes the conditions of a filter and combines them. */
+export interface FilterTarget<Condition> {
+  conditions(entry: FilterField<unknown>, value: unknown): Condition[];
+  all(branches: Condition[][]): Condition;
+  any(branches: Condition[][]): Condition;
+  none(conditions: Condition[]): Condition;
+  /** A condition no issue meets. */
+  never: Condition;
+}
+
+/**
+ * The conditions of a validated filter (AND-ed by the caller) on a target; none when it holds for
+ * every issue. A filter without conditions holds for every issue; Prisma drops such an empty
+ * filter instead of reading it as true (within OR it then counts as false: `or: [{}]` matched
+ * nothing, and `not: {}` everything), so empty branches are decided here, the same for every target.
+ */
+export function compileFilter<Condition>(filter: IssueFilterShape, target: FilterTarget<Condition>): Condition[] {
+  const where: Condition[] = [];
+  for (const [field, entry] of ENTRIES) {
+    const value = filter[field];
+    if (value != null) where.push(...target.conditions(entry, value));
   }
-  if (filter.createdAfter || filter.createdBefore) {
-    where.push({ createdAt: { gt: filter.createdAfter ?? undefined, lt: filter.createdBefore ?? undefined } });
-  }
-  if (filter.updatedAfter || filter.updatedBefore) {
-    where.push({ updatedAt: { gt: filter.updatedAfter ?? undefined, lt: filter.updatedBefore ?? undefined } });
-  }
-  // A filter without conditions holds for every issue. Prisma drops such an empty filter instead
-  // of reading it as true (within OR it then counts as false: `or: [{}]` matched nothing, and
-  // `not: {}` everything), so empty branches are decided here.
   if (filter.and?.length) {
     // Branches that hold for every issue add nothing; every condition pushed is then a real one.
-    const branches = filter.and.map(issueFilterWhere).filter((branch) => branch.length > 0);
-    if (branches.length) where.push({ AND: branches.map((branch) => ({ AND: branch })) });
+    const branches = filter.and.map((branch) => compileFilter(branch, target)).filter((branch) => branch.length > 0);
+    if (branches.length) where.push(target.all(branches));
   }
   if (filter.or?.length) {
-    const branches = filter.or.map(issueFilterWhere);
+    const branches = filter.or.map((branch) => compileFilter(branch, target));
     // One branch that holds for every issue makes the OR hold for every issue: no condition.
-    if (branches.every((branch) => branch.length > 0)) where.push({ OR: branches.map((branch) => ({ AND: branch })) });
+    if (branches.every((branch) => branch.length > 0)) where.push(target.any(branches));
   }
   if (filter.not) {
-    const negated = issueFilterWhere(filter.not);
-    where.push(negated.length ? { NOT: { AND: negated } } : NO_ISSUE);
+    const negated = compileFilter(filter.not, target);
+    where.push(negated.length ? target.none(negated) : target.never);
   }
   return where;
 }
 
-/** A condition no issue meets (Prisma reads `in: []` as false). */
-const NO_ISSUE: Prisma.IssueWhereInput = { id: { in: [] } };
+const PRISMA: FilterTarget<Prisma.IssueWhereInput> = {
+  conditions: (entry, value) => entry.where(value),
+  all: (branches) => ({ AND: branches.map((branch) => ({ AND: branch })) }),
+  any: (branches) => ({ OR: branches.map((branch) => ({ AND: branch })) }),
+  none: (conditions) => ({ NOT: { AND: conditions } }),
+  // Prisma reads `in: []` as false.
+  never: { id: { in: [] } },
+};
+
+/** The Prisma conditions of a validated filter (AND-ed by the caller). */
+export function issueFilterWhere(filter: IssueFilterShape): Prisma.IssueWhereInput[] {
+  return compileFilter(filter, PRISMA);
+}
+
+/** The fields a filter's conditions read, at any depth. */
+export function filterReads(filter: IssueFilterShape): Set<IssueField> {
+  const reads = new Set<IssueField>();
+  const visit = (f: IssueFilterShape) => {
+    for (const [field, entry] of ENTRIES) if (f[field] != null) for (const read of entry.reads) reads.add(read);
+    for (const branch of [...(f.and ?? []), ...(f.or ?? []), ...(f.not ? [f.not] : [])]) visit(branch);
+  };
+  visit(filter);
+  return reads;
+}

@@ -1,16 +1,18 @@
+import { sql as kysely, type Expression, type SqlBool } from 'kysely';
 import { sqlStatement, type SqlStatement } from '../db/direct-sql.js';
+import { builder } from '../db/sql-builder.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { IssueFilterShape } from './issue-filter.js';
+import { issueFilterConditions } from './issue-filter-sql.js';
 import type { SeekKey } from './issue-order.js';
-import { escapeLike } from './search-text.js';
 
 /**
  * The issue list as one hand-written statement, for DirectSql (src/db/direct-sql.ts): the
  * same conditions, order and keyset as the Prisma query of `listIssues`, which it replaces when
  * the caller asks for nothing but the issue's own columns and its project's key (the REST list,
- * and GraphQL lists that select no other relation). Each function here mirrors one in
- * issue-filter.ts or issue-order.ts; test/issue-list-sql.test.ts runs both over the same
- * generated filters, orders and cursors, on both databases, and compares the rows.
+ * and GraphQL lists that select no other relation). The filter's conditions are the filter's SQL
+ * (issue-filter-sql.ts); each function here mirrors one in issue-order.ts. test/hand-written-sql.test.ts
+ * runs both over the same generated filters, orders and cursors, on both databases, and compares the rows.
  */
 
 const { sql, join, raw, empty } = Prisma;
@@ -24,50 +26,15 @@ type Sql = Prisma.Sql;
 const oneOf = (column: Sql, values: readonly (string | number)[], cast: Sql = empty) =>
   values.length ? sql`${column} IN (${join(values.map((v) => sql`${v}${cast}`))})` : sql`FALSE`;
 const time = (value: Date) => sql`${value.toISOString()}::timestamptz`;
-const ilike = (column: Sql, pattern: string) => sql`${column} ILIKE ${pattern}`;
 const all = (conditions: Sql[]) => (conditions.length === 1 ? conditions[0]! : join(conditions, ' AND ', '(', ')'));
-const INT8 = raw('::int8');
 
-/** The conditions of a validated filter (AND-ed by the caller): issueFilterWhere, in SQL. */
-function filterConditions(filter: IssueFilterShape): Sql[] {
-  const where: Sql[] = [];
-  if (filter.status) where.push(oneOf(sql`i.status`, filter.status));
-  if (filter.priority) where.push(oneOf(sql`i.priority`, filter.priority));
-  if (filter.assigneeId) where.push(filter.assigneeId === 'none' ? sql`i.assignee_id IS NULL` : sql`i.assignee_id = ${filter.assigneeId}::uuid`);
-  if (filter.q) {
-    const pattern = `%${escapeLike(filter.q)}%`;
-    where.push(sql`(${ilike(sql`i.title`, pattern)} OR ${ilike(sql`i.description`, pattern)})`);
-  }
-  if (filter.title?.equals) where.push(ilike(sql`i.title`, escapeLike(filter.title.equals)));
-  if (filter.title?.contains) where.push(ilike(sql`i.title`, `%${escapeLike(filter.title.contains)}%`));
-  if (filter.title?.startsWith) where.push(ilike(sql`i.title`, `${escapeLike(filter.title.startsWith)}%`));
-  if (filter.number) {
-    const { eq, gt, gte, lt, lte } = filter.number;
-    if (eq != null) where.push(sql`i.number = ${eq}::int8`);
-    if (gt != null) where.push(sql`i.number > ${gt}::int8`);
-    if (gte != null) where.push(sql`i.number >= ${gte}::int8`);
-    if (lt != null) where.push(sql`i.number < ${lt}::int8`);
-    if (lte != null) where.push(sql`i.number <= ${lte}::int8`);
-    if (filter.number.in) where.push(oneOf(sql`i.number`, filter.number.in, INT8));
-  }
-  if (filter.createdAfter) where.push(sql`i.created_at > ${time(filter.createdAfter)}`);
-  if (filter.createdBefore) where.push(sql`i.created_at < ${time(filter.createdBefore)}`);
-  if (filter.updatedAfter) where.push(sql`i.updated_at > ${time(filter.updatedAfter)}`);
-  if (filter.updatedBefore) where.push(sql`i.updated_at < ${time(filter.updatedBefore)}`);
-  // The empty-branch rules of issueFilterWhere: a branch without conditions holds for every issue.
-  if (filter.and?.length) {
-    const branches = filter.and.map(filterConditions).filter((branch) => branch.length > 0);
-    if (branches.length) where.push(all(branches.map(all)));
-  }
-  if (filter.or?.length) {
-    const branches = filter.or.map(filterConditions);
-    if (branches.every((branch) => branch.length > 0)) where.push(join(branches.map(all), ' OR ', '(', ')'));
-  }
-  if (filter.not) {
-    const negated = filterConditions(filter.not);
-    where.push(negated.length ? sql`NOT ${all(negated)}` : sql`FALSE`);
-  }
-  return where;
+/**
+ * A Kysely condition as a fragment of this statement: its text split at its `$n` placeholders,
+ * which Prisma numbers again when the statement is put together.
+ */
+function fragment(condition: Expression<SqlBool>): Sql {
+  const { sql: text, parameters } = kysely`${condition}`.compile(builder);
+  return new Prisma.Sql(text.split(/\$\d+/), parameters as unknown[]);
 }
 
 /** A sort key's column: statuses and priorities by their place in the workflow (joined tables, as Prisma's orderBy). */
@@ -115,7 +82,7 @@ export interface IssueListQuery {
 export function issueListStatement(query: IssueListQuery): SqlStatement {
   const where = [sql`i.org_id = ${query.orgId}::uuid`];
   if (query.projectId) where.push(sql`i.project_id = ${query.projectId}::uuid`);
-  if (query.filter) where.push(...filterConditions(query.filter));
+  if (query.filter) where.push(...issueFilterConditions(query.filter, 'i').map(fragment));
   where.push(...query.seeks.map(seekCondition));
   const joins: Sql[] = [];
   if (query.order.some((k) => k.name === 'status')) joins.push(sql`JOIN issue_statuses st ON st.name = i.status`);

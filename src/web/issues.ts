@@ -1,6 +1,7 @@
 import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import { IssueJson } from '../rest/resources.js';
+import { ISSUE_FILTER_PARAMETERS } from '../schema/issue-filter.js';
 import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issue-operations.js';
 import { flashCookie } from './flash.js';
 import { issueActivity } from './issue-activity.js';
@@ -44,6 +45,11 @@ export async function issueListData(p: OrgPage, pageUrl: URL) {
   }
 }
 
+/** The filter form's controls as the URL sets them: one per filter parameter of the REST list, a list parameter's values as a list. */
+function filterControls(q: URLSearchParams): Record<string, string | string[]> {
+  return Object.fromEntries(ISSUE_FILTER_PARAMETERS.map(({ name, list }) => [name, list ? q.getAll(name).flatMap((s) => s.split(',')) : (q.get(name) ?? '')]));
+}
+
 async function listPage(p: OrgPage, url: URL, form = newIssueForm(url.searchParams.get('project_id') ?? ''), failure?: FormFailure): Promise<Response> {
   const [data, projects, members] = await Promise.all([issueListData(p, url), projectsOf(p), membersOf(p)]);
   const q = url.searchParams;
@@ -57,7 +63,7 @@ async function listPage(p: OrgPage, url: URL, form = newIssueForm(url.searchPara
       section: 'Issues',
       ...data,
       firstPage: q.has('cursor') ? `${first.pathname}${first.search}` : null,
-      query: { q: q.get('q') ?? '', status: q.getAll('status').flatMap((s) => s.split(',')), priority: q.getAll('priority').flatMap((s) => s.split(',')), assignee_id: q.get('assignee_id') ?? '', project_id: q.get('project_id') ?? '', sort: q.get('sort') ?? 'created_at', direction: q.get('direction') ?? '', limit: q.get('limit') ?? '' },
+      query: { ...filterControls(q), project_id: q.get('project_id') ?? '', sort: q.get('sort') ?? 'created_at', direction: q.get('direction') ?? '', limit: q.get('limit') ?? '' },
       projects,
       members,
       names: namesOf(members),

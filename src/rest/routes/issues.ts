@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import * as ops from '../../schema/issue-operations.js';
-import { FilterFields } from '../../schema/issue-filter.js';
-import { instant } from '../../schema/dates.js';
 import { ISSUE_SORT_FIELDS } from '../../schema/issue-order.js';
 import { projectRef } from '../../schema/project-lookup.js';
-import { camelKeys, CURSOR_MAX, ID_MAX, integer, list, once, snakeBody } from '../inputs.js';
+import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
+import { issueFilterNames, issueFilterOf, issueFilterParameters } from '../issue-filter-parameters.js';
 import { IssueJson } from '../resources.js';
 import { nextLink } from '../links.js';
 import { route } from '../route.js';
@@ -17,19 +16,10 @@ const IssueId = z.object({
   id: z.string().min(1).meta({ maxLength: ID_MAX, description: "The issue id or its key (`WEB-12`, any case). Another organization's issue is a 404, exactly like a missing one.", example: 'WEB-12' }),
 });
 
-const bound = (what: string) => once(instant).optional().meta({ description: `${what}, strictly. ISO 8601: a date (\`2026-01-31\`, midnight UTC) or a date-time with a zone (\`2026-01-31T12:00:00Z\`, \`...+02:00\`).` });
-
 /** The list's query: the spec's flat parameters, each checked by the operation's own rule. */
 const ListQuery = z.object({
   project_id: once(projectRef).optional().meta({ description: "Issues of this project, by id or key (`WEB`, any case); another organization's project: 404.", example: 'WEB' }),
-  status: list(FilterFields.status).optional().meta({ description: 'Any of these statuses: repeat the parameter or separate values with commas (`status=a,b`).' }),
-  priority: list(FilterFields.priority).optional().meta({ description: 'Any of these priorities: repeat the parameter or separate values with commas (`priority=a,b`).' }),
-  assignee_id: once(FilterFields.assigneeId).optional().meta({ description: 'Assigned to this user id, or `none` for unassigned issues.' }),
-  q: once(FilterFields.q).optional().meta({ description: 'Case-insensitive substring of the title or the description, 1 to 100 characters (`%` and `_` are plain characters).' }),
-  created_after: bound('Created after'),
-  created_before: bound('Created before'),
-  updated_after: bound('Last changed after'),
-  updated_before: bound('Last changed before'),
+  ...issueFilterParameters,
   sort: once(z.enum(SORT_VALUES, { error: `must be one of: ${[...SORT_VALUES].sort().join(', ')}` }))
     .optional()
     .meta({
@@ -61,33 +51,16 @@ export const issueRoutes = [
     names: {
       first: 'limit',
       after: 'cursor',
-      'filter.assigneeId': 'assignee_id',
-      'filter.createdAfter': 'created_after',
-      'filter.createdBefore': 'created_before',
-      'filter.updatedAfter': 'updated_after',
-      'filter.updatedBefore': 'updated_before',
-      'filter.status': 'status',
-      'filter.priority': 'priority',
-      'filter.q': 'q',
+      ...issueFilterNames,
       'orderBy.field': 'sort',
       'orderBy.direction': 'direction',
     },
     success: { status: 200, description: 'One page of issues.', schema: z.array(IssueJson.schema).max(ops.PAGE_SIZE_MAX), headers: ['Link'], examples: { page: [EXAMPLE.issue] } },
     errors: { 404: 'The project is not in this organization.' },
     async handle(ctx, { query: q, url }) {
-      const filter = {
-        status: q.status,
-        priority: q.priority,
-        assigneeId: q.assignee_id,
-        q: q.q,
-        createdAfter: q.created_after,
-        createdBefore: q.created_before,
-        updatedAfter: q.updated_after,
-        updatedBefore: q.updated_before,
-      };
       const input = {
         projectId: q.project_id,
-        filter: Object.values(filter).some((v) => v !== undefined) ? filter : undefined,
+        filter: issueFilterOf(q),
         orderBy: { field: upper(q.sort as string | undefined), direction: upper(q.direction as string | undefined) },
         first: q.limit,
         after: q.cursor,
