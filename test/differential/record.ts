@@ -85,6 +85,8 @@ export class Labels {
   text(value: string): string {
     return value
       .replace(/tok_live_[0-9A-Za-z]{32}/g, '<token>')
+      // A key's shown suffix (its last four characters) is as random as the key.
+      .replace(/tok_live_…[0-9A-Za-z]{4}/g, 'tok_live_…<last4>')
       .replace(/inv_[0-9A-Za-z_-]{24}/g, '<invite-code>')
       .replace(/whsec_[A-Za-z0-9+/]{43}=/g, '<webhook-secret>')
       .replace(/eyJ[\w-]*\.[\w-]+\.[\w-]+/g, '<jwt>')
