@@ -6,6 +6,7 @@ import {
   PostgresIntrospector,
   PostgresQueryCompiler,
 } from 'kysely';
+import type { DB } from '../generated/kysely/types.js';
 import type { SqlStatement, SqlValue } from './direct-sql.js';
 
 /**
@@ -14,11 +15,10 @@ import type { SqlStatement, SqlValue } from './direct-sql.js';
  * DirectSql (src/db/direct-sql.ts) on the same pool or PGlite instance as Prisma, counted and
  * timed like every other statement, so there is no second pool and no second dialect to tune.
  *
- * `Database` is the table types; until they are generated from prisma/schema.prisma the
- * builder is untyped (`any`), which a typed declaration replaces.
+ * `Database` is the table types, generated from prisma/schema.prisma by prisma-kysely
+ * (src/generated/kysely, written by `npm run generate`): tables and columns by their SQL names.
  */
-// biome-ignore lint/suspicious/noExplicitAny: replaced by the generated table types
-export type Database = any;
+export type Database = DB;
 
 export const builder = new Kysely<Database>({
   dialect: {
