@@ -1,5 +1,6 @@
 import type { Issue, Project } from '../generated/prisma/client.js';
-import { IssueJson, ProjectJson } from '../rest/resources.js';
+import { IssueJson } from '../schema/issue-representation.js';
+import { ProjectJson } from '../schema/project-representation.js';
 import { fieldChanges, type Change, type Tx } from './record.js';
 
 /** The fields whose changes an issue's history records (as the GraphQL API names them). */

@@ -5,7 +5,7 @@ import { instant } from '../../schema/dates.js';
 import { ISSUE_SORT_FIELDS } from '../../schema/issue-order.js';
 import { projectRef } from '../../schema/project-lookup.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, list, once, snakeBody } from '../inputs.js';
-import { IssueJson } from '../resources.js';
+import { IssueJson } from '../../schema/issue-representation.js';
 import { nextLink } from '../links.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
