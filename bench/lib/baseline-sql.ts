@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { issueListStatement } from '../../src/schema/issue-list-sql.js';
 import { IssueOrder } from '../../src/schema/issue-order.js';
+import { compiled } from '../../src/db/sql-builder.js';
 
 /** PAT lookup by SHA-256 hash, joined with the membership for the role: the app's own statement (src/auth/pat.ts). $1 = hash. On a PAT cache hit the app sends no lookup. */
 export { PAT_LOOKUP_SQL } from '../../src/auth/pat.js';
@@ -17,7 +18,7 @@ export { TOUCH_KEY_SQL } from '../../src/auth/pat.js';
  * order of one project (src/schema/issue-list-sql.ts), built here rather than copied. $1 = org,
  * $2 = project, $3 = limit + 1.
  */
-export const ISSUES_PAGE_SQL = issueListStatement({
+export const ISSUES_PAGE_SQL = compiled(issueListStatement({
   orgId: 'org',
   projectId: 'project',
   filter: null,
@@ -26,7 +27,7 @@ export const ISSUES_PAGE_SQL = issueListStatement({
   take: 0,
   description: true,
   projectKey: true,
-}).text;
+})).text;
 
 /** The create: the app's own statement (src/schema/issue-create.ts), imported rather than copied. */
 export { CREATE_ISSUE_SQL } from '../../src/schema/issue-create.js';

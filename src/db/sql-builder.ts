@@ -1,12 +1,15 @@
 import {
+  type Compilable,
   type CompiledQuery,
   DummyDriver,
   Kysely,
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
+  type RawBuilder,
 } from 'kysely';
-import type { SqlStatement, SqlValue } from './direct-sql.js';
+import type { DB } from '../generated/kysely/types.js';
+import type { DirectSql, SqlStatement, SqlValue } from './direct-sql.js';
 
 /**
  * Kysely as a query builder only: it compiles typed statements to PostgreSQL text and values,
@@ -14,11 +17,10 @@ import type { SqlStatement, SqlValue } from './direct-sql.js';
  * DirectSql (src/db/direct-sql.ts) on the same pool or PGlite instance as Prisma, counted and
  * timed like every other statement, so there is no second pool and no second dialect to tune.
  *
- * `Database` is the table types; until they are generated from prisma/schema.prisma the
- * builder is untyped (`any`), which a typed declaration replaces.
+ * `Database` is the table types, generated from prisma/schema.prisma by prisma-kysely
+ * (src/generated/kysely, written by `npm run generate`): tables and columns by their SQL names.
  */
-// biome-ignore lint/suspicious/noExplicitAny: replaced by the generated table types
-export type Database = any;
+export type Database = DB;
 
 export const builder = new Kysely<Database>({
   dialect: {
@@ -29,8 +31,27 @@ export const builder = new Kysely<Database>({
   },
 });
 
+/** A Kysely statement: a query builder's, or a statement written with the `sql` tag (RawBuilder). */
+export type Statement<Row> = Compilable<Row> | RawBuilder<Row>;
+
 /** A compiled Kysely statement as DirectSql runs it. */
-export function compiled(query: CompiledQuery | { compile(): CompiledQuery }): SqlStatement {
-  const { sql, parameters } = 'compile' in query ? query.compile() : query;
+export function compiled(query: CompiledQuery | Statement<unknown>): SqlStatement {
+  const { sql, parameters } = 'compile' in query ? query.compile(builder) : query;
   return { text: sql, values: parameters as SqlValue[] };
+}
+
+/** The rows of a Kysely statement, sent through DirectSql, typed as the builder infers them. */
+export function rowsOf<Row>(sql: DirectSql, query: Statement<Row> | CompiledQuery<Row>): Promise<Row[]> {
+  return sql.rows<Row>(compiled(query));
+}
+
+/** A Prisma client inside an interactive transaction, which runs a statement's text and values. */
+export interface RawQueries {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+}
+
+/** The rows of a Kysely statement run inside an interactive transaction (through its Prisma client), typed as the builder infers them. */
+export function transactionRowsOf<Row>(tx: RawQueries, query: Statement<Row>): Promise<Row[]> {
+  const { text, values } = compiled(query);
+  return tx.$queryRawUnsafe<Row[]>(text, ...values);
 }

@@ -1,5 +1,10 @@
 import type { Issue, Project } from '../generated/prisma/client.js';
-import { IssueJson, ProjectJson } from '../rest/resources.js';
+import { IssueJson } from '../schema/issue-representation.js';
+import { ProjectJson } from '../schema/project-representation.js';
+import { sql } from 'kysely';
+import { builder, transactionRowsOf } from '../db/sql-builder.js';
+import { ISSUE_FIELD_NAMES } from '../schema/issue-columns.js';
+import { issueSelection } from '../schema/issue-select.js';
 import { fieldChanges, type Change, type Tx } from './record.js';
 
 /** The fields whose changes an issue's history records (as the GraphQL API names them). */
@@ -14,14 +19,15 @@ export type ProjectSnapshot = Project & { _count: { issues: number } };
 export const issueData = (issue: IssueSnapshot) => IssueJson.present(issue);
 export const projectData = (project: ProjectSnapshot) => ProjectJson.present(project);
 
-type IssueLockRow = Omit<IssueSnapshot, 'project'> & { projectKey: string };
+/** An issue with every declared column and its project's key, for a write that locks it (uuids as text). */
+function issueWithProjectKey() {
+  return builder
+    .selectFrom('issues as i')
+    .innerJoin('projects as p', 'p.id', 'i.project_id')
+    .select([...issueSelection('i', ISSUE_FIELD_NAMES, { uuidAsText: true }), 'p.key as projectKey']);
+}
 
-const ISSUE_SELECT = `
-  i.id::text AS "id", i.org_id::text AS "orgId", i.project_id::text AS "projectId", i.number, i.title, i.status,
-  i.priority, i.description, i.assignee_id::text AS "assigneeId", i.created_at AS "createdAt",
-  i.updated_at AS "updatedAt", p.key AS "projectKey"`;
-
-function toIssue({ projectKey, ...row }: IssueLockRow): IssueSnapshot {
+function toIssue({ projectKey, ...row }: Issue & { projectKey: string }): IssueSnapshot {
   return { ...row, project: { key: projectKey } };
 }
 
@@ -31,24 +37,14 @@ function toIssue({ projectKey, ...row }: IssueLockRow): IssueSnapshot {
  * history's order is the commit order. Null when the organization has no such issue.
  */
 export async function lockIssue(tx: Tx, orgId: string, id: string): Promise<IssueSnapshot | null> {
-  const rows = await tx.$queryRawUnsafe<IssueLockRow[]>(
-    `SELECT ${ISSUE_SELECT} FROM issues i JOIN projects p ON p.id = i.project_id
-      WHERE i.id = $1::uuid AND i.org_id = $2::uuid FOR UPDATE OF i`,
-    id,
-    orgId,
-  );
+  const rows = await transactionRowsOf(tx, issueWithProjectKey().where('i.id', '=', id).where('i.org_id', '=', orgId).forUpdate('i'));
   return rows[0] ? toIssue(rows[0]) : null;
 }
 
 /** Every issue of a project, locked, for a delete that takes them with it. */
 export async function lockProjectIssues(tx: Tx, orgId: string, projectId: string): Promise<IssueSnapshot[]> {
-  const rows = await tx.$queryRawUnsafe<IssueLockRow[]>(
-    `SELECT ${ISSUE_SELECT} FROM issues i JOIN projects p ON p.id = i.project_id
-      WHERE i.project_id = $1::uuid AND i.org_id = $2::uuid ORDER BY i.number FOR UPDATE OF i`,
-    projectId,
-    orgId,
-  );
-  return rows.map(toIssue);
+  const statement = issueWithProjectKey().where('i.project_id', '=', projectId).where('i.org_id', '=', orgId).orderBy('i.number').forUpdate('i');
+  return (await transactionRowsOf(tx, statement)).map(toIssue);
 }
 
 /** A project of an organization, by id or by key (the unique where of src/schema/project-operations.ts). */
@@ -56,15 +52,23 @@ export type ProjectRef = { orgId_id: { orgId: string; id: string } } | { orgId_k
 
 /** The project before a write, locked as lockIssue locks an issue; with its issue count for the representation. */
 export async function lockProject(tx: Tx, ref: ProjectRef): Promise<ProjectSnapshot | null> {
-  const [orgId, match, value] = 'orgId_id' in ref ? [ref.orgId_id.orgId, 'p.id = $1::uuid', ref.orgId_id.id] : [ref.orgId_key.orgId, 'p.key = $1', ref.orgId_key.key];
-  const rows = await tx.$queryRawUnsafe<Project[]>(
-    `SELECT p.id::text AS "id", p.org_id::text AS "orgId", p.name, p.key, p.issue_count AS "issueCount",
-            p.created_at AS "createdAt", p.updated_at AS "updatedAt"
-       FROM projects p WHERE ${match} AND p.org_id = $2::uuid FOR UPDATE`,
-    value,
-    orgId,
-  );
-  const project = rows[0];
+  const orgId = 'orgId_id' in ref ? ref.orgId_id.orgId : ref.orgId_key.orgId;
+  const statement = builder
+    .selectFrom('projects as p')
+    .select([
+      sql<string>`${sql.ref('p.id')}::text`.as('id'),
+      sql<string>`${sql.ref('p.org_id')}::text`.as('orgId'),
+      'p.name',
+      'p.key',
+      'p.issue_count as issueCount',
+      'p.created_at as createdAt',
+      'p.updated_at as updatedAt',
+    ])
+    .$if('orgId_id' in ref, (q) => q.where('p.id', '=', (ref as { orgId_id: { id: string } }).orgId_id.id))
+    .$if('orgId_key' in ref, (q) => q.where('p.key', '=', (ref as { orgId_key: { key: string } }).orgId_key.key))
+    .where('p.org_id', '=', orgId)
+    .forUpdate();
+  const project: Project | undefined = (await transactionRowsOf(tx, statement))[0];
   if (!project) return null;
   // Counted by a statement of its own, after the lock: a create that held the lock has committed
   // by now, and only a new statement's snapshot sees its issue (READ COMMITTED).

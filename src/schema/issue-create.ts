@@ -7,12 +7,19 @@ import { announceEvents, prepareEvents, type RecordedEvent } from '../events/rec
 import { issueChange, issueData } from '../events/subjects.js';
 import type { Issue } from '../generated/prisma/client.js';
 import { NotFoundError } from './errors.js';
+import { ISSUE_FIELD_NAMES, ISSUE_TABLE } from './issue-columns.js';
 import { checkAssignee, type CreateIssue } from './issue-input.js';
 
 /** An issue row as the GraphQL Issue object reads it, with its project's key (for `key`). */
 export type CreatedIssue = Issue & { project: { key: string } };
 
 type Row = Omit<CreatedIssue, 'project'> & { projectKey: string; seq: string; queued: number };
+
+/** Every declared column of the inserted row, by its field name (uuids as text, as Prisma gives them). */
+const ISSUE_ROW = ISSUE_FIELD_NAMES.map((field) => {
+  const { column, kind } = ISSUE_TABLE[field];
+  return `issue.${column}${kind === 'uuid' ? '::text' : ''} AS "${field}"`;
+}).join(', ');
 
 /**
  * $1 now, $2 org, $3 project, $4 assignee or null, $5 new id, $6 title, $7 status, $8 priority,
@@ -38,9 +45,7 @@ WITH project AS (
     FROM (${eventRowsSql('$10::jsonb')}) AS r, issue, project
 ),
 ${writeEventsCtes('$2::uuid', '$11::uuid', '$12', '$13', '$1::timestamptz')}
-SELECT issue.id::text AS "id", issue.org_id::text AS "orgId", issue.project_id::text AS "projectId", issue.number,
-       issue.title, issue.status, issue.priority, issue.description, issue.assignee_id::text AS "assigneeId",
-       issue.created_at AS "createdAt", issue.updated_at AS "updatedAt", project.key AS "projectKey",
+SELECT ${ISSUE_ROW}, project.key AS "projectKey",
        (SELECT seq::text FROM ev) AS seq, (SELECT count(*)::int FROM outbox) AS queued
   FROM issue, project`;
 

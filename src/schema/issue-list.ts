@@ -1,7 +1,8 @@
 import type { Context } from '../context.js';
 import { directSql } from '../db/direct-sql.js';
+import { rowsOf } from '../db/sql-builder.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { ISSUE_COLUMNS, type IssueRow } from './issue-columns.js';
+import { ISSUE_COLUMNS } from './issue-columns.js';
 import { issueListStatement, type IssueListQuery } from './issue-list-sql.js';
 import { selectionCovered } from './selection.js';
 
@@ -18,5 +19,5 @@ export function sqlListCovers(select: Prisma.IssueSelect | undefined): boolean {
 export async function listBySql(ctx: Context, query: Omit<IssueListQuery, 'description' | 'projectKey'> & { select: Prisma.IssueSelect | undefined }) {
   const { select, ...rest } = query;
   const statement = issueListStatement({ ...rest, description: Boolean(select?.description), projectKey: Boolean(select?.project) });
-  return directSql(ctx.prisma).rows<IssueRow & { description?: string | null; project?: { key: string } }>(statement);
+  return rowsOf(directSql(ctx.prisma), statement);
 }

@@ -3,7 +3,7 @@ import { builder } from './builder.js';
 import { column } from './column-fields.js';
 import { connectionPage, fixedList, textCost } from './list-bounds.js';
 import { NodeRef } from './node.js';
-import { ISSUE_COLUMNS } from './issue-columns.js';
+import { ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, type ColumnDeclaration, type IssueField } from './issue-columns.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { IssueFilterInput } from './issue-filter.js';
 import { ANSWERS_FROM_ROW } from './loaded-on-row.js';
@@ -12,6 +12,33 @@ import { IssueOrderInput } from './issue-order.js';
 import { enumValueName, IssuePriorityEnum, IssueStatusEnum } from './issue-enums.js';
 import { DEFAULT_PRIORITY, DEFAULT_STATUS, DESCRIPTION_MAX, ISSUE_PRIORITIES, ISSUE_STATUSES, TITLE_MAX, type IssuePriority, type IssueStatus } from './workflow.js';
 import { outcome } from './outcome.js';
+
+/** The GraphQL type of each kind of column (src/schema/issue-columns.ts). */
+const GRAPHQL_TYPE = { uuid: 'ID', int: 'Int', text: 'String', time: 'DateTime', status: IssueStatusEnum, priority: IssuePriorityEnum } as const;
+
+/**
+ * The Issue fields of the declared columns that GraphQL shows, in declaration order. A column
+ * loaded with every row is a plain field (`column`); another (the description) selects its
+ * column when a query asks for it.
+ */
+function columnFields<Fields extends { field(options: never): unknown }>(t: Fields, names: readonly IssueField[]) {
+  const fields: Record<string, ReturnType<Fields['field']>> = {};
+  for (const name of names) {
+    const declared: ColumnDeclaration = ISSUE_TABLE[name];
+    if (!declared.graphql) continue;
+    const { description, textCost: maxLength } = declared.graphql;
+    const options = {
+      type: GRAPHQL_TYPE[declared.kind],
+      nullable: declared.nullable,
+      description,
+      ...(maxLength ? { complexity: textCost(maxLength) } : {}),
+      ...(declared.loaded ? { resolve: column(name) } : { select: { [name]: true }, resolve: (issue: Record<string, unknown>) => issue[name] }),
+    };
+    // Each field's type follows from its declared kind, which the option types cannot follow through the loop.
+    fields[name] = t.field(options as never) as ReturnType<Fields['field']>;
+  }
+  return fields;
+}
 
 export const IssueRef = builder.prismaObject('Issue', {
   description: 'A piece of work in a project: its title, status, priority and assignee.',
@@ -22,22 +49,14 @@ export const IssueRef = builder.prismaObject('Issue', {
   // resolves, which cost more CPU than the whole query on a 100-issue page.
   select: ISSUE_COLUMNS,
   fields: (t) => ({
-    id: t.id({ description: 'The issue id (a UUID).', resolve: column('id') }),
+    ...columnFields(t, ['id']),
     key: t.string({
       description: 'The human key: project key and number, e.g. WEB-12.',
       // Selected with the issue (a join in the same statement), so a list costs no extra query.
       select: { project: { select: { key: true } } },
       resolve: (issue) => `${issue.project.key}-${issue.number}`,
     }),
-    projectId: t.id({ description: 'The project the issue belongs to.', resolve: column('projectId') }),
-    number: t.int({ description: 'Sequence number within the project (the 123 of KEY-123).', resolve: column('number') }),
-    title: t.string({ description: 'A one-line summary.', complexity: textCost(TITLE_MAX), resolve: column('title') }),
-    status: t.field({ type: IssueStatusEnum, description: 'Where the issue stands in the workflow.', resolve: (issue) => issue.status as IssueStatus }),
-    priority: t.field({ type: IssuePriorityEnum, description: 'How urgent the issue is.', resolve: (issue) => issue.priority as IssuePriority }),
-    description: t.string({ nullable: true, description: 'The details, as written (plain text); null when none.', complexity: textCost(DESCRIPTION_MAX), select: { description: true }, resolve: (issue) => issue.description }),
-    assigneeId: t.id({ nullable: true, description: 'The user working on it; null when unassigned.', resolve: column('assigneeId') }),
-    createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: column('createdAt') }),
-    updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: column('updatedAt') }),
+    ...columnFields(t, ISSUE_FIELD_NAMES.filter((field) => field !== 'id')),
     project: t.relation('project', { description: 'The project the issue belongs to.' }),
     assignee: t.relation('assignee', {
       nullable: true,

@@ -1,6 +1,6 @@
 /**
  * The limits of a project's fields, written once: the operations enforce them
- * (project-operations.ts) and the API's representations document them (src/rest/resources.ts).
+ * (project-operations.ts) and the API's representations document them (src/schema/*-representation.ts).
  * A module of their own, with no imports, so the representations need not load the operations
  * (which record events in the REST representation: a cycle).
  */

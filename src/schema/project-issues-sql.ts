@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/prisma/client.js';
-import { ISSUE_COLUMNS, type IssueRow } from './issue-columns.js';
+import { ISSUE_COLUMNS, ISSUE_TABLE, LOADED_FIELDS, type IssueRow, type LoadedField } from './issue-columns.js';
 import { LOADED_ON_ROW } from './loaded-on-row.js';
 import { USER_COLUMNS } from './user-columns.js';
 
@@ -28,52 +28,35 @@ const JOINABLE = {
 type Joinable = keyof typeof JOINABLE;
 
 /**
- * The issue columns each field of the Issue object reads (src/schema/issue.ts), by field:
- * relations and `description` come with the Prisma selection instead. A page loads the columns
- * of the fields its query selects: the timestamps alone, parsed for every row, cost more CPU than
- * the rest of a 500-issue response's statement. A field missing here loads every column.
+ * The issue columns each field of the Issue object reads (src/schema/issue.ts), by field: a
+ * column loaded with every row reads itself, `key` the number; relations and `description` come
+ * with the Prisma selection instead. A page loads the columns of the fields its query selects:
+ * the timestamps alone, parsed for every row, cost more CPU than the rest of a 500-issue
+ * response's statement. A field missing here loads every column.
  */
 const FIELD_COLUMNS: Record<string, readonly IssueColumn[]> = {
   __typename: [],
-  id: ['id'],
+  ...Object.fromEntries(LOADED_FIELDS.map((field) => [field, [field]])),
   key: ['number'],
-  projectId: ['projectId'],
-  number: ['number'],
-  title: ['title'],
-  status: ['status'],
-  priority: ['priority'],
-  assigneeId: ['assigneeId'],
-  createdAt: ['createdAt'],
-  updatedAt: ['updatedAt'],
   description: [],
   project: [],
   assignee: [],
 };
 
 /**
- * The Issue fields that resolve from the row's columns alone, as plain fields (src/schema/issue.ts):
- * the others (`key`, `description`, the relations) are Pothos prisma fields, which look up per
- * row the plan that loaded it, unless the row answers them itself (`onRow`).
+ * The Issue fields that resolve from the row's columns alone, as plain fields (the loaded
+ * columns, src/schema/issue.ts): the others (`key`, `description`, the relations) are Pothos
+ * prisma fields, which look up per row the plan that loaded it, unless the row answers them
+ * itself (`onRow`).
  */
-const PLAIN_FIELDS: ReadonlySet<string> = new Set(['__typename', 'id', 'projectId', 'number', 'title', 'status', 'priority', 'assigneeId', 'createdAt', 'updatedAt']);
+const PLAIN_FIELDS: ReadonlySet<string> = new Set(['__typename', ...LOADED_FIELDS]);
 
 /** Whether the rows of `shape` answer every field of `fields` without Pothos' plan (and so need none recorded for them). */
 export function answeredByRows(shape: PageShape, fields: ReadonlySet<string> | null): boolean {
   return !!fields && [...fields].every((field) => PLAIN_FIELDS.has(field) || shape.onRow.includes(field));
 }
 
-type IssueColumn = keyof typeof ISSUE_COLUMNS;
-const COLUMN_SQL: Record<IssueColumn, string> = {
-  id: 'id',
-  projectId: 'project_id',
-  number: 'number',
-  title: 'title',
-  status: 'status',
-  priority: 'priority',
-  assigneeId: 'assignee_id',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-};
+type IssueColumn = LoadedField;
 
 /** How a page's rows are made from a Prisma selection of Issue: what the statement loads, and what is left to Prisma. */
 export interface PageShape {
@@ -102,7 +85,7 @@ export function pageShape(
   for (const field of fields ?? ['*']) {
     const read = FIELD_COLUMNS[field];
     if (!read) {
-      for (const column of Object.keys(ISSUE_COLUMNS) as IssueColumn[]) columns.add(column);
+      for (const column of LOADED_FIELDS) columns.add(column);
       break;
     }
     for (const column of read) columns.add(column);
@@ -175,8 +158,9 @@ export function pageStatement(projectIds: string[], readable: Prisma.Sql, page: 
     for (const field of fields) extra.push(`${alias}.${(columns as Record<string, string>)[field]} AS "${relation}.${field}"`);
   }
   const columns = Prisma.raw(extra.map((column) => `, ${column}`).join(''));
-  const own = Prisma.raw(shape.columns.map((column) => `i.${COLUMN_SQL[column]} AS "${column}"`).join(', '));
+  const own = Prisma.raw(shape.columns.map((column) => `i.${ISSUE_TABLE[column].column} AS "${column}"`).join(', '));
   const description = Prisma.raw(shape.description ? ', i.description' : '');
+  const lateralColumns = Prisma.raw(LOADED_FIELDS.map((field) => `i.${ISSUE_TABLE[field].column}`).join(', '));
   const users = shape.joined.assignee ? Prisma.raw('LEFT JOIN users u ON u.id = i.assignee_id') : Prisma.empty;
   // A row names its project by its place in `projectIds` (a small number, where the id was a
   // 36-character column to read on every row of the page).
@@ -185,7 +169,7 @@ export function pageStatement(projectIds: string[], readable: Prisma.Sql, page: 
       FROM unnest(${projectIds}::uuid[]) WITH ORDINALITY AS ids(id, n)
       JOIN projects p ON p.id = ids.id
       CROSS JOIN LATERAL (
-        SELECT i.id, i.project_id, i.number, i.title, i.status, i.priority, i.assignee_id, i.created_at, i.updated_at${description}
+        SELECT ${lateralColumns}${description}
           FROM issues i
          WHERE i.org_id = p.org_id AND i.project_id = p.id ${cursor}
          ORDER BY i.created_at ${order}, i.id ${order}

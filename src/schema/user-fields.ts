@@ -3,7 +3,7 @@ import { storableString } from './text.js';
 
 /**
  * The limits of a user's fields, written once: the admin and seed commands refuse a user over
- * them (src/cli/operations.ts), and the API's representations document them (src/rest/resources.ts).
+ * them (src/cli/operations.ts), and the API's representations document them (src/schema/*-representation.ts).
  */
 export const USER_NAME_MAX = 100;
 export const USERNAME_MAX = 40;

@@ -1,6 +1,6 @@
 import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { ApiKeyJson } from '../rest/resources.js';
+import { ApiKeyJson } from '../schema/api-key-representation.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../schema/api-key.js';
 import { flashCookie } from './flash.js';
 import { formFailure, readForm } from './forms.js';

@@ -1,6 +1,6 @@
 import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { IssueJson } from '../rest/resources.js';
+import { IssueJson, type IssueJsonShape } from '../schema/issue-representation.js';
 import { ISSUE_FILTER_PARAMETERS } from '../schema/issue-filter.js';
 import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issue-operations.js';
 import { flashCookie } from './flash.js';
@@ -21,7 +21,8 @@ import { Response } from '../http/fetch-api.js';
  * write is the API's operation, run with the session's principal; every write redirects.
  */
 
-export type IssueView = { id: string; key: string; project_id: string; title: string; status: string; priority: string; description: string | null; assignee_id: string | null; created_at: string; updated_at: string };
+/** An issue as the pages show it: its JSON representation (src/schema/issue-representation.ts). */
+export type IssueView = IssueJsonShape;
 
 const perm = (p: OrgPage) => ({ canEdit: roleAtLeast(p.org.role, 'member'), canDelete: roleAtLeast(p.org.role, 'manager') });
 

@@ -1,4 +1,4 @@
-import { ProjectJson } from '../rest/resources.js';
+import { ProjectJson } from '../schema/project-representation.js';
 import { listProjects } from '../schema/project-operations.js';
 import { listMembers, type Member } from '../schema/team.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../schema/workflow.js';

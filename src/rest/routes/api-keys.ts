@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LIST_BOUNDS } from '../../schema/list-bounds.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../schema/api-key.js';
 import { boolean, camelKeys, ID_MAX, snakeBody } from '../inputs.js';
-import { ApiKeyJson, CreatedApiKeyJson } from '../resources.js';
+import { ApiKeyJson, CreatedApiKeyJson } from '../../schema/api-key-representation.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

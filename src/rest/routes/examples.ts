@@ -1,15 +1,5 @@
-/** Example values of the API reference, shared by the routes' examples (each is checked against its schema by the OpenAPI test). */
-export const EX = {
-  userId: '5b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3',
-  orgId: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
-  membershipId: '1b2c3d4e-5f60-4b7c-9d8e-0f1a2b3c4d5e',
-  projectId: '2c3d4e5f-6071-4c8d-8e9f-1a2b3c4d5e6f',
-  issueId: '3d4e5f60-7182-4d9e-9fa0-2b3c4d5e6f70',
-  keyId: '4e5f6071-8293-4eaf-a0b1-3c4d5e6f7081',
-  invitationId: '7f8091a2-b3c4-4d5e-8f60-718293a4b5c6',
-  created: '2026-01-31T12:00:00.000Z',
-  updated: '2026-02-02T09:30:00.000Z',
-} as const;
+import { ISSUE_EXAMPLE } from '../../schema/issue-representation.js';
+import { EX } from '../../schema/example-values.js';
 
 const organization = { id: EX.orgId, name: 'Acme Corp', slug: 'acme', is_public: true };
 const apiKey = {
@@ -27,19 +17,7 @@ const apiKey = {
 export const EXAMPLE = {
   user: { id: EX.userId, email: 'olivia@example.com', name: 'Olivia Owner', username: 'olivia', locale: 'en' },
   project: { id: EX.projectId, name: 'Website', key: 'WEB', issue_count: 12, created_at: EX.created, updated_at: EX.updated },
-  issue: {
-    id: EX.issueId,
-    key: 'WEB-12',
-    project_id: EX.projectId,
-    number: 12,
-    title: 'Fix the login redirect loop',
-    status: 'In Progress',
-    priority: 'high',
-    description: 'Signing in from /settings sends the browser back and forth.',
-    assignee_id: EX.userId,
-    created_at: EX.created,
-    updated_at: EX.updated,
-  },
+  issue: ISSUE_EXAMPLE,
   apiKey,
   createdApiKey: { ...apiKey, last_used_at: null, token: 'tok_live_A1b2C3d4E5f6G7h8J9k0L1m2N3p4Q5r6' },
   organization,

@@ -4,7 +4,7 @@ import { ISSUE_SORT_FIELDS } from '../../schema/issue-order.js';
 import { projectRef } from '../../schema/project-lookup.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
 import { issueFilterNames, issueFilterOf, issueFilterParameters } from '../issue-filter-parameters.js';
-import { IssueJson } from '../resources.js';
+import { IssueJson } from '../../schema/issue-representation.js';
 import { nextLink } from '../links.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { LIST_BOUNDS } from '../../schema/list-bounds.js';
 import { listMemberships } from '../../schema/membership.js';
 import { getMe } from '../../schema/user.js';
-import { MyOrgJson, OrgMembershipJson, UserJson } from '../resources.js';
+import { MyOrgJson, OrgMembershipJson } from '../../schema/organization-representation.js';
+import { UserJson } from '../../schema/person-representation.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

@@ -3,7 +3,7 @@ import { SEARCH_LIMIT } from '../../schema/search-text.js';
 import { createInvitation, joinOrganization, MAX_PENDING_INVITATIONS } from '../../schema/invitation.js';
 import { createOrganization, searchOrganizations } from '../../schema/organization.js';
 import { camelKeys, once, snakeBody } from '../inputs.js';
-import { InvitationJson, OrganizationJson, OrgMembershipJson } from '../resources.js';
+import { InvitationJson, OrganizationJson, OrgMembershipJson } from '../../schema/organization-representation.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

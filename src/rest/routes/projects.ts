@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LIST_BOUNDS } from '../../schema/list-bounds.js';
 import * as ops from '../../schema/project-operations.js';
 import { boolean, camelKeys, ID_MAX, snakeBody } from '../inputs.js';
-import { ProjectJson } from '../resources.js';
+import { ProjectJson } from '../../schema/project-representation.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

@@ -3,7 +3,7 @@ import { SEARCH_LIMIT } from '../../schema/search-text.js';
 import { paletteSearch } from '../../schema/palette.js';
 import { searchPeople } from '../../schema/person.js';
 import { once } from '../inputs.js';
-import { PaletteHitJson, PersonJson } from '../resources.js';
+import { PaletteHitJson, PersonJson } from '../../schema/person-representation.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

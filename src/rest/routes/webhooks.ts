@@ -9,7 +9,7 @@ import { ISSUE_FIELDS } from '../../events/subjects.js';
 import { DISABLED_REASON_MAX, ERROR_MAX, RESPONSE_BODY_MAX } from '../../webhooks/send.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
 import { nextLink } from '../links.js';
-import { column, representation, timeColumn } from '../representation.js';
+import { column, representation, timeColumn } from '../../schema/representation.js';
 import { route } from '../route.js';
 
 // ---- Representations (history, webhooks, deliveries): declared here, where their routes are. ----

@@ -75,3 +75,12 @@ export function representation<Row>(name: string, description: string, fields: R
     fields,
   };
 }
+
+// Field schemas several representations share.
+
+/** A UUID, described. */
+export const uuid = (description?: string) => (description ? z.uuid().meta({ description }) : z.uuid());
+/** Text of at most `max` characters: the limit of the operation that writes it. */
+export const text = (max: number, description?: string) => (description ? z.string().max(max).meta({ description }) : z.string().max(max));
+/** PostgreSQL's int4: issue numbers and counts. */
+export const INT4_MAX = 2 ** 31 - 1;

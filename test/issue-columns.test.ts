@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from 'vitest';
+import { Prisma, type Issue } from '../src/generated/prisma/client.js';
+import { compiled } from '../src/db/sql-builder.js';
+import { issueData } from '../src/events/subjects.js';
+import { ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, LOADED_FIELDS, type ColumnDeclaration } from '../src/schema/issue-columns.js';
+import { issueListStatement } from '../src/schema/issue-list-sql.js';
+import { IssueOrder } from '../src/schema/issue-order.js';
+import { IssueJson, type IssueJsonShape } from '../src/schema/issue-representation.js';
+import type { IssueView } from '../src/web/issues.js';
+import { startTestApp, type TestApp } from './support/app.js';
+
+/**
+ * Every surface's list of issue fields comes from the one column declaration
+ * (src/schema/issue-columns.ts): the REST JSON, its OpenAPI schema, the webhook `data`, the
+ * page view, the GraphQL Issue fields and the statements' select lists.
+ */
+
+const declared = ISSUE_FIELD_NAMES.map((field) => [field, ISSUE_TABLE[field] as ColumnDeclaration] as const);
+/** The JSON fields: the shown columns in declaration order, the key after the id. */
+const jsonNames = (() => {
+  const [id, ...rest] = declared.filter(([, d]) => d.json).map(([, d]) => d.json!.name);
+  return [id, 'key', ...rest];
+})();
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+describe('the issue column declaration', () => {
+  test('every column of the model is declared (a missing one does not compile)', () => {
+    const { description: _left, ...withoutOne } = ISSUE_TABLE;
+    // @ts-expect-error the declaration must name every field of the Prisma model
+    withoutOne satisfies { [Field in keyof Issue]: ColumnDeclaration };
+    expect(Object.keys(ISSUE_TABLE).sort()).toEqual(Object.values(Prisma.IssueScalarFieldEnum).sort());
+  });
+
+  test('the REST JSON (a real answer), its OpenAPI schema, the webhook data and the page view hold exactly the declared fields', async () => {
+    const projectId = t.org('acme').projects.find((p) => p.key === 'WEB')!.id;
+    const token = t.user('mark').token;
+    const created = await t.call('POST', '/api/issues', { token, body: { project_id: projectId, title: 'Columns' } });
+    expect(created.status).toBe(201);
+    const body = (await created.json()) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(jsonNames);
+    expect(Object.keys(IssueJson.fields)).toEqual(jsonNames);
+
+    const document = (await (await t.call('GET', '/api/openapi.json')).json()) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    const schema = document.components.schemas.Issue!;
+    expect(Object.keys(schema.properties)).toEqual(jsonNames);
+
+    const now = new Date();
+    const snapshot = { id: body.id as string, orgId: t.org('acme').id, projectId, number: 1, title: 'x', status: 'Backlog', priority: 'none', description: null, assigneeId: null, createdAt: now, updatedAt: now, project: { key: 'WEB' } };
+    expect(Object.keys(issueData(snapshot))).toEqual(jsonNames);
+
+    expectTypeOf<keyof IssueView>().toEqualTypeOf<keyof IssueJsonShape>();
+    expectTypeOf<IssueView['created_at']>().toEqualTypeOf<string>();
+  });
+
+  test('the GraphQL Issue object has a field per declared GraphQL column, with its description and nullability', async () => {
+    const response = await t.call('POST', '/api/graphql', {
+      token: t.user('mark').token,
+      body: { query: '{ __type(name: "Issue") { fields { name description type { kind } } } }' },
+    });
+    const { data } = (await response.json()) as { data: { __type: { fields: { name: string; description: string; type: { kind: string } }[] } } };
+    const fields = new Map(data.__type.fields.map((field) => [field.name, field]));
+    for (const [name, declaration] of declared) {
+      if (!declaration.graphql) {
+        expect(fields.has(name)).toBe(false);
+        continue;
+      }
+      expect(fields.get(name)?.description).toBe(declaration.graphql.description);
+      expect(fields.get(name)?.type.kind === 'NON_NULL').toBe(!declaration.nullable);
+    }
+  });
+
+  test('the list statement selects the loaded columns, by their declared SQL names', () => {
+    const { text } = compiled(
+      issueListStatement({ orgId: t.org('acme').id, filter: { q: 'x' }, order: new IssueOrder().sortKeys(), seeks: [], take: 1, description: true, projectKey: false }),
+    );
+    for (const field of [...LOADED_FIELDS, 'description' as const]) expect(text).toContain(`"i"."${ISSUE_TABLE[field].column}" as "${field}"`);
+    expect(Object.keys(ISSUE_COLUMNS)).toEqual(LOADED_FIELDS);
+  });
+});
