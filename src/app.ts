@@ -30,6 +30,7 @@ import type { Exchange } from './pipeline/exchange.js';
 import { rateLimit } from './pipeline/rate-limit.js';
 import { responseHeaders } from './pipeline/response-headers.js';
 import { problems } from './rest/problem.js';
+import { problemResponse } from './http/problem.js';
 import { createRestRouter } from './rest/router.js';
 import { API_DOCS_PAGE_PATH } from './web/api-docs.js';
 import { createWebRouter } from './web/router.js';
@@ -177,7 +178,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         (await rateLimit(limiter, exchange, async () => csrf(exchange, config.baseUrl, isPage) ?? (await dispatch(exchange))));
     } catch (error) {
       requestLogger(logger, scope).error({ err: error }, 'unexpected error');
-      response = problems.internal().toResponse();
+      response = problemResponse(problems.internal());
     }
     return cors.decorate(request, path, responseHeaders(config, exchange, response));
   }

@@ -1,5 +1,6 @@
-import { OAuthError } from '../auth/oauth/errors.js';
-import { HttpProblem } from '../rest/problem.js';
+import { OAuthError, oauthErrorResponse } from '../auth/oauth/errors.js';
+import { AppError } from '../schema/errors.js';
+import { errorHeaders, problemResponse } from './problem.js';
 import { page } from '../web/render.js';
 
 /**
@@ -78,11 +79,12 @@ const LIMIT_OF: Record<BodySurface, number> = { api: BODY_LIMITS.api, oauth: BOD
  * the OAuth endpoints, an HTML page for page forms. Each closes the connection, whose unread
  * rest must not be taken for the next request (RFC 9110 §15.5.14).
  */
-function refusal(surface: BodySurface, status: 400 | 413, code: string, detail: string): Response {
-  const headers = { connection: 'close' };
-  if (surface === 'api') return new HttpProblem(status, code, detail, undefined, headers).toResponse();
-  if (surface === 'oauth') return new OAuthError('invalid_request', detail, status, headers).toResponse();
-  return page('error', { title: 'Form not accepted', heading: 'The form could not be read', message: detail }, { status, headers });
+function refusal(surface: BodySurface, code: 'PAYLOAD_TOO_LARGE' | 'BODY_INCOMPLETE', detail: string): Response {
+  const error = new AppError(detail, code);
+  if (surface === 'api') return problemResponse(error);
+  const headers = errorHeaders(error);
+  if (surface === 'oauth') return oauthErrorResponse(new OAuthError('invalid_request', detail, { status: error.status === 413 ? 413 : undefined, headers }));
+  return page('error', { title: 'Form not accepted', heading: 'The form could not be read', message: detail }, { status: error.status, headers });
 }
 
 /**
@@ -94,7 +96,7 @@ export async function boundedBody(request: Request, surface: BodySurface): Promi
   try {
     return await withBodyWithin(request, LIMIT_OF[surface]);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return refusal(surface, 413, 'PAYLOAD_TOO_LARGE', error.message);
-    return refusal(surface, 400, 'BODY_INCOMPLETE', 'The body ended before it was complete.');
+    if (error instanceof BodyTooLargeError) return refusal(surface, 'PAYLOAD_TOO_LARGE', error.message);
+    return refusal(surface, 'BODY_INCOMPLETE', 'The body ended before it was complete.');
   }
 }

@@ -1,5 +1,6 @@
 import { isSameOrigin, isUnsafeMethod } from '../http/same-origin.js';
-import { HttpProblem } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 import type { Exchange } from './exchange.js';
 
 /**
@@ -13,5 +14,5 @@ export function csrf(exchange: Exchange, baseUrl: string, isPage: (path: string)
   const api = url.pathname === '/api' || url.pathname.startsWith('/api/');
   if (!((api && credentials.sessionToken !== null) || isPage(url.pathname))) return null;
   if (isSameOrigin(request, baseUrl)) return null;
-  return new HttpProblem(403, 'CSRF_REJECTED', 'Cross-site request refused: Origin (or Referer) must be this service.').toResponse();
+  return problemResponse(new AppError('Cross-site request refused: Origin (or Referer) must be this service.', 'CSRF_REJECTED'));
 }

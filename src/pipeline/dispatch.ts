@@ -9,7 +9,9 @@ import type { Yoga } from '../graphql/yoga.js';
 import { idempotentRequest } from '../idempotency/http.js';
 import { UNMATCHED_ROUTE } from '../ops/observe.js';
 import { reportAuthFailure, reportRoute, type RequestScope } from '../ops/request-scope.js';
-import { HttpProblem, problems, withRequestId } from '../rest/problem.js';
+import { problems, withRequestId } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 import { isPublicPath } from '../rest/router.js';
 import { serveApiDocs } from '../web/api-docs.js';
 import { serveChartAssets } from '../web/dashboard.js';
@@ -57,10 +59,10 @@ function bearerChallenge(config: Config, error?: AuthError): string {
 }
 
 /** An AuthError as the API's problem, with the RFC 6750 challenge on a 401 (RFC 9728 `resource_metadata`). */
-function authProblem(config: Config, error: AuthError, scope: RequestScope): HttpProblem {
+function authProblem(config: Config, error: AuthError, scope: RequestScope): AppError {
   reportAuthFailure(scope, error.code);
   const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': bearerChallenge(config, error) } : {};
-  return new HttpProblem(error.status, error.code.toUpperCase(), error.detail, undefined, headers);
+  return new AppError(error.detail, error.problemCode, { headers });
 }
 
 /**
@@ -101,25 +103,25 @@ export function createDispatch(config: Config, surfaces: Surfaces) {
       if (typeof route === 'string') reportRoute(scope, route);
       return response;
     }
-    if (path !== '/api' && !path.startsWith('/api/')) return wantsHtml(request) ? notFoundPage() : problems.notFound().toResponse();
+    if (path !== '/api' && !path.startsWith('/api/')) return wantsHtml(request) ? notFoundPage() : problemResponse(problems.notFound());
     reportRoute(scope, path === '/api/graphql' || path === MCP_PATH ? path : (surfaces.rest.template(request.method, path) ?? UNMATCHED_ROUTE));
     // The API description is public: answered before any credential check (a credential sent with it is ignored).
     if (isPublicPath(path)) return surfaces.rest.fetch(request, ctx);
     // A token in the URL ends up in logs: refused with what the client did wrong, whatever else it sent (RFC 6750 §5.3).
     if (url.searchParams.has('access_token')) {
-      const error = new AuthError(401, 'token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request');
-      return authProblem(config, error, scope).toResponse();
+      const error = new AuthError('token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request');
+      return problemResponse(authProblem(config, error, scope));
     }
     const principal = await authenticate(auth, credentials);
     // GraphQL-over-HTTP clients get the same status and challenge in a GraphQL response body.
-    const refuse = (problem: HttpProblem) => (path === '/api/graphql' && graphqlAuthResponse(request, problem)) || problem.toResponse();
+    const refuse = (problem: AppError) => (path === '/api/graphql' && graphqlAuthResponse(request, problem)) || problemResponse(problem);
     if (principal instanceof AuthError) return refuse(authProblem(config, principal, scope));
     ctx.principal = principal;
     if (principal.kind === 'anonymous') {
       reportAuthFailure(scope, 'unauthenticated');
       return refuse(
-        new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
-          'www-authenticate': bearerChallenge(config),
+        new AppError('Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', 'UNAUTHENTICATED', {
+          headers: { 'www-authenticate': bearerChallenge(config) },
         }),
       );
     }

@@ -1,4 +1,4 @@
-import { AppError, statusForCode, ValidationError } from '../schema/errors.js';
+import { AppError, ValidationError } from '../schema/errors.js';
 
 /** A posted form as strings (a body that is not a form is an empty form). */
 export async function readForm(request: Request): Promise<Record<string, string>> {
@@ -29,7 +29,7 @@ export function formFailure(error: unknown): FormFailure {
   const fieldErrors = error instanceof ValidationError ? error.fieldErrors : [];
   const retryAfter = (error.extensions as { retryAfter?: number }).retryAfter;
   return {
-    status: statusForCode(error.code),
+    status: error.status,
     errors: Object.fromEntries(fieldErrors.map((e) => [e.field, e.message])),
     formError: fieldErrors.length ? null : error.message,
     headers: retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},

@@ -1,6 +1,6 @@
 import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { AppError, statusForCode, ValidationError } from '../schema/errors.js';
+import { AppError, ValidationError } from '../schema/errors.js';
 import * as ops from '../schema/webhook-operations.js';
 import { flashCookie } from './flash.js';
 import { askAnOwner } from './org-data.js';
@@ -72,7 +72,7 @@ export async function createWebhookFromPage(request: PageRequest, ctx: Context):
     if (!(error instanceof AppError)) throw error;
     const fieldErrors = error instanceof ValidationError ? error.fieldErrors : [];
     const errors = Object.fromEntries(fieldErrors.map((e) => [e.field.split('.')[0], e.message]));
-    return webhooksPage(p, { form: values, errors, formError: fieldErrors.length ? null : error.message }, statusForCode(error.code));
+    return webhooksPage(p, { form: values, errors, formError: fieldErrors.length ? null : error.message }, error.status);
   }
 }
 
@@ -105,6 +105,6 @@ export async function webhookAction(request: PageRequest, ctx: Context): Promise
     }
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return webhooksPage(p, { formError: error.message }, statusForCode(error.code));
+    return webhooksPage(p, { formError: error.message }, error.status);
   }
 }

@@ -9,6 +9,7 @@ import { ClientMetadataError, isMetadataClientId, type ClientMetadataResolver } 
 import { singleValued } from './params.js';
 import { CONSENT_SCOPES, DEFAULT_SCOPE, parseScope, SCOPES, type Scope } from './scopes.js';
 import { apiAudience, CODE_SECONDS, GRANT_DAYS } from './tokens.js';
+import type { OAuthErrorCode } from '../../schema/error-table.js';
 import { isStorableText } from '../../schema/text.js';
 import { Response } from '../../http/fetch-api.js';
 
@@ -43,7 +44,7 @@ function errorPage(ctx: Context, message: string): Response {
 }
 
 /** RFC 6749 §4.1.2.1 error redirect, with `iss` (RFC 9207). */
-function errorRedirect(ctx: Context, redirectUri: string, state: string | undefined, error: string, description: string): Response {
+function errorRedirect(ctx: Context, redirectUri: string, state: string | undefined, error: OAuthErrorCode, description: string): Response {
   const url = new URL(redirectUri);
   url.searchParams.set('error', error);
   url.searchParams.set('error_description', description);
@@ -85,7 +86,7 @@ async function check(ctx: Context, raw: URLSearchParams, clients: ClientMetadata
     return errorPage(ctx, 'redirect_uri does not match any address this application registered.');
   }
   const state = params.get('state');
-  const fail = (error: string, description: string) => errorRedirect(ctx, redirectUri, state, error, description);
+  const fail = (error: OAuthErrorCode, description: string) => errorRedirect(ctx, redirectUri, state, error, description);
 
   if (params.duplicated.length) return fail('invalid_request', `Parameters must not repeat: ${params.duplicated.join(', ')}.`);
   const responseType = params.get('response_type');
