@@ -22,10 +22,10 @@ export const BODY_LIMITS = {
   form: 16 * 1024,
 } as const;
 
-export class BodyTooLargeError extends Error {
+/** A body over its limit: the 413 of every surface. */
+export class BodyTooLargeError extends AppError {
   constructor(readonly limit: number) {
-    super(`The body is larger than ${limit} bytes.`);
-    this.name = 'BodyTooLargeError';
+    super(`The body is larger than ${limit} bytes.`, 'PAYLOAD_TOO_LARGE');
   }
 }
 
@@ -79,8 +79,8 @@ const LIMIT_OF: Record<BodySurface, number> = { api: BODY_LIMITS.api, oauth: BOD
  * the OAuth endpoints, an HTML page for page forms. Each closes the connection, whose unread
  * rest must not be taken for the next request (RFC 9110 §15.5.14).
  */
-function refusal(surface: BodySurface, code: 'PAYLOAD_TOO_LARGE' | 'BODY_INCOMPLETE', detail: string): Response {
-  const error = new AppError(detail, code);
+function refusal(surface: BodySurface, error: AppError): Response {
+  const detail = error.message;
   if (surface === 'api') return problemResponse(error);
   const headers = errorHeaders(error);
   if (surface === 'oauth') return oauthErrorResponse(new OAuthError('invalid_request', detail, { status: error.status === 413 ? 413 : undefined, headers }));
@@ -96,7 +96,7 @@ export async function boundedBody(request: Request, surface: BodySurface): Promi
   try {
     return await withBodyWithin(request, LIMIT_OF[surface]);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return refusal(surface, 'PAYLOAD_TOO_LARGE', error.message);
-    return refusal(surface, 'BODY_INCOMPLETE', 'The body ended before it was complete.');
+    if (error instanceof BodyTooLargeError) return refusal(surface, error);
+    return refusal(surface, new AppError('The body ended before it was complete.', 'BODY_INCOMPLETE'));
   }
 }

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import { ERROR_TABLE, type ErrorSurface } from './error-table.js';
+import { ERROR_TABLE, type SurfaceOfError } from './error-table.js';
 
 /** The tables of docs/api.md "Errors", one per surface, made from ERROR_TABLE (`npm run docs:errors`). */
-const SECTIONS: { surface: ErrorSurface; heading: string; spell: (code: string) => string }[] = [
+const SECTIONS: { surface: SurfaceOfError; heading: string; spell: (code: string) => string }[] = [
   { surface: 'problem', heading: 'Problem codes (REST, and GraphQL operations in upper case)', spell: (code) => code.toLowerCase() },
   { surface: 'graphql', heading: 'GraphQL only (`extensions.code`)', spell: (code) => code },
   { surface: 'mcp', heading: 'MCP batches (JSON-RPC error `data.code`)', spell: (code) => code.toLowerCase() },

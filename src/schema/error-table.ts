@@ -19,12 +19,12 @@
  * - `oauth`: the `error` of an RFC 6749 answer (the OAuth endpoints and their error redirects).
  * - `mcp`: the `data.code` of a JSON-RPC error of an MCP batch.
  */
-export type ErrorSurface = 'problem' | 'graphql' | 'oauth' | 'mcp';
+export type SurfaceOfError = 'problem' | 'graphql' | 'oauth' | 'mcp';
 
 export interface ErrorEntry {
   /** The HTTP status of an answer with this code (200 where it travels inside a GraphQL result or a JSON-RPC batch). */
   readonly status: number;
-  readonly surface: ErrorSurface;
+  readonly surface: SurfaceOfError;
   /** For docs/api.md: when the code is answered. */
   readonly when: string;
   /** False for our own failures: the client gets a fixed sentence, the log gets the cause. */
@@ -115,7 +115,7 @@ export const ERROR_TABLE = {
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
 
-type CodeOf<S extends ErrorSurface> = { [C in ErrorCode]: (typeof ERROR_TABLE)[C]['surface'] extends S ? C : never }[ErrorCode];
+type CodeOf<S extends SurfaceOfError> = { [C in ErrorCode]: (typeof ERROR_TABLE)[C]['surface'] extends S ? C : never }[ErrorCode];
 
 /** A code answered as an RFC 9457 problem (and by GraphQL operations). */
 export type ProblemCode = CodeOf<'problem'>;

@@ -5,7 +5,8 @@ import { contentSecurityPolicy, page, redirect } from '../../web/render.js';
 import { loadShell } from '../../web/shell.js';
 import { hashToken } from '../pat-token.js';
 import { capabilities } from './capabilities.js';
-import { ClientMetadataError, isMetadataClientId, type ClientMetadataResolver } from './client-metadata.js';
+import { isMetadataClientId, type ClientMetadataResolver } from './client-metadata.js';
+import { OAuthError } from './errors.js';
 import { singleValued } from './params.js';
 import { CONSENT_SCOPES, DEFAULT_SCOPE, parseScope, SCOPES, type Scope } from './scopes.js';
 import { apiAudience, CODE_SECONDS, GRANT_DAYS } from './tokens.js';
@@ -69,7 +70,8 @@ async function check(ctx: Context, raw: URLSearchParams, clients: ClientMetadata
     try {
       client = await clients.resolve(ctx.prisma, clientId);
     } catch (error) {
-      if (error instanceof ClientMetadataError) return errorPage(ctx, error.message);
+      // A metadata document that cannot be used: an error page, as for any client not known here.
+      if (error instanceof OAuthError) return errorPage(ctx, error.message);
       throw error;
     }
   } else if (clientId && isStorableText(clientId)) {
