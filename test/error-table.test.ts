@@ -66,7 +66,7 @@ describe('answers take their status from the table', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
-  }, 60_000);
+  });
   afterAll(() => t?.close());
 
   const problemCode = async (response: Response) => {
