@@ -33,6 +33,7 @@ import { rateLimit } from './pipeline/rate-limit.js';
 import { beginRequest, type Services } from './pipeline/request-context.js';
 import { responseHeaders } from './pipeline/response-headers.js';
 import { routeLabel } from './pipeline/route-label.js';
+import { problemResponse } from './http/problem.js';
 import { problems } from './rest/problem.js';
 import { createRestRouter, isPublicPath } from './rest/router.js';
 import { serveApiDocs } from './web/api-docs.js';
@@ -110,7 +111,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       return await next();
     } catch (error) {
       requestLogger(logger, context.scope).error({ err: error }, 'unexpected error');
-      return problems.internal().toResponse();
+      return problemResponse(problems.internal());
     }
   };
   const httpsPolicy: Step = (context, next) => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { StartupError } from './ops/startup-error.js';
 
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
@@ -218,7 +219,8 @@ export interface ConnectionLimits {
   maxConnectionsPerAddress: number;
 }
 
-export class ConfigError extends Error {
+/** Every problem of the environment at once: a start-up mistake like any other. */
+export class ConfigError extends StartupError {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';

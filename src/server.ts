@@ -2,8 +2,7 @@ import type { Server } from 'node:http';
 import { createApp, type App } from './app.js';
 import type { RequestInfo } from './http/request-info.js';
 import { serveAdminSocket } from './cli/admin-socket.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { DatabaseInUseError } from './db/client.js';
+import { loadConfig, type Config } from './config.js';
 import { createNodeServer } from './http/node-server.js';
 import { createLogger, humanDestination, logFormat } from './logger.js';
 import { startingResponse } from './ops/health.js';
@@ -17,7 +16,7 @@ const servers: Server[] = [];
 // Start-up mistakes people can fix get one plain line and exit code 1, not a stack trace.
 function fail(error: unknown): never {
   for (const server of servers) server.close();
-  if (error instanceof ConfigError || error instanceof DatabaseInUseError || error instanceof StartupError) {
+  if (error instanceof StartupError) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -302,7 +302,7 @@ describe('authenticate', () => {
   test('nothing presented is the anonymous; a malformed token is its refusal', async () => {
     const { db } = sessionStore();
     expect(await authenticate(deps(db), credentials({}))).toEqual({ kind: 'anonymous' });
-    const malformed = new AuthError(401, 'token_malformed', 'x');
+    const malformed = new AuthError('token_malformed', 'x');
     expect(await authenticate(deps(db), credentials({ token: malformed, sessionToken: 's' }))).toBe(malformed);
   });
 

@@ -4,6 +4,7 @@ import type { AuthError } from '../src/auth/auth-error.js';
 import { authenticateOAuth } from '../src/auth/oauth/access.js';
 import { authenticateClient } from '../src/auth/oauth/client-auth.js';
 import { OAuthError } from '../src/auth/oauth/errors.js';
+import { errorHeaders } from '../src/http/problem.js';
 import { readForm, singleValued } from '../src/auth/oauth/params.js';
 import { redirectUriProblem } from '../src/auth/oauth/redirect-uri.js';
 import { CONSENT_SCOPES, DEFAULT_SCOPE, parseScope, SCOPE_NAMES } from '../src/auth/oauth/scopes.js';
@@ -46,7 +47,7 @@ async function oauthError(
     return null;
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
-    return { error: error.error, description: error.description, status: error.status, headers: error.headers };
+    return { error: error.code, description: error.message, status: error.status, headers: errorHeaders(error) };
   }
 }
 

@@ -10,6 +10,7 @@ import { passwordLinkMail } from '../mail/messages.js';
 import { AppError } from '../schema/errors.js';
 import { isUuid } from '../schema/uuid.js';
 import { addMember, createOrganization, createProject, createUser, removeMember, revokeApiKey } from './operations.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * The admin commands that work through an open database (src/cli/admin.ts parses their options;
@@ -32,8 +33,6 @@ export interface AdminValues {
   'expires-at'?: string;
 }
 
-/** A mistake in the command's options or names: one line, exit status 2. */
-export class UsageError extends Error {}
 
 function need(values: AdminValues, name: keyof AdminValues): string {
   const value = values[name];

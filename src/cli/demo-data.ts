@@ -3,6 +3,7 @@ import { mintApiKey } from '../auth/api-keys.js';
 import type { Role } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
 import { addMember, createOrganization, createProject, createUser } from './operations.js';
+import { UsageError } from './usage-error.js';
 
 export interface DemoSeed {
   password: string;
@@ -39,15 +40,13 @@ const ISSUES: { title: string; status: string; priority: string }[] = [
   { title: 'Plan the next quarter', status: 'Backlog', priority: 'low' },
 ];
 
-export class AlreadySeededError extends Error {}
-
 /**
  * Fills an empty database with a small, realistic demo: two organizations with projects and
  * issues, one user per role in the first, and an API key for every membership.
  */
 export async function seedDemo(db: Db, options: { password?: string } = {}): Promise<DemoSeed> {
   if (await db.organization.findFirst({ where: { slug: { in: ORGS.map((o) => o.slug) } } })) {
-    throw new AlreadySeededError('The database already holds the demo organizations (acme, globex); seed an empty database.');
+    throw new UsageError('The database already holds the demo organizations (acme, globex); seed an empty database.');
   }
   const password = options.password ?? randomBytes(12).toString('base64url');
   const orgs: DemoSeed['orgs'] = [];

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import { DatabaseInUseError, openDatabase, type Database } from '../db/client.js';
 import { applyMigrations } from '../db/migrations.js';
 import { preflight } from '../ops/preflight.js';
@@ -16,7 +16,7 @@ export async function openCommandDatabase(options: CommandOptions = {}): Promise
     await preflight(config, { migrate: true, redis: false });
     return { db: await openDatabase(config.databaseUrl), config };
   } catch (error) {
-    if (!(error instanceof ConfigError || error instanceof StartupError || error instanceof DatabaseInUseError)) throw error;
+    if (!(error instanceof StartupError)) throw error;
     const message = error instanceof DatabaseInUseError && config ? inUseMessage(error, config, options.whileRunning) : error.message;
     process.stderr.write(`${message}\n`);
     process.exit(1);

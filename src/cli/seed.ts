@@ -1,6 +1,7 @@
 // npm run seed [-- --json]: loads the demo data into DATABASE_URL and prints every user's API key once.
 import { redactUrl } from '../config.js';
-import { AlreadySeededError, seedDemo } from './demo-data.js';
+import { seedDemo } from './demo-data.js';
+import { UsageError } from './usage-error.js';
 import { withDatabase } from './open.js';
 
 const asJson = process.argv.includes('--json');
@@ -29,7 +30,7 @@ const code = await withDatabase(async (db, config) => {
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
   } catch (error) {
-    if (!(error instanceof AlreadySeededError)) throw error;
+    if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`${error.message}\n`);
     return 1;
   }

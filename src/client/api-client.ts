@@ -12,20 +12,22 @@
  *   `idempotency_key_in_use` (the first try still running) is waited out the same way.
  */
 
+/** The service refused a call: its status and body (a problem, whose `detail` the message quotes). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    message = `HTTP ${status}: ${typeof body === 'object' && body && 'detail' in body ? String(body.detail) : JSON.stringify(body)}`,
   ) {
-    super(`HTTP ${status}: ${typeof body === 'object' && body && 'detail' in body ? String(body.detail) : JSON.stringify(body)}`);
-    this.name = 'ApiError';
+    super(message);
+    this.name = new.target.name;
   }
 }
 
-export class GaveUpError extends Error {
+/** Still refused with 429 after the most tries the client makes. */
+export class GaveUpError extends ApiError {
   constructor(readonly tries: number) {
-    super(`Still rate limited after ${tries} tries; giving up.`);
-    this.name = 'GaveUpError';
+    super(429, null, `Still rate limited after ${tries} tries; giving up.`);
   }
 }
 

@@ -8,12 +8,8 @@ export function clientBaseUrl(option: string | undefined, env: NodeJS.ProcessEnv
   return url.replace(/\/+$/, '');
 }
 
-class UnreachableError extends Error {
-  constructor(baseUrl: string, cause: string) {
-    super(`cannot reach ${baseUrl}: ${cause}`);
-    this.name = 'UnreachableError';
-  }
-}
+/** The service cannot be reached at `baseUrl`: the command prints the message alone. */
+const unreachable = (baseUrl: string, cause: string) => new Error(`cannot reach ${baseUrl}: ${cause}`);
 
 const CAUSES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -48,13 +44,13 @@ export async function checkReachable(baseUrl: string, fetchImpl: typeof fetch = 
   try {
     url = new URL(`${baseUrl}/healthz`);
   } catch {
-    throw new UnreachableError(baseUrl, 'not a URL (for example http://localhost:4000)');
+    throw unreachable(baseUrl, 'not a URL (for example http://localhost:4000)');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnreachableError(baseUrl, 'not an http or https URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw unreachable(baseUrl, 'not an http or https URL');
   try {
     const response = await fetchImpl(url, { signal: AbortSignal.timeout(10_000) });
     await response.body?.cancel();
   } catch (error) {
-    throw new UnreachableError(baseUrl, fetchFailureCause(error));
+    throw unreachable(baseUrl, fetchFailureCause(error));
   }
 }

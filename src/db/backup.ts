@@ -83,29 +83,26 @@ function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-class TooLarge extends Error {}
-
 /**
  * Unpacks `source` once, counting and dropping what it inflates to, and refuses it as soon as
  * that passes `maxBytes`: memory stays at one chunk whatever the file holds.
  */
 async function checkUnpackedSize(source: string, maxBytes: number): Promise<void> {
   let bytes = 0;
+  const tooLarge = new BackupError(
+    `${source} unpacks to more than ${formatBytes(maxBytes)}, the most a restore unpacks (a gzip bomb?). ` +
+      'A database that large restores with --max-bytes BYTES.',
+  );
   const count = new Writable({
     write(chunk: Buffer, _encoding, done) {
       bytes += chunk.length;
-      done(bytes > maxBytes ? new TooLarge() : null);
+      done(bytes > maxBytes ? tooLarge : null);
     },
   });
   try {
     await pipeline(createReadStream(source), createGunzip(), count);
   } catch (error) {
-    if (error instanceof TooLarge) {
-      throw new BackupError(
-        `${source} unpacks to more than ${formatBytes(maxBytes)}, the most a restore unpacks (a gzip bomb?). ` +
-          'A database that large restores with --max-bytes BYTES.',
-      );
-    }
+    if (error === tooLarge) throw tooLarge;
     throw new BackupError(`${source} is not a backup of the embedded database (not gzip: ${describeFailure(error)}).`);
   }
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { isPostgresUrl, redactUrl } from '../config.js';
+import { StartupError } from '../ops/startup-error.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, lockDataDir as lockDir } from './data-dir-lock.js';
 import { countQueries, type QueryCounter } from './query-counter.js';
@@ -23,7 +24,8 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export class DatabaseInUseError extends Error {
+/** The embedded database's directory is held by another process: a start-up mistake the operator fixes. */
+export class DatabaseInUseError extends StartupError {
   constructor(
     readonly dir: string,
     readonly holder = '',

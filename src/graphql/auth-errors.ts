@@ -1,5 +1,7 @@
-import type { HttpProblem } from '../rest/problem.js';
-import { Response } from '../http/fetch-api.js';
+import type { Response } from '../http/fetch-api.js';
+import { json } from '../http/json.js';
+import { errorHeaders } from '../http/problem.js';
+import type { AppError } from '../schema/errors.js';
 
 export const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
 
@@ -9,12 +11,9 @@ export const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
  * as the problem+json answer, with a GraphQL response body (`errors`, no `data`: nothing ran).
  * Other clients keep the problem document, which every API error uses.
  */
-export function graphqlAuthResponse(request: Request, problem: HttpProblem): Response | null {
+export function graphqlAuthResponse(request: Request, problem: AppError): Response | null {
   const accept = request.headers.get('accept') ?? '';
   if (!accept.toLowerCase().includes(GRAPHQL_RESPONSE_TYPE)) return null;
-  const body = { errors: [{ message: problem.detail, extensions: { code: problem.code.toUpperCase() } }] };
-  return new Response(JSON.stringify(body), {
-    status: problem.status,
-    headers: { ...problem.headers, 'content-type': `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8` },
-  });
+  const body = { errors: [{ message: problem.message, extensions: { code: problem.code } }] };
+  return json(body, { status: problem.status, type: `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8`, headers: errorHeaders(problem) });
 }

@@ -1,11 +1,12 @@
 import type { Plugin } from 'graphql-yoga';
-import { HttpProblem } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 
 /** Media types yoga's result processors can answer in (GraphQL over HTTP, SSE, incremental delivery). */
 const ANSWERABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|text\/event-stream|multipart\/mixed)\s*(;|,|$)/i;
 
 export const notAcceptable = () =>
-  new HttpProblem(406, 'NOT_ACCEPTABLE', 'This endpoint answers in JSON: accept application/graphql-response+json or application/json.');
+  new AppError('This endpoint answers in JSON: accept application/graphql-response+json or application/json.', 'NOT_ACCEPTABLE');
 
 /**
  * Yoga picks a result format from Accept only after executing the operation, and answers a
@@ -17,7 +18,7 @@ export function useNotAcceptableProblem(): Plugin {
   return {
     onRequestParse({ request, endResponse }) {
       const accept = request.headers.get('accept');
-      if (accept !== null && accept.trim() !== '' && !ANSWERABLE.test(accept)) endResponse(notAcceptable().toResponse());
+      if (accept !== null && accept.trim() !== '' && !ANSWERABLE.test(accept)) endResponse(problemResponse(notAcceptable()));
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
 import { credentialSubject } from '../schema/rate-limit.js';
+import { ERROR_TABLE } from '../schema/error-table.js';
 import { AppError, RateLimitedError, ValidationError, type FieldError } from '../schema/errors.js';
 import { InFlight } from '../limits/in-flight.js';
 import { inputShapeError } from '../schema/input-shape.js';
@@ -105,7 +106,7 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
           (expired = new AppError(
             `The query did not finish within its deadline of ${options.timeoutMs} ms. Ask for less (fewer items or fewer nested lists).`,
             'DEADLINE_EXCEEDED',
-            { timeoutMs: options.timeoutMs },
+            { extensions: { timeoutMs: options.timeoutMs } },
           ));
         const context = executionArgs.contextValue as Context & { request?: Request };
         // The client going away ends the work too.
@@ -137,7 +138,7 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
               new AppError(
                 `The response would be ${bytes} bytes, over the limit of ${options.maxResponseBytes}. Ask for less (fewer items, fewer fields or no descriptions).`,
                 'RESPONSE_TOO_LARGE',
-                { bytes, maxResponseBytes: options.maxResponseBytes },
+                { extensions: { bytes, maxResponseBytes: options.maxResponseBytes } },
               ),
             ],
           });
@@ -153,7 +154,7 @@ function tooManyRunning(options: QueryBoundsOptions): RateLimitedError {
     '1',
     `This credential already has ${options.expensivePerCredential} GraphQL executions costing over ${options.expensiveCost} running. ` +
       'Wait for one to finish (Retry-After), or ask for less.',
-    { http: { status: 429, headers: { 'retry-after': '1' } } },
+    { http: { status: ERROR_TABLE.RATE_LIMITED.status, headers: { 'retry-after': '1' } } },
   );
 }
 
@@ -206,7 +207,7 @@ function costOf(args: ExecutionArgsLike, maxCost: number): number | GraphQLError
               'each list counts as many times as it may have items (its first or last argument, else its bound), ' +
               'multiplied down the nesting. Ask for fewer items or fewer nested lists.',
             'COST_LIMIT_EXCEEDED',
-            { cost: complexity, maxCost },
+            { extensions: { cost: complexity, maxCost } },
           ),
         );
       },

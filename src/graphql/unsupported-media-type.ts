@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { problems } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
 
 /**
  * A POST that none of yoga's request parsers accepts gets yoga's bare 415 (no body, no
@@ -10,7 +11,7 @@ import { problems } from '../rest/problem.js';
 export function useUnsupportedMediaTypeProblem(): Plugin {
   return {
     onRequestParse({ request, requestParser, endResponse }) {
-      if (request.method === 'POST' && requestParser === undefined) endResponse(problems.unsupportedMediaType().toResponse());
+      if (request.method === 'POST' && requestParser === undefined) endResponse(problemResponse(problems.unsupportedMediaType()));
     },
   };
 }

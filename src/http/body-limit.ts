@@ -1,3 +1,4 @@
+import { AppError } from '../schema/errors.js';
 import type { BodyRule } from './surfaces.js';
 
 /**
@@ -19,10 +20,10 @@ export const BODY_LIMITS = {
   form: 16 * 1024,
 } as const;
 
-export class BodyTooLargeError extends Error {
+/** A body over its limit: the 413 of every surface. */
+export class BodyTooLargeError extends AppError {
   constructor(readonly limit: number) {
-    super(`The body is larger than ${limit} bytes.`);
-    this.name = 'BodyTooLargeError';
+    super(`The body is larger than ${limit} bytes.`, 'PAYLOAD_TOO_LARGE');
   }
 }
 
@@ -74,7 +75,7 @@ const LIMIT_OF: Record<Exclude<BodyRule, 'none'>, number> = { api: BODY_LIMITS.a
  * the connection (`headers`), whose unread rest must not be taken for the next request
  * (RFC 9110 §15.5.14).
  */
-export type BodyRefusal = (status: 400 | 413, code: string, detail: string, headers: Record<string, string>) => Response;
+export type BodyRefusal = (error: AppError) => Response;
 
 /**
  * The pipeline's body step: the request with its body read within the limit of its surface's
@@ -82,11 +83,10 @@ export type BodyRefusal = (status: 400 | 413, code: string, detail: string, head
  * or sent a broken chunked encoding; its doing, so not logged as ours).
  */
 export async function boundedBody(request: Request, rule: Exclude<BodyRule, 'none'>, refuse: BodyRefusal): Promise<Request | Response> {
-  const headers = { connection: 'close' };
   try {
     return await withBodyWithin(request, LIMIT_OF[rule]);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return refuse(413, 'PAYLOAD_TOO_LARGE', error.message, headers);
-    return refuse(400, 'BODY_INCOMPLETE', 'The body ended before it was complete.', headers);
+    if (error instanceof BodyTooLargeError) return refuse(error);
+    return refuse(new AppError('The body ended before it was complete.', 'BODY_INCOMPLETE'));
   }
 }

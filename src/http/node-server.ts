@@ -5,7 +5,8 @@ import { createServerAdapter } from '@whatwg-node/server';
 import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import type { ConnectionLimits } from '../config.js';
-import { HttpProblem } from '../rest/problem.js';
+import { AppError } from '../schema/errors.js';
+import { errorHeaders, problemBody } from './problem.js';
 import { addressKey } from './address-key.js';
 
 /**
@@ -80,29 +81,29 @@ function presentRepeatedAuthorization(req: IncomingMessage): void {
 }
 
 /** A complete HTTP/1.1 answer written straight to a socket: a problem+json that closes the connection. */
-function rawProblem(problem: HttpProblem): string {
-  const body = JSON.stringify(problem.body());
+function rawProblem(problem: AppError): string {
+  const body = JSON.stringify(problemBody(problem));
   const headers: Record<string, string | number> = {
     'Content-Type': 'application/problem+json',
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
     Connection: 'close',
-    ...problem.headers,
+    ...errorHeaders(problem),
   };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
   return `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${lines.join('')}\r\n${body}`;
 }
 
 /** Node's own refusals (before any request object exists), by its error code. */
-function clientErrorProblem(code: string | undefined): HttpProblem {
+function clientErrorProblem(code: string | undefined): AppError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new HttpProblem(431, 'HEADERS_TOO_LARGE', 'The request headers are too large.');
+      return new AppError('The request headers are too large.', 'HEADERS_TOO_LARGE');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new HttpProblem(408, 'REQUEST_TIMEOUT', 'The request took too long to arrive; the connection is closed.');
+      return new AppError('The request took too long to arrive; the connection is closed.', 'REQUEST_TIMEOUT');
     default:
-      return new HttpProblem(400, 'BAD_REQUEST', 'The request is not valid HTTP/1.1.');
+      return new AppError('The request is not valid HTTP/1.1.', 'BAD_REQUEST');
   }
 }
 
@@ -137,7 +138,7 @@ function capConnections(server: Server, limits: ConnectionLimits): void {
     const perAddress = limits.maxConnectionsPerAddress > 0 && fromAddress >= limits.maxConnectionsPerAddress;
     if (open >= limits.maxConnections || perAddress) {
       const detail = perAddress ? 'Too many open connections from your address.' : 'Too many open connections.';
-      const problem = new HttpProblem(503, 'TOO_MANY_CONNECTIONS', `${detail} Close one, or retry shortly.`, undefined, { 'Retry-After': '1' });
+      const problem = new AppError(`${detail} Close one, or retry shortly.`, 'TOO_MANY_CONNECTIONS');
       // Written and closed at once, so that Node never parses a request on this connection.
       socket.write(rawProblem(problem));
       socket.destroy();

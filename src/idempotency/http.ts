@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
-import { HttpProblem } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 import { IDEMPOTENCY_HEADER, parseIdempotencyKey } from './key.js';
 import { isGraphqlQuery } from './graphql-reads.js';
 import { MAX_ANSWER_BYTES } from './quota.js';
@@ -13,36 +14,28 @@ import { surfaceOf } from '../http/surfaces.js';
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
 export const idempotencyProblems = {
-  invalid: (detail: string) => new HttpProblem(400, 'INVALID_IDEMPOTENCY_KEY', detail),
+  invalid: (detail: string) => new AppError(detail, 'INVALID_IDEMPOTENCY_KEY'),
   mismatch: () =>
-    new HttpProblem(
-      422,
-      'IDEMPOTENCY_KEY_REUSED',
+    new AppError(
       'This Idempotency-Key was used in the last 24 hours for a different request (another path or body). Send a new key with a new request.',
+      'IDEMPOTENCY_KEY_REUSED',
     ),
-  inProgress: () =>
-    new HttpProblem(409, 'IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', undefined, {
-      'retry-after': '1',
-    }),
+  inProgress: () => new AppError('A request with this Idempotency-Key is still being processed. Retry after it finishes.', 'IDEMPOTENCY_KEY_IN_USE'),
   unknown: () =>
-    new HttpProblem(
-      409,
-      'IDEMPOTENCY_OUTCOME_UNKNOWN',
+    new AppError(
       'The first request with this Idempotency-Key did not finish (the server stopped while it ran), so whether it took effect is unknown. Check, then send a new key.',
+      'IDEMPOTENCY_OUTCOME_UNKNOWN',
     ),
   answerTooLarge: (status: number) =>
-    new HttpProblem(
-      409,
-      'IDEMPOTENCY_ANSWER_TOO_LARGE',
+    new AppError(
       `The first request with this Idempotency-Key ran and answered ${status}, but its answer was larger than the ${MAX_ANSWER_BYTES} bytes kept for retries, so it cannot be sent again. Read the resource to see its state; send a new key with a new request.`,
+      'IDEMPOTENCY_ANSWER_TOO_LARGE',
     ),
   quotaExceeded: (retryAfterSeconds: number) =>
-    new HttpProblem(
-      429,
-      'IDEMPOTENCY_QUOTA_EXCEEDED',
+    new AppError(
       `Your requests with an Idempotency-Key in the last 24 hours hold as many kept answers as one user may have. Nothing ran. Retry after ${retryAfterSeconds} seconds, or send the request without a key.`,
-      undefined,
-      { 'retry-after': String(retryAfterSeconds) },
+      'IDEMPOTENCY_QUOTA_EXCEEDED',
+      { headers: { 'retry-after': String(retryAfterSeconds) } },
     ),
 };
 
@@ -92,7 +85,7 @@ export async function idempotentRequest(
   if (request.method !== 'POST') return handle(request);
   const parsed = parseIdempotencyKey(request.headers);
   if (parsed === null) return handle(request);
-  if ('error' in parsed) return idempotencyProblems.invalid(parsed.error).toResponse();
+  if ('error' in parsed) return problemResponse(idempotencyProblems.invalid(parsed.error));
   const scope = keyScope(principal, parsed.key);
   if (!scope) return handle(request);
   const url = new URL(request.url);
@@ -121,15 +114,15 @@ export async function idempotentRequest(
     case 'replay':
       return toResponse(outcome.response, { [REPLAYED_HEADER]: 'true' });
     case 'mismatch':
-      return idempotencyProblems.mismatch().toResponse();
+      return problemResponse(idempotencyProblems.mismatch());
     case 'in_progress':
-      return idempotencyProblems.inProgress().toResponse();
+      return problemResponse(idempotencyProblems.inProgress());
     case 'unknown':
-      return idempotencyProblems.unknown().toResponse();
+      return problemResponse(idempotencyProblems.unknown());
     case 'answer_too_large':
-      return idempotencyProblems.answerTooLarge(outcome.status).toResponse();
+      return problemResponse(idempotencyProblems.answerTooLarge(outcome.status));
     case 'quota_exceeded':
-      return idempotencyProblems.quotaExceeded(outcome.retryAfterSeconds).toResponse();
+      return problemResponse(idempotencyProblems.quotaExceeded(outcome.retryAfterSeconds));
   }
 }
 

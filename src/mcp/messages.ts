@@ -1,5 +1,6 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { Response } from '../http/fetch-api.js';
+import type { Response } from '../http/fetch-api.js';
+import { json } from '../http/json.js';
 
 /** JSON-RPC 2.0 as the MCP endpoint answers it outside the SDK (refusals before a message runs). */
 export type JsonRpcId = string | number | null;
@@ -16,7 +17,7 @@ export function jsonRpcError(id: JsonRpcId, code: number, message: string, data?
 }
 
 export function jsonRpcResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  return json(body, { status, headers });
 }
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>

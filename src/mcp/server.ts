@@ -11,6 +11,7 @@ import { answerBatch, BATCHES_RUNNING_PER_CREDENTIAL } from './batch.js';
 import { InFlight } from '../limits/in-flight.js';
 import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse } from './messages.js';
 import { problems } from '../rest/problem.js';
+import { problemBody } from '../http/problem.js';
 import { jsonShapeError, type InputAt } from '../schema/json-shape.js';
 import { callTool, buildTools, type McpTool } from './tools.js';
 import { Response } from '../http/fetch-api.js';
@@ -57,10 +58,8 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
     const held = ctx.principal.kind === 'user' ? (ctx.principal.scopes ?? []) : [];
     const scope = [...new Set([...held, kind])].join(' ');
     const challenge = `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl(config)}", error_description="The tool ${tool.name} needs the ${kind} scope."`;
-    return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: `insufficient_scope: the tool ${tool.name} needs the "${kind}" scope.` }, id: null }), {
-      status: 403,
-      headers: { 'content-type': 'application/json', 'www-authenticate': challenge },
-    });
+    const body = { jsonrpc: '2.0', error: { code: -32001, message: `insufficient_scope: the tool ${tool.name} needs the "${kind}" scope.` }, id: null };
+    return jsonRpcResponse(body, 403, { 'www-authenticate': challenge });
   }
 
   function serverFor(ctx: Context, request: Request): Server {
@@ -80,10 +79,7 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
     async fetch(request: Request, ctx: Context): Promise<Response> {
       // Stateless: no server-initiated stream to GET and no session to DELETE (Streamable HTTP allows 405 for both).
       if (request.method !== 'POST') {
-        return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages.' }, id: null }), {
-          status: 405,
-          headers: { allow: 'POST', 'content-type': 'application/json' },
-        });
+        return jsonRpcResponse({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages.' }, id: null }, 405, { allow: 'POST' });
       }
       const text = await request.clone().text();
       // Each tool call's arguments, checked on the text before JSON.parse builds them
@@ -92,7 +88,7 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
       const excess = jsonShapeError(text, /^\s*\[/.test(text) ? ARGUMENTS_IN_BATCH : ARGUMENTS_IN_MESSAGE);
       if (excess) {
         const problem = problems.validation([excess]);
-        return jsonRpcResponse(jsonRpcError(null, ErrorCode.InvalidParams, `Invalid params: ${problem.detail}`, { ...problem.body(), ...(ctx.scope ? { request_id: ctx.scope.id } : {}) }), 400);
+        return jsonRpcResponse(jsonRpcError(null, ErrorCode.InvalidParams, `Invalid params: ${problem.message}`, { ...problemBody(problem), ...(ctx.scope ? { request_id: ctx.scope.id } : {}) }), 400);
       }
       let body: unknown;
       try {

@@ -5,7 +5,9 @@ import { KEY_MAX_LENGTH, KEY_RULE, KEY_TEXT } from '../idempotency/key.js';
 import { fingerprint, idempotent, keyScope } from '../idempotency/run.js';
 import { openApiDocument } from '../rest/openapi.js';
 import { nextCursor } from '../rest/links.js';
-import { HttpProblem, problems } from '../rest/problem.js';
+import { problems } from '../rest/problem.js';
+import { problemBody } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 import { inputShapeError } from '../schema/input-shape.js';
 import type { Method, Route, ToolHints } from '../rest/route.js';
 import { runRoute } from '../rest/router.js';
@@ -203,8 +205,8 @@ export interface ToolResult {
  * A problem as an MCP error result: the model reads the text; programs read `code` and `errors`
  * in it, and `request_id`, as in a REST problem (src/rest/problem.ts).
  */
-export function errorResult(problem: HttpProblem, ctx: Pick<Context, 'scope'>): ToolResult {
-  const body = ctx.scope ? { ...problem.body(), request_id: ctx.scope.id } : problem.body();
+export function errorResult(problem: AppError, ctx: Pick<Context, 'scope'>): ToolResult {
+  const body = ctx.scope ? { ...problemBody(problem), request_id: ctx.scope.id } : problemBody(problem);
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
@@ -221,7 +223,7 @@ export async function callTool(tool: McpTool, ctx: Context, input: Record<string
   const { [IDEMPOTENCY_ARGUMENT]: key, ...args } = input;
   if (tool.route.method !== 'post' || key === undefined) return runTool(tool, ctx, input, request);
   if (typeof key !== 'string' || !KEY_TEXT.test(key)) {
-    return errorResult(new HttpProblem(400, 'VALIDATION_FAILED', `${IDEMPOTENCY_ARGUMENT}: ${KEY_RULE}`, [{ field: IDEMPOTENCY_ARGUMENT, message: KEY_RULE }]), ctx);
+    return errorResult(new AppError(`${IDEMPOTENCY_ARGUMENT}: ${KEY_RULE}`, 'VALIDATION_FAILED', { errors: [{ field: IDEMPOTENCY_ARGUMENT, message: KEY_RULE }] }), ctx);
   }
   const scope = keyScope(ctx.principal, key);
   if (!scope) return runTool(tool, ctx, args, request);
@@ -278,7 +280,7 @@ async function runTool(tool: McpTool, ctx: Context, args: Record<string, unknown
   }
   // Without a body, leftover arguments have nowhere to go: named, rather than silently ignored.
   const unknown = route.body ? [] : Object.keys(body);
-  if (unknown.length) return errorResult(new HttpProblem(400, 'VALIDATION_FAILED', unknown.map((n) => `${n}: unknown argument`).join('; '), unknown.map((field) => ({ field, message: 'unknown argument' }))), ctx);
+  if (unknown.length) return errorResult(new AppError(unknown.map((n) => `${n}: unknown argument`).join('; '), 'VALIDATION_FAILED', { errors: unknown.map((field) => ({ field, message: 'unknown argument' })) }), ctx);
   const url = new URL(`${ctx.config.baseUrl}/api${route.path}`);
   try {
     const result = await runRoute(route, ctx, { params: () => params, query, body: async () => body }, url, request);
@@ -289,7 +291,7 @@ async function runTool(tool: McpTool, ctx: Context, args: Record<string, unknown
       : (result.body as Record<string, unknown>);
     return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
   } catch (error) {
-    if (error instanceof HttpProblem) return errorResult(error, ctx);
+    if (error instanceof AppError) return errorResult(error, ctx);
     throw error;
   }
 }

@@ -1,7 +1,10 @@
 import type { Logger } from '../logger.js';
 import { requestLogger, type RequestScope } from './request-scope.js';
 import { withTimeout } from '../timeout.js';
-import { Response } from '../http/fetch-api.js';
+import type { Response } from '../http/fetch-api.js';
+import { json } from '../http/json.js';
+import { problemResponse } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 import { PATHS } from '../http/surfaces.js';
 
 /** One dependency readiness depends on: resolves when it is usable, rejects (with the reason) when not. */
@@ -19,9 +22,8 @@ const RESULT_TTL_MS = 1_000;
 
 type Outcome = { ok: true; checks: Record<string, 'ok'> } | { ok: false; failing: string[]; checks: Record<string, string> };
 
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
-}
+/** Probes' answers are never cached: each says how the process is now. */
+const probeAnswer = (status: number, body: unknown) => json(body, { status, headers: { 'cache-control': 'no-store' } });
 
 /**
  * Liveness and readiness, answered before authentication and rate limiting.
@@ -54,15 +56,15 @@ export class Health {
   }
 
   live(): Response {
-    return json(200, { status: 'ok' });
+    return probeAnswer(200, { status: 'ok' });
   }
 
   /** `scope`: the probe's request, whose id is on the line when this probe finds readiness changed. */
   async ready(scope?: RequestScope): Promise<Response> {
-    if (this.shuttingDown) return json(503, { status: 'shutting_down' });
+    if (this.shuttingDown) return probeAnswer(503, { status: 'shutting_down' });
     const outcome = await this.outcome(scope);
-    if (this.shuttingDown) return json(503, { status: 'shutting_down' });
-    return outcome.ok ? json(200, { status: 'ready', checks: outcome.checks }) : json(503, { status: 'not_ready', failing: outcome.failing, checks: outcome.checks });
+    if (this.shuttingDown) return probeAnswer(503, { status: 'shutting_down' });
+    return outcome.ok ? probeAnswer(200, { status: 'ready', checks: outcome.checks }) : probeAnswer(503, { status: 'not_ready', failing: outcome.failing, checks: outcome.checks });
   }
 
   private outcome(scope: RequestScope | undefined): Promise<Outcome> {
@@ -105,10 +107,7 @@ export class Health {
  */
 export function startingResponse(request: Request): Response {
   const path = new URL(request.url).pathname;
-  if (path === PATHS.healthz) return json(200, { status: 'ok' });
-  if (path === PATHS.readyz) return json(503, { status: 'starting' });
-  return new Response(
-    JSON.stringify({ type: 'urn:workmgmt:problem:unavailable', title: 'Service Unavailable', status: 503, detail: 'The service is starting. Retry in a moment.', code: 'unavailable' }),
-    { status: 503, headers: { 'content-type': 'application/problem+json', 'retry-after': '1', 'cache-control': 'no-store' } },
-  );
+  if (path === PATHS.healthz) return probeAnswer(200, { status: 'ok' });
+  if (path === PATHS.readyz) return probeAnswer(503, { status: 'starting' });
+  return problemResponse(new AppError('The service is starting. Retry in a moment.', 'UNAVAILABLE'));
 }

@@ -1,4 +1,5 @@
-import { HttpProblem } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 
 /** How often the event loop's lag is sampled. */
 const SAMPLE_MS = 50;
@@ -57,11 +58,8 @@ export class LoadShedder {
   refusal(): { response: Response; lagMs: number } | null {
     const lagMs = this.lag.sustainedMs();
     if (lagMs <= this.maxLagMs) return null;
-    const problem = new HttpProblem(503, 'OVERLOADED', 'The service is overloaded. Retry after Retry-After seconds.', undefined, {
-      'retry-after': '1',
-      'cache-control': 'no-store',
-    });
-    return { response: problem.toResponse(), lagMs };
+    const problem = new AppError('The service is overloaded. Retry after Retry-After seconds.', 'OVERLOADED');
+    return { response: problemResponse(problem), lagMs };
   }
 
   close(): void {

@@ -6,7 +6,9 @@ import { requestIdFor } from '../http/request-id.js';
 import type { RateLimiter } from '../limits/limiter.js';
 import { RedisStore } from '../limits/redis-store.js';
 import type { Logger } from '../logger.js';
-import { HttpProblem, problems, withRequestId } from '../rest/problem.js';
+import { problems, withRequestId } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 import { logAccess } from './access-log.js';
 import { Health, type ReadinessCheck } from './health.js';
 import { LoadShedder } from './load-shedding.js';
@@ -89,7 +91,7 @@ export class Ops {
   /** GET /metrics on the metrics port (METRICS_PORT): the token, when set, is required there too. */
   async metricsEndpoint(request: Request): Promise<Response> {
     const path = requestUrl(request).pathname;
-    if (!this.metrics || path !== PATHS.metrics) return problems.notFound().toResponse();
+    if (!this.metrics || path !== PATHS.metrics) return problemResponse(problems.notFound());
     return this.metricsAnswer(request);
   }
 
@@ -107,7 +109,7 @@ export class Ops {
       response = (own && (await own)) ?? this.shed() ?? (await handler(request, info, scope));
     } catch (error) {
       requestLogger(this.logger, scope).error({ err: error }, 'unexpected error');
-      response = problems.internal().toResponse();
+      response = problemResponse(problems.internal());
     }
     response = await withRequestId(response, scope.id);
     response.headers.set('x-request-id', scope.id);
@@ -166,9 +168,7 @@ export class Ops {
   private async metricsAnswer(request: Request): Promise<Response> {
     const token = this.config.metricsToken;
     if (token !== undefined && !hasMetricsToken(request.headers, token)) {
-      return new HttpProblem(401, 'UNAUTHENTICATED', 'Send Authorization: Bearer <METRICS_TOKEN>.', undefined, {
-        'www-authenticate': 'Bearer realm="metrics"',
-      }).toResponse();
+      return problemResponse(new AppError('Send Authorization: Bearer <METRICS_TOKEN>.', 'UNAUTHENTICATED', { headers: { 'www-authenticate': 'Bearer realm="metrics"' } }));
     }
     return this.metrics!.response();
   }

@@ -5,7 +5,8 @@ import { SCOPE_NAMES } from '../auth/oauth/scopes.js';
 import type { Config } from '../config.js';
 import { graphqlAuthResponse } from '../graphql/auth-errors.js';
 import { reportAuthFailure, type RequestScope } from '../ops/request-scope.js';
-import { HttpProblem } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 import type { Step } from './pipeline.js';
 
 function bearerChallenge(config: Config, error?: AuthError): string {
@@ -15,10 +16,10 @@ function bearerChallenge(config: Config, error?: AuthError): string {
 }
 
 /** An AuthError as the API's problem, with the RFC 6750 challenge on a 401 (RFC 9728 `resource_metadata`). */
-function authProblem(config: Config, error: AuthError, scope: RequestScope): HttpProblem {
+function authProblem(config: Config, error: AuthError, scope: RequestScope): AppError {
   reportAuthFailure(scope, error.code);
   const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': bearerChallenge(config, error) } : {};
-  return new HttpProblem(error.status, error.code.toUpperCase(), error.detail, undefined, headers);
+  return new AppError(error.detail, error.problemCode, { headers });
 }
 
 /**
@@ -37,11 +38,11 @@ export function credentials(config: Config): Step {
       return next();
     }
     // GraphQL-over-HTTP clients get the same status and challenge in a GraphQL response body.
-    const refuse = (problem: HttpProblem) => (surface.name === 'graphql' && graphqlAuthResponse(request, problem)) || problem.toResponse();
+    const refuse = (problem: AppError) => (surface.name === 'graphql' && graphqlAuthResponse(request, problem)) || problemResponse(problem);
     // A token in the URL ends up in logs: refused with what the client did wrong, whatever else it sent (RFC 6750 §5.3).
     if (url.searchParams.has('access_token')) {
-      const error = new AuthError(401, 'token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request');
-      return authProblem(config, error, scope).toResponse();
+      const error = new AuthError('token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request');
+      return problemResponse(authProblem(config, error, scope));
     }
     const principal = await authenticate(auth, context.credentials);
     if (principal instanceof AuthError) return refuse(authProblem(config, principal, scope));
@@ -49,8 +50,8 @@ export function credentials(config: Config): Step {
     if (principal.kind === 'anonymous') {
       reportAuthFailure(scope, 'unauthenticated');
       return refuse(
-        new HttpProblem(401, 'UNAUTHENTICATED', 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', undefined, {
-          'www-authenticate': bearerChallenge(config),
+        new AppError('Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', 'UNAUTHENTICATED', {
+          headers: { 'www-authenticate': bearerChallenge(config) },
         }),
       );
     }

@@ -1,7 +1,8 @@
 import type { Credentials } from '../auth/authenticate.js';
 import { isSameOrigin, isUnsafeMethod } from '../http/same-origin.js';
 import type { Surface } from '../http/surfaces.js';
-import { HttpProblem } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 import type { Step } from './pipeline.js';
 
 /**
@@ -14,7 +15,7 @@ export function csrfRefusal(request: Request, credentials: Credentials, surface:
   if (!isUnsafeMethod(request.method) || credentials.token !== null) return null;
   const checked = surface.csrf === 'always' || (surface.csrf === 'with-session' && credentials.sessionToken !== null);
   if (!checked || isSameOrigin(request, baseUrl)) return null;
-  return new HttpProblem(403, 'CSRF_REJECTED', 'Cross-site request refused: Origin (or Referer) must be this service.').toResponse();
+  return problemResponse(new AppError('Cross-site request refused: Origin (or Referer) must be this service.', 'CSRF_REJECTED'));
 }
 
 /** The pipeline's CSRF step. */

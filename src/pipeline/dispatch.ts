@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { reportRoute } from '../ops/request-scope.js';
 import { problems } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
 import { notFoundPage } from '../web/org-page.js';
 import { operationContext, type RequestContext } from './request-context.js';
 
@@ -14,7 +15,7 @@ function wantsHtml(request: Request): boolean {
   return html >= 0 && (json < 0 || html < json);
 }
 
-const notFound = (request: Request) => (wantsHtml(request) ? notFoundPage() : problems.notFound().toResponse());
+const notFound = (request: Request) => (wantsHtml(request) ? notFoundPage() : problemResponse(problems.notFound()));
 
 /** A router of its own (itty-router) that a surface's requests are handed to. */
 interface Router {

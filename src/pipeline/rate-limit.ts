@@ -3,7 +3,8 @@ import { retryAfter, type PolicyDecision } from '../limits/headers.js';
 import { hashToken } from '../auth/pat-token.js';
 import { addressSubject, credentialSubject, type RateLimiter } from '../limits/limiter.js';
 import { reportRateLimitRefusals } from '../ops/request-scope.js';
-import { HttpProblem } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
+import { AppError } from '../schema/errors.js';
 import type { Step } from './pipeline.js';
 import type { RequestContext } from './request-context.js';
 
@@ -17,9 +18,7 @@ export function rateLimitSubject(token: string | null, clientIp: string): string
 
 function tooManyRequests(decisions: PolicyDecision[]): Response {
   const wait = retryAfter(decisions);
-  return new HttpProblem(429, 'RATE_LIMITED', `Too many requests. Wait ${wait} seconds (X-RateLimit-Reset) before retrying.`, undefined, {
-    'retry-after': wait,
-  }).toResponse();
+  return problemResponse(new AppError(`Too many requests. Wait ${wait} seconds (X-RateLimit-Reset) before retrying.`, 'RATE_LIMITED', { headers: { 'retry-after': wait } }));
 }
 
 /** The bucket of a request: an OAuth grant (all its access tokens share one), another credential, or the address. */

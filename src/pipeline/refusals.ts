@@ -1,16 +1,24 @@
-import { OAuthError } from '../auth/oauth/errors.js';
+import { OAuthError, oauthErrorResponse } from '../auth/oauth/errors.js';
 import type { BodyRefusal } from '../http/body-limit.js';
+import { errorHeaders, problemResponse } from '../http/problem.js';
 import type { RefusalShape } from '../http/surfaces.js';
-import { HttpProblem } from '../rest/problem.js';
 import { page } from '../views/render.js';
 
 /**
  * How a refusal made by the pipeline, before the surface runs, is written for each surface
  * shape (the surface table's `refusal`): the steps ask here, so the HTTP layer knows no surface.
+ * Each carries the headers its code has in the error table (a refused body closes the connection).
  */
 export const REFUSALS: Record<RefusalShape, BodyRefusal> = {
-  problem: (status, code, detail, headers) => new HttpProblem(status, code, detail, undefined, headers).toResponse(),
-  oauth: (status, _code, detail, headers) => new OAuthError('invalid_request', detail, status, headers).toResponse(),
-  page: (status, _code, detail, headers) =>
-    page('error', { title: 'Form not accepted', heading: 'The form could not be read', message: detail }, { status, headers }),
+  problem: (error) => problemResponse(error),
+  oauth: (error) =>
+    oauthErrorResponse(
+      new OAuthError('invalid_request', error.message, { status: error.status === 413 ? 413 : undefined, headers: errorHeaders(error) }),
+    ),
+  page: (error) =>
+    page(
+      'error',
+      { title: 'Form not accepted', heading: 'The form could not be read', message: error.message },
+      { status: error.status, headers: errorHeaders(error) },
+    ),
 };

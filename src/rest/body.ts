@@ -1,5 +1,6 @@
 import { jsonShapeError } from '../schema/json-shape.js';
-import { HttpProblem, problems } from './problem.js';
+import { AppError } from '../schema/errors.js';
+import { problems } from './problem.js';
 
 /**
  * Reads a JSON object body: 415 for another media type, 400 when not a JSON object. Its size
@@ -18,10 +19,10 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
   try {
     body = JSON.parse(text);
   } catch {
-    throw new HttpProblem(400, 'MALFORMED_JSON', 'The body is not valid JSON.');
+    throw new AppError('The body is not valid JSON.', 'MALFORMED_JSON');
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpProblem(400, 'MALFORMED_JSON', 'The body must be a JSON object.');
+    throw new AppError('The body must be a JSON object.', 'MALFORMED_JSON');
   }
   return body as Record<string, unknown>;
 }

@@ -7,10 +7,11 @@ import { QUERY_LIMITS } from '../graphql/yoga.js';
 import { BODY_LIMITS } from '../http/body-limit.js';
 import { GLOBAL_POLICY } from '../limits/policy.js';
 import { PROBLEM_LIMITS } from './problem.js';
+import { ERROR_TABLE, type ProblemCode } from '../schema/error-table.js';
 
 /**
  * The parts of the OpenAPI document that belong to the protocol rather than to a route: the
- * RFC 9457 problem bodies `HttpProblem` writes, the rate-limit and other response headers the
+ * RFC 9457 problem bodies `problemBody` writes, the rate-limit and other response headers the
  * pipeline sets, the credentials `src/auth` accepts, and the GraphQL endpoint. Routes and their
  * resources are generated from their declarations (src/rest/openapi.ts).
  */
@@ -159,32 +160,18 @@ export const paramRef = (name: string): Reference => ({ $ref: `#/components/para
 
 // ---- Problems (RFC 9457). One schema per status, each listing the codes that status carries. ----
 
-/** Every stable `code`, by HTTP status. docs/api.md "Errors" lists the same (a test checks). */
-export const PROBLEM_CODES = {
-  400: [
-    'validation_failed',
-    'malformed_json',
-    'bad_user_input',
-    'conflicting_credentials',
-    'invalid_idempotency_key',
-    'body_incomplete',
-    'bad_request',
-  ],
-  401: ['unauthenticated', 'token_malformed', 'token_invalid', 'token_revoked', 'token_expired', 'token_in_url'],
-  403: ['forbidden', 'insufficient_scope', 'org_mismatch', 'org_forbidden', 'csrf_rejected'],
-  404: ['not_found'],
-  405: ['method_not_allowed'],
-  406: ['not_acceptable'],
-  409: ['conflict', 'key_limit_reached', 'webhook_limit_reached', 'idempotency_key_in_use', 'idempotency_outcome_unknown'],
-  413: ['payload_too_large'],
-  415: ['unsupported_media_type'],
-  422: ['idempotency_key_reused'],
-  429: ['rate_limited'],
-  431: ['headers_too_large'],
-  500: ['internal'],
-} as const;
+/** The problem codes' statuses. */
+export type ProblemStatus = (typeof ERROR_TABLE)[ProblemCode]['status'];
 
-export type ProblemStatus = keyof typeof PROBLEM_CODES;
+/** Every stable problem `code` (lower case, as the body has it), by HTTP status: from ERROR_TABLE, in its order. */
+export const PROBLEM_CODES = Object.entries(ERROR_TABLE).reduce(
+  (byStatus, [code, entry]) => {
+    if (entry.surface === 'problem') (byStatus[entry.status as ProblemStatus] ??= []).push(code.toLowerCase());
+    return byStatus;
+  },
+  {} as Record<ProblemStatus, string[]>,
+);
+
 export const PROBLEM_STATUSES = Object.keys(PROBLEM_CODES).map(Number) as ProblemStatus[];
 
 export const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
@@ -194,6 +181,7 @@ export const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
   404: 'NotFoundProblem',
   405: 'MethodNotAllowedProblem',
   406: 'NotAcceptableProblem',
+  408: 'RequestTimeoutProblem',
   409: 'ConflictProblem',
   413: 'PayloadTooLargeProblem',
   415: 'UnsupportedMediaTypeProblem',
@@ -201,15 +189,17 @@ export const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
   429: 'TooManyRequestsProblem',
   431: 'RequestHeaderFieldsTooLargeProblem',
   500: 'InternalProblem',
+  503: 'ServiceUnavailableProblem',
 };
 
-/**
- * Codes the HTTP server answers itself, before any request exists (src/http/node-server.ts): their
- * bodies have no `request_id`, as no request was ever given an id.
- */
-const BEFORE_ANY_REQUEST = new Set<string>(['bad_request', 'headers_too_large']);
+/** Codes answered before any request exists (the server's own refusals): their bodies have no `request_id`. */
+const BEFORE_ANY_REQUEST = new Set<string>(
+  Object.entries(ERROR_TABLE)
+    .filter(([, entry]) => 'beforeRequest' in entry && entry.beforeRequest)
+    .map(([code]) => code.toLowerCase()),
+);
 
-/** The problem body `HttpProblem.toResponse()` writes: `codes` are those this schema admits. */
+/** The problem body `problemBody` (src/http/problem.ts) writes: `codes` are those this schema admits. */
 function problemSchema(status: ProblemStatus, codes: readonly string[], description: string, errors?: Schema): Schema {
   const properties: Record<string, Schema> = {
     type: {
@@ -230,7 +220,8 @@ function problemSchema(status: ProblemStatus, codes: readonly string[], descript
   return { type: 'object', description, additionalProperties: false, required, properties };
 }
 
-const [VALIDATION_FAILED, ...OTHER_400_CODES] = PROBLEM_CODES[400];
+// The table lists VALIDATION_FAILED first among the 400s.
+const [VALIDATION_FAILED = 'validation_failed', ...OTHER_400_CODES] = PROBLEM_CODES[400];
 
 const problemSchemas: Record<string, Schema> = {
   FieldError: exact('One bad input: the field as the client named it (`title`, `project_id`, `limit`) and why.', {

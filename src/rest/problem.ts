@@ -1,5 +1,4 @@
-import { STATUS_CODES } from 'node:http';
-import { MAX_FIELD_ERRORS, type FieldError } from '../schema/errors.js';
+import { AppError, MAX_FIELD_ERRORS, type FieldError } from '../schema/errors.js';
 import { Headers, Response } from '../http/fetch-api.js';
 
 /**
@@ -16,42 +15,6 @@ export const PROBLEM_LIMITS = {
 } as const;
 
 const clip = (text: string) => (text.length > PROBLEM_LIMITS.fieldText ? `${text.slice(0, PROBLEM_LIMITS.fieldText - 1)}…` : text);
-
-/**
- * An RFC 9457 problem: thrown anywhere in a REST handler, answered by the router.
- * `code` is stable for programs; `detail` is for people.
- */
-export class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly detail: string,
-    readonly errors?: FieldError[],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(detail);
-  }
-
-  /** The problem+json document. */
-  body(): Record<string, unknown> {
-    const body: Record<string, unknown> = {
-      type: `urn:workmgmt:problem:${this.code.toLowerCase()}`,
-      title: STATUS_CODES[this.status] ?? 'Error',
-      status: this.status,
-      detail: this.detail,
-      code: this.code.toLowerCase(),
-    };
-    if (this.errors?.length) body.errors = this.errors;
-    return body;
-  }
-
-  toResponse(): Response {
-    return new Response(JSON.stringify(this.body()), {
-      status: this.status,
-      headers: { 'content-type': 'application/problem+json', ...this.headers },
-    });
-  }
-}
 
 const isProblem = (response: Response) => response.headers.get('content-type')?.startsWith('application/problem+json') === true;
 
@@ -75,17 +38,15 @@ async function stamped(response: Response, requestId: string): Promise<Response>
   return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
 }
 
+/** The problems of HTTP itself, made in more than one place. */
 export const problems = {
   validation: (all: FieldError[]) => {
     const errors = all.slice(0, PROBLEM_LIMITS.fieldErrors).map((e) => ({ field: clip(e.field), message: clip(e.message) }));
-    return new HttpProblem(400, 'VALIDATION_FAILED', errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
+    return new AppError(errors.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', { errors });
   },
-  notFound: (detail = 'No resource at this path.') => new HttpProblem(404, 'NOT_FOUND', detail),
-  methodNotAllowed: (allow: string[]) =>
-    new HttpProblem(405, 'METHOD_NOT_ALLOWED', `Allowed methods: ${allow.join(', ')}.`, undefined, { allow: allow.join(', ') }),
+  notFound: (detail = 'No resource at this path.') => new AppError(detail, 'NOT_FOUND'),
+  methodNotAllowed: (allow: string[]) => new AppError(`Allowed methods: ${allow.join(', ')}.`, 'METHOD_NOT_ALLOWED', { headers: { allow: allow.join(', ') } }),
   unsupportedMediaType: () =>
-    new HttpProblem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.', undefined, {
-      'accept-post': 'application/json',
-    }),
-  internal: () => new HttpProblem(500, 'INTERNAL', 'Something went wrong on our side. It has been logged.'),
+    new AppError('Send the body as JSON with Content-Type: application/json.', 'UNSUPPORTED_MEDIA_TYPE', { headers: { 'accept-post': 'application/json' } }),
+  internal: () => new AppError('Something went wrong on our side. It has been logged.', 'INTERNAL'),
 };

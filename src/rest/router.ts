@@ -10,8 +10,9 @@ import { fieldErrors, messages } from '../schema/validate.js';
 import { readJsonObject } from './body.js';
 import { problemFrom } from './errors.js';
 import { queryObject } from './inputs.js';
-import { json, noContent } from './json.js';
-import { HttpProblem, problems } from './problem.js';
+import { JSON_UTF8, json, noContent } from '../http/json.js';
+import { problems } from './problem.js';
+import { problemResponse } from '../http/problem.js';
 import type { Route, RouteInput, RouteResult } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { Response } from '../http/fetch-api.js';
@@ -52,7 +53,7 @@ export interface RawRouteInput {
  * Runs one declared route: the operation's checks first (who may call it, its bucket), then the
  * input's size and shape, then every part of the input at once (one 400 lists every mistake),
  * then the operation itself.
- * Throws HttpProblem for every expected failure. REST and the MCP tools (src/mcp) both call it,
+ * Throws an AppError, in its REST form, for every expected failure. REST and the MCP tools (src/mcp) both call it,
  * so a tool obeys exactly what the route obeys.
  */
 export async function runRoute(route: Route, ctx: Context, raw: RawRouteInput, url: URL, request: Request): Promise<RouteResult | Response> {
@@ -85,7 +86,7 @@ async function serve(route: Route, request: Request, ctx: Context, params: Recor
   const result = await runRoute(route, ctx, raw, url, request);
   if (result instanceof Response) return result;
   if (route.success.status === 204) return noContent();
-  return json(result.body, { status: route.success.status, headers: result.headers as Record<string, string> });
+  return json(result.body, { status: route.success.status, type: JSON_UTF8, headers: result.headers as Record<string, string> });
 }
 
 /** The REST surface under /api, made from the route declarations (src/rest/routes). */
@@ -93,9 +94,9 @@ export function createRestRouter(logger: Logger): { routes: RouteEntry[]; fetch(
   const router = Router<IRequest, [Context, Request]>({
     base: PATHS.api,
     catch: (error: unknown, _routing: IRequest, ctx: Context) => {
-      if (error instanceof HttpProblem) return error.toResponse();
+      if (error instanceof AppError) return problemResponse(error);
       requestLogger(logger, ctx.scope).error({ err: error }, 'unexpected error in a REST route');
-      return problems.internal().toResponse();
+      return problemResponse(problems.internal());
     },
   });
   for (const route of ROUTES) {

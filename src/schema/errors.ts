@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { ERROR_TABLE, type ErrorCode } from './error-table.js';
 
 export interface FieldError {
   /** The input field, as the client named it (`title`, `projectId`). */
@@ -6,15 +7,39 @@ export interface FieldError {
   message: string;
 }
 
+export interface AppErrorOptions {
+  /** What a GraphQL client reads besides `code` (`extensions`), e.g. `limit` for a bound reached. */
+  extensions?: Record<string, unknown>;
+  /** Headers of the answer besides the table's: those that depend on the request (`Allow`, a wait, a challenge). */
+  headers?: Record<string, string>;
+  /** Field errors a problem lists in `errors`, already named as the client named the fields. */
+  errors?: FieldError[];
+}
+
 /**
- * Expected failures. They are GraphQLErrors so that, thrown from a query, they reach the client
- * with `extensions.code` instead of being masked; from a mutation with `errors: { types }`
- * the errors plugin turns them into members of the result union.
+ * Every expected failure, on every surface: a stable code (a key of ERROR_TABLE, which gives
+ * its status), a sentence for people, and what the surface's renderer needs besides.
+ * They are GraphQLErrors so that, thrown from a query, they reach the client with
+ * `extensions.code` instead of being masked; from a mutation with `errors: { types }` the
+ * errors plugin turns them into members of the result union.
  */
 export class AppError extends GraphQLError {
-  constructor(message: string, readonly code: string, extensions: Record<string, unknown> = {}) {
-    super(message, { extensions: { code, ...extensions } });
+  readonly headers: Record<string, string>;
+  readonly errors: FieldError[] | undefined;
+  constructor(
+    message: string,
+    readonly code: ErrorCode,
+    options: AppErrorOptions = {},
+  ) {
+    super(message, { extensions: { code, ...options.extensions } });
     this.name = new.target.name;
+    this.headers = options.headers ?? {};
+    this.errors = options.errors;
+  }
+
+  /** The HTTP status of an answer with this error. */
+  get status(): number {
+    return ERROR_TABLE[this.code].status;
   }
 }
 
@@ -25,7 +50,7 @@ export class ValidationError extends AppError {
   readonly fieldErrors: FieldError[];
   constructor(fieldErrors: FieldError[]) {
     const reported = fieldErrors.slice(0, MAX_FIELD_ERRORS);
-    super(reported.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', { fieldErrors: reported });
+    super(reported.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', { extensions: { fieldErrors: reported }, errors: reported });
     this.fieldErrors = reported;
   }
 }
@@ -44,8 +69,8 @@ export class ForbiddenError extends AppError {
 
 export class ConflictError extends AppError {
   /** `extensions`: what a client needs besides the code (`limit`, for a bound reached). */
-  constructor(message: string, code = 'CONFLICT', extensions: Record<string, unknown> = {}) {
-    super(message, code, extensions);
+  constructor(message: string, code: 'CONFLICT' | Extract<ErrorCode, `${string}_LIMIT_REACHED`> = 'CONFLICT', extensions: Record<string, unknown> = {}) {
+    super(message, code, { extensions });
   }
 }
 
@@ -55,7 +80,7 @@ export class RateLimitedError extends AppError {
     message = `Too many requests for this operation. Wait ${retryAfterSeconds} seconds before retrying.`,
     extensions: Record<string, unknown> = {},
   ) {
-    super(message, 'RATE_LIMITED', { retryAfter: Number(retryAfterSeconds), ...extensions });
+    super(message, 'RATE_LIMITED', { extensions: { retryAfter: Number(retryAfterSeconds), ...extensions }, headers: { 'retry-after': String(Number(retryAfterSeconds)) } });
   }
 }
 
@@ -70,11 +95,10 @@ export class TooManyStreamsError extends AppError {
   constructor(readonly scope: 'credential' | 'organization', readonly limit: number) {
     const holder = scope === 'credential' ? 'This credential' : 'This organization';
     const retryAfter = TooManyStreamsError.retryAfterSeconds;
+    const headers = { 'retry-after': String(retryAfter) };
     super(`${holder} already has ${limit} subscriptions open, the most allowed. Close one first.`, 'TOO_MANY_STREAMS', {
-      scope,
-      limit,
-      retryAfter,
-      http: { status: 429, headers: { 'retry-after': String(retryAfter) } },
+      extensions: { scope, limit, retryAfter, http: { status: ERROR_TABLE.TOO_MANY_STREAMS.status, headers } },
+      headers,
     });
   }
 }
@@ -82,30 +106,11 @@ export class TooManyStreamsError extends AppError {
 /** An OAuth token without the scope an operation needs (RFC 6750 insufficient_scope). */
 export class InsufficientScopeError extends AppError {
   constructor(readonly scope: string) {
-    const challenge = `Bearer error="insufficient_scope", scope="${scope}"`;
+    const headers = { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` };
     super(`This token lacks the "${scope}" scope.`, 'INSUFFICIENT_SCOPE', {
-      scope,
       // graphql-yoga answers with this status and header (and strips `http` from the body).
-      http: { status: 403, headers: { 'www-authenticate': challenge } },
+      extensions: { scope, http: { status: ERROR_TABLE.INSUFFICIENT_SCOPE.status, headers } },
+      headers,
     });
   }
-}
-
-/** The HTTP status of each stable code: the one place the operations' errors meet HTTP (REST problems, pages). */
-const STATUS_BY_CODE: Record<string, number> = {
-  VALIDATION_FAILED: 400,
-  BAD_USER_INPUT: 400,
-  FORBIDDEN: 403,
-  INSUFFICIENT_SCOPE: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  KEY_LIMIT_REACHED: 409,
-  WEBHOOK_LIMIT_REACHED: 409,
-  INVITATION_LIMIT_REACHED: 409,
-  RATE_LIMITED: 429,
-  TOO_MANY_STREAMS: 429,
-};
-
-export function statusForCode(code: string): number {
-  return STATUS_BY_CODE[code] ?? 500;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { problems } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
 import { Response } from '../http/fetch-api.js';
 
 /**
@@ -50,8 +51,8 @@ export function assetSet<const Sources extends readonly AssetSource[]>(prefix: s
     serve(request, path) {
       if (!path.startsWith(prefix)) return null;
       const asset = assets.get(path);
-      if (!asset) return problems.notFound().toResponse();
-      if (request.method !== 'GET' && request.method !== 'HEAD') return problems.methodNotAllowed(['GET', 'HEAD']).toResponse();
+      if (!asset) return problemResponse(problems.notFound());
+      if (request.method !== 'GET' && request.method !== 'HEAD') return problemResponse(problems.methodNotAllowed(['GET', 'HEAD']));
       const headers: Record<string, string> = { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', vary: 'accept-encoding' };
       let body = asset.body;
       // Bundles of megabytes: compressed once, on first demand, and kept.

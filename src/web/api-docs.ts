@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
 import { SCHEMES } from '../rest/openapi-protocol.js';
 import { problems } from '../rest/problem.js';
+import { problemResponse } from '../http/problem.js';
 import { page } from '../views/render.js';
 import { assetSet, CSS, JS } from '../views/static-assets.js';
 import { Response } from '../http/fetch-api.js';
@@ -57,7 +58,7 @@ export const apiDocsContentSecurityPolicy =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 function methodNotAllowed(method: string): Response | null {
-  return method === 'GET' || method === 'HEAD' ? null : problems.methodNotAllowed(['GET', 'HEAD']).toResponse();
+  return method === 'GET' || method === 'HEAD' ? null : problemResponse(problems.methodNotAllowed(['GET', 'HEAD']));
 }
 
 function docsPage(config: Config): Response {

@@ -1,4 +1,4 @@
-import { AppError, statusForCode, ValidationError } from '../schema/errors.js';
+import { AppError, ValidationError } from '../schema/errors.js';
 
 /** A posted form as strings (a body that is not a form is an empty form). */
 export async function readForm(request: Request): Promise<Record<string, string>> {
@@ -22,15 +22,16 @@ export interface FormFailure {
 
 /**
  * An operation's refusal as a form shows it, with the status the API would answer. Errors that
- * are not the operation's (bugs) are thrown on, to the router's 500 page.
+ * are not the operation's (bugs) are thrown on, to the router's 500 page. `inputOf` names the
+ * form input a field error belongs to (a form may show one message for a list's items).
  */
-export function formFailure(error: unknown): FormFailure {
+export function formFailure(error: unknown, inputOf: (field: string) => string = (field) => field): FormFailure {
   if (!(error instanceof AppError)) throw error;
   const fieldErrors = error instanceof ValidationError ? error.fieldErrors : [];
   const retryAfter = (error.extensions as { retryAfter?: number }).retryAfter;
   return {
-    status: statusForCode(error.code),
-    errors: Object.fromEntries(fieldErrors.map((e) => [e.field, e.message])),
+    status: error.status,
+    errors: Object.fromEntries(fieldErrors.map((e) => [inputOf(e.field), e.message])),
     formError: fieldErrors.length ? null : error.message,
     headers: retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},
   };

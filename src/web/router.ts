@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { onRequest, routeWithoutQuery } from '../http/routing.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
-import { HttpProblem } from '../rest/problem.js';
+import { AppError } from '../schema/errors.js';
 import { revokeApplication, showApplications } from './applications.js';
 import { asset } from './assets.js';
 import { showBoard } from './board.js';
@@ -60,8 +60,8 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
   const setup = createSetupPages(options.firstRun);
   const router = Router<IRequest, [Context, Request]>({
     catch: (error: unknown, _routing: IRequest, ctx: Context) => {
-      if (error instanceof HttpProblem) {
-        return page('error', { title: 'Error', heading: 'Something is not right', message: error.detail }, { status: error.status });
+      if (error instanceof AppError) {
+        return page('error', { title: 'Error', heading: 'Something is not right', message: error.message }, { status: error.status });
       }
       requestLogger(logger, ctx.scope).error({ err: error }, 'unexpected error in a page');
       return page('error', { title: 'Error', heading: 'Something went wrong', message: 'It has been logged. Please try again.' }, { status: 500 });

@@ -1,7 +1,8 @@
 import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { AppError, statusForCode, ValidationError } from '../schema/errors.js';
+import { AppError } from '../schema/errors.js';
 import * as ops from '../schema/webhook-operations.js';
+import { formFailure } from './forms.js';
 import { flashCookie } from './flash.js';
 import { askAnOwner } from './org-data.js';
 import { orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
@@ -69,10 +70,9 @@ export async function createWebhookFromPage(request: PageRequest, ctx: Context):
     const created = await ops.createWebhook.call(p.ctx, values, undefined);
     return backTo(p, secretFlash(created.webhook.url, created.secret, false));
   } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    const fieldErrors = error instanceof ValidationError ? error.fieldErrors : [];
-    const errors = Object.fromEntries(fieldErrors.map((e) => [e.field.split('.')[0], e.message]));
-    return webhooksPage(p, { form: values, errors, formError: fieldErrors.length ? null : error.message }, statusForCode(error.code));
+    // `events.2` is shown beside the events checkboxes.
+    const failure = formFailure(error, (field) => field.split('.')[0]!);
+    return webhooksPage(p, { form: values, errors: failure.errors, formError: failure.formError }, failure.status);
   }
 }
 
@@ -105,6 +105,6 @@ export async function webhookAction(request: PageRequest, ctx: Context): Promise
     }
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return webhooksPage(p, { formError: error.message }, statusForCode(error.code));
+    return webhooksPage(p, { formError: error.message }, error.status);
   }
 }

@@ -5,10 +5,12 @@ import { contentSecurityPolicy, page, redirect } from '../../views/render.js';
 import { loadShell } from '../../views/shell.js';
 import { hashToken } from '../pat-token.js';
 import { capabilities } from './capabilities.js';
-import { ClientMetadataError, isMetadataClientId, type ClientMetadataResolver } from './client-metadata.js';
+import { isMetadataClientId, type ClientMetadataResolver } from './client-metadata.js';
+import { OAuthError } from './errors.js';
 import { singleValued } from './params.js';
 import { CONSENT_SCOPES, DEFAULT_SCOPE, parseScope, SCOPES, type Scope } from './scopes.js';
 import { apiAudience, CODE_SECONDS, GRANT_DAYS } from './tokens.js';
+import type { OAuthErrorCode } from '../../schema/error-table.js';
 import { isStorableText } from '../../schema/text.js';
 import { Response } from '../../http/fetch-api.js';
 
@@ -43,7 +45,7 @@ function errorPage(message: string): Response {
 }
 
 /** RFC 6749 §4.1.2.1 error redirect, with `iss` (RFC 9207). */
-function errorRedirect(ctx: Context, redirectUri: string, state: string | undefined, error: string, description: string): Response {
+function errorRedirect(ctx: Context, redirectUri: string, state: string | undefined, error: OAuthErrorCode, description: string): Response {
   const url = new URL(redirectUri);
   url.searchParams.set('error', error);
   url.searchParams.set('error_description', description);
@@ -68,7 +70,8 @@ async function check(ctx: Context, raw: URLSearchParams, clients: ClientMetadata
     try {
       client = await clients.resolve(ctx.prisma, clientId);
     } catch (error) {
-      if (error instanceof ClientMetadataError) return errorPage(error.message);
+      // A metadata document that cannot be used: an error page, as for any client not known here.
+      if (error instanceof OAuthError) return errorPage(error.message);
       throw error;
     }
   } else if (clientId && isStorableText(clientId)) {
@@ -85,7 +88,7 @@ async function check(ctx: Context, raw: URLSearchParams, clients: ClientMetadata
     return errorPage('redirect_uri does not match any address this application registered.');
   }
   const state = params.get('state');
-  const fail = (error: string, description: string) => errorRedirect(ctx, redirectUri, state, error, description);
+  const fail = (error: OAuthErrorCode, description: string) => errorRedirect(ctx, redirectUri, state, error, description);
 
   if (params.duplicated.length) return fail('invalid_request', `Parameters must not repeat: ${params.duplicated.join(', ')}.`);
   const responseType = params.get('response_type');

@@ -8,7 +8,7 @@ import { isStorableText } from '../../schema/text.js';
 
 // A 401 must carry a challenge (RFC 9110 §15.5.2); Basic is the header scheme we accept.
 function invalidClient(description: string): OAuthError {
-  return new OAuthError('invalid_client', description, 401, { 'www-authenticate': 'Basic realm="oauth"' });
+  return new OAuthError('invalid_client', description);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { OAuthClient } from '../../generated/prisma/client.js';
 import { safeFetch, SafeFetchError } from '../../http/safe-fetch.js';
+import { OAuthError } from './errors.js';
 import { redirectUriProblem } from './redirect-uri.js';
 
 /**
@@ -59,8 +60,6 @@ export function freshFor(headers: Headers, now = Date.now()): number {
   return DEFAULT_TTL_SECONDS;
 }
 
-export class ClientMetadataError extends Error {}
-
 interface Entry {
   client: OAuthClient;
   until: number;
@@ -72,7 +71,7 @@ export class ClientMetadataResolver {
 
   constructor(private readonly config: Config) {}
 
-  /** The client the document at `clientId` describes, mirrored into the database; throws ClientMetadataError saying what is wrong. */
+  /** The client the document at `clientId` describes, mirrored into the database; throws an OAuthError (invalid_client) saying what is wrong. */
   async resolve(db: Db, clientId: string): Promise<OAuthClient> {
     const cached = this.cache.get(clientId);
     if (cached && cached.until > Date.now()) return cached.client;
@@ -87,29 +86,29 @@ export class ClientMetadataResolver {
         headers: { accept: 'application/json' },
       });
     } catch (error) {
-      if (error instanceof SafeFetchError) throw new ClientMetadataError(`The application's metadata document (${url.host}) could not be fetched: ${error.message}`);
+      if (error instanceof SafeFetchError) throw new OAuthError('invalid_client', `The application's metadata document (${url.host}) could not be fetched: ${error.message}`);
       throw error;
     }
-    if (response.status !== 200) throw new ClientMetadataError(`The application's metadata document (${url.host}) answered ${response.status}.`);
+    if (response.status !== 200) throw new OAuthError('invalid_client', `The application's metadata document (${url.host}) answered ${response.status}.`);
     let json: unknown;
     try {
       json = JSON.parse(response.body.toString('utf8'));
     } catch {
-      throw new ClientMetadataError(`The application's metadata document (${url.host}) is not JSON.`);
+      throw new OAuthError('invalid_client', `The application's metadata document (${url.host}) is not JSON.`);
     }
     const parsed = Document.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new ClientMetadataError(`The application's metadata document (${url.host}) is not valid: ${issue.path.join('.') || 'document'}: ${issue.message}.`);
+      throw new OAuthError('invalid_client', `The application's metadata document (${url.host}) is not valid: ${issue.path.join('.') || 'document'}: ${issue.message}.`);
     }
     const document = parsed.data;
-    if (document.client_id !== clientId) throw new ClientMetadataError(`The application's metadata document names another client_id (${document.client_id}), not its own URL.`);
+    if (document.client_id !== clientId) throw new OAuthError('invalid_client', `The application's metadata document names another client_id (${document.client_id}), not its own URL.`);
     for (const uri of document.redirect_uris) {
       const problem = redirectUriProblem(uri);
-      if (problem) throw new ClientMetadataError(`The application's metadata document has a redirect URI we cannot use: ${problem}.`);
+      if (problem) throw new OAuthError('invalid_client', `The application's metadata document has a redirect URI we cannot use: ${problem}.`);
     }
     const grantTypes = SUPPORTED_GRANTS.filter((grant) => (document.grant_types ?? ['authorization_code']).includes(grant));
-    if (!grantTypes.includes('authorization_code')) throw new ClientMetadataError("The application's metadata document does not ask for the authorization_code grant.");
+    if (!grantTypes.includes('authorization_code')) throw new OAuthError('invalid_client', "The application's metadata document does not ask for the authorization_code grant.");
     const data = {
       name: document.client_name ?? url.host,
       redirectUris: document.redirect_uris,

@@ -5,13 +5,11 @@ import { readForm } from './params.js';
 import { grantOfToken } from './revoke.js';
 import type { SigningKeys } from './signing-keys.js';
 import { apiAudience } from './tokens.js';
-import { Response } from '../../http/fetch-api.js';
+import { json } from '../../http/json.js';
 
-const inactive = () => json({ active: false });
-
-function json(body: unknown): Response {
-  return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
-}
+/** RFC 7662 §2.2: an introspection answer is not to be cached. */
+const answer = (body: unknown) => json(body, { headers: { 'cache-control': 'no-store' } });
+const inactive = () => answer({ active: false });
 
 /** POST /oauth/introspect (RFC 7662): a client may learn the state of its own tokens only. */
 export async function introspect(request: Request, ctx: Context, keys: SigningKeys): Promise<Response> {
@@ -25,7 +23,7 @@ export async function introspect(request: Request, ctx: Context, keys: SigningKe
   const base = { active: true, client_id: grant.clientId, sub: grant.userId, org_id: grant.orgId, iss: ctx.config.baseUrl, aud: apiAudience(ctx.config) };
   if (refresh) {
     if (refresh.usedAt || grant.expiresAt <= new Date()) return inactive();
-    return json({ ...base, scope: refresh.scope, token_type: 'refresh_token', exp: Math.floor(grant.expiresAt.getTime() / 1000) });
+    return answer({ ...base, scope: refresh.scope, token_type: 'refresh_token', exp: Math.floor(grant.expiresAt.getTime() / 1000) });
   }
-  return json({ ...base, scope: claims!.scope, token_type: 'Bearer', exp: claims!.exp, iat: claims!.iat, jti: claims!.jti });
+  return answer({ ...base, scope: claims!.scope, token_type: 'Bearer', exp: claims!.exp, iat: claims!.iat, jti: claims!.jti });
 }

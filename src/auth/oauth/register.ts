@@ -28,7 +28,7 @@ const SUPPORTED_GRANTS = ['authorization_code', 'refresh_token'];
 export async function register(request: Request, ctx: Context): Promise<Response> {
   const wait = await drawFrom(ctx, ROUTE_POLICIES.oauthRegister, `ip:${addressKey(ctx.clientIp)}`);
   if (wait !== null) {
-    throw new OAuthError('temporarily_unavailable', `Too many registrations from this address. Retry in ${wait} seconds.`, 429, { 'retry-after': wait });
+    throw new OAuthError('temporarily_unavailable', `Too many registrations from this address. Retry in ${wait} seconds.`, { headers: { 'retry-after': wait } });
   }
   if (!/^application\/json\s*(;|$)/i.test(request.headers.get('content-type') ?? '')) {
     throw new OAuthError('invalid_client_metadata', 'Send the client metadata as JSON (Content-Type: application/json).');

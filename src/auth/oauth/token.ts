@@ -9,7 +9,8 @@ import { readForm } from './params.js';
 import { parseScope } from './scopes.js';
 import type { SigningKeys } from './signing-keys.js';
 import { apiAudience, issueTokens } from './tokens.js';
-import { Response } from '../../http/fetch-api.js';
+import type { Response } from '../../http/fetch-api.js';
+import { json } from '../../http/json.js';
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
@@ -30,7 +31,7 @@ export async function token(request: Request, ctx: Context, keys: SigningKeys): 
   const client = await authenticateClient(ctx.prisma, request, params);
   const wait = await drawFrom(ctx, ROUTE_POLICIES.oauthToken, `client:${client.id}`);
   if (wait !== null) {
-    throw new OAuthError('temporarily_unavailable', `Too many token requests. Retry in ${wait} seconds.`, 429, { 'retry-after': wait });
+    throw new OAuthError('temporarily_unavailable', `Too many token requests. Retry in ${wait} seconds.`, { headers: { 'retry-after': wait } });
   }
   const grantType = params.get('grant_type');
   if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
@@ -99,7 +100,5 @@ export async function token(request: Request, ctx: Context, keys: SigningKeys): 
       throw invalidGrant('The refresh token was already used; the whole authorization has been revoked.');
     }
   }
-  return new Response(JSON.stringify(tokens), {
-    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache' },
-  });
+  return json(tokens, { headers: { 'cache-control': 'no-store', pragma: 'no-cache' } });
 }
