@@ -91,7 +91,7 @@ export class Labels {
       .replace(/whsec_[A-Za-z0-9+/]{43}=/g, '<webhook-secret>')
       .replace(/eyJ[\w-]*\.[\w-]+\.[\w-]+/g, '<jwt>')
       .replace(/\brt_[\w-]{43}\b/g, '<refresh-token>')
-      .replace(/\bclient_[\w-]{22}\b/g, '<oauth-client>')
+      .replace(/client_[\w-]{22}(?![\w-])/g, '<oauth-client>')
       .replace(/([?&]cursor=)([A-Za-z0-9_-]+)/g, (_m, p: string, c: string) => `${p}<cursor:${this.cursor(c)}>`)
       // A cursor inside JSON text: a request's variables or arguments, an MCP tool's text content.
       .replace(/((?:next_cursor|cursor|after|before)\\?":\s*\\?")([A-Za-z0-9_-]{16,})/g, (m, p: string, c: string) => (this.isCursor(c) ? `${p}<cursor:${this.cursor(c)}>` : m))
