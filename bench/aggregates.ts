@@ -9,8 +9,8 @@ import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrations.js';
-import { aggregateIssues, ISSUE_GROUPINGS } from '../src/schema/issue-aggregates.js';
-import { operatorContext } from '../src/schema/operator.js';
+import { aggregateIssues, ISSUE_GROUPINGS } from '../src/schema/issues/aggregates.js';
+import { operatorContext } from '../src/schema/core/operator.js';
 import { planDataset, seedBase, seedIssues } from './lib/dataset.js';
 import { createBenchDatabase, DEFAULT_POSTGRES_URL } from './lib/pg-admin.js';
 

@@ -249,7 +249,7 @@ async function listIssues(res: ServerResponse, caller: Caller, url: URL) {
   if (rows.length > limit) {
     const next = new URL(`${BASE_URL}/api/issues`);
     for (const [k, v] of url.searchParams) if (k !== 'cursor') next.searchParams.append(k, v);
-    // The app's keyset cursor for the default order (src/schema/issue-order.ts): [field, direction, created_at, id].
+    // The app's keyset cursor for the default order (src/schema/issues/order.ts): [field, direction, created_at, id].
     const last = page[page.length - 1]!;
     const cursor = JSON.stringify(['CREATED_AT', 'DESC', (last.createdAt as Date).toISOString(), last.id]);
     next.searchParams.set('cursor', Buffer.from(cursor).toString('base64url'));
@@ -281,7 +281,7 @@ async function createIssue(req: IncomingMessage, res: ServerResponse, caller: Ca
   requireRole(caller, 'member');
   // One statement, as the app: bump the project's counter (only if the assignee is a member),
   // insert, and write the history row and outbox rows, the payload's number and key filled in
-  // by the statement from placeholders (src/schema/issue-create.ts).
+  // by the statement from placeholders (src/schema/issues/create.ts).
   const [row] = await sql.query(
     CREATE_ISSUE_SQL,
     createIssueArgs({ orgId: caller.orgId, userId: caller.userId, keyId: caller.keyId ?? null }, { project_id, title: title.trim(), status, priority, description, assignee_id }),

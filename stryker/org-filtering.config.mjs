@@ -2,6 +2,6 @@
 import { mutationGroup } from './group.mjs';
 
 export default mutationGroup('org-filtering', {
-  mutate: ['src/schema/access.ts', 'src/schema/viewer.ts', 'src/auth/principal.ts'],
+  mutate: ['src/schema/core/access.ts', 'src/schema/people/viewer.ts', 'src/auth/principal.ts'],
   testFiles: ['test/org-access.test.ts'],
 });

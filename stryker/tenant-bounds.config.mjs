@@ -4,8 +4,8 @@ import { mutationGroup } from './group.mjs';
 
 export default mutationGroup('tenant-bounds', {
   mutate: [
-    'src/schema/input-shape.ts',
-    'src/schema/json-shape.ts',
+    'src/schema/core/input-shape.ts',
+    'src/schema/core/json-shape.ts',
     'src/limits/in-flight.ts',
     'src/ops/load-shedding.ts',
     'src/live/stream-slots.ts',

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { withErrorTables } from '../src/schema/error-docs.js';
-import { ERROR_TABLE, isErrorCode } from '../src/schema/error-table.js';
+import { withErrorTables } from '../src/schema/core/error-docs.js';
+import { ERROR_TABLE, isErrorCode } from '../src/schema/core/error-table.js';
 import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
 
 const SRC = new URL('../src/', import.meta.url).pathname;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import * as issueOps from '../src/schema/issue-operations.js';
-import * as projectOps from '../src/schema/project-operations.js';
-import { operatorContext } from '../src/schema/operator.js';
+import * as issueOps from '../src/schema/issues/operations.js';
+import * as projectOps from '../src/schema/projects/operations.js';
+import { operatorContext } from '../src/schema/core/operator.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
 let t: TestApp;

@@ -5,9 +5,9 @@ import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { QUERY_LIMITS } from '../src/graphql/yoga.js';
 import { schema } from '../src/schema/index.js';
-import { INPUT_LIMITS } from '../src/schema/input-shape.js';
-import { MAX_FILTER_DEPTH, MAX_FILTER_VALUES, MAX_FILTERS } from '../src/schema/issue-filter-limits.js';
-import { UNDECLARED_LIST_MULTIPLIER } from '../src/schema/list-bounds.js';
+import { INPUT_LIMITS } from '../src/schema/core/input-shape.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_VALUES, MAX_FILTERS } from '../src/schema/issues/filter-limits.js';
+import { UNDECLARED_LIST_MULTIPLIER } from '../src/schema/core/list-bounds.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { fieldErrors } from './support/problem.js';
 
@@ -150,7 +150,7 @@ describe('filters: client mistakes are validation errors naming the limit', () =
   test('an in-list of 70,000 or 7,000 statuses comma-separated, or of 1,000 repeated: 400 naming the parameter (REST)', async () => {
     const token = t.user('victor').token;
     const comma = await t.call('GET', `/api/issues?status=${Array(70_000).fill('Todo').join(',')}`, { token });
-    // 350,000 characters: the input limit on one string (src/schema/input-shape.ts) before the filter's rule.
+    // 350,000 characters: the input limit on one string (src/schema/core/input-shape.ts) before the filter's rule.
     expect(await fieldErrors(comma)).toEqual([{ field: 'status', message: `is 349999 characters long, over the limit of ${INPUT_LIMITS.text}` }]);
     const shorter = await t.call('GET', `/api/issues?status=${Array(7_000).fill('Todo').join(',')}`, { token });
     expect(await fieldErrors(shorter)).toEqual([{ field: 'status', message: `must have at most ${MAX_FILTER_VALUES} values` }]);
@@ -180,7 +180,7 @@ describe('filters: client mistakes are validation errors naming the limit', () =
   test(`a filter with thousands of nested filters: at most ${MAX_FILTERS} in all`, async () => {
     const leaf = (values: number) => ({ status: Array(values).fill('TODO'), priority: Array(values).fill('LOW') });
     const level = (inner: object) => ({ and: Array(10).fill(inner), or: Array(10).fill(inner) });
-    // 421 filters of 20 values: within the input limits (src/schema/input-shape.ts), so the filter's own rule answers.
+    // 421 filters of 20 values: within the input limits (src/schema/core/input-shape.ts), so the filter's own rule answers.
     const { body } = await gql({ query: LIST, variables: { f: level(level(leaf(10))) } });
     expect(body.errors?.[0]?.extensions).toMatchObject({
       code: 'VALIDATION_FAILED',

@@ -102,7 +102,7 @@ describe('a dashboard in one request', () => {
     };
     expect(await statements('{ issueAggregates { total } }')).toBe(1);
     expect(await statements('{ issueAggregates { total byStatus { count } ...P } } fragment P on IssueAggregates { byPriority { count } }')).toBe(1);
-    // The weekly counts are their own table (src/schema/issue-aggregates.ts: answeredByCounts).
+    // The weekly counts are their own table (src/schema/issues/aggregates.ts: answeredByCounts).
     expect(await statements('{ issueAggregates { total byStatus { count } ...P } } fragment P on IssueAggregates { byPriority { count } n: createdPerWeek { count } }')).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { QUERY_LIMITS } from '../src/graphql/yoga.js';
-import { DESCRIPTION_MAX, TITLE_MAX } from '../src/schema/workflow.js';
+import { DESCRIPTION_MAX, TITLE_MAX } from '../src/schema/issues/workflow.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
 /**

@@ -5,18 +5,18 @@ import type { Principal } from '../src/auth/principal.js';
 import type { Context } from '../src/context.js';
 import type { Database } from '../src/db/client.js';
 import type { Prisma } from '../src/generated/prisma/client.js';
-import type { IssueFilterShape } from '../src/schema/issue-filter.js';
-import { sqlListCovers } from '../src/schema/issue-list.js';
-import { listIssues } from '../src/schema/issue-operations.js';
-import { ISSUE_SORT_FIELDS } from '../src/schema/issue-order.js';
-import { operatorContext } from '../src/schema/operator.js';
-import { getMe } from '../src/schema/user.js';
+import type { IssueFilterShape } from '../src/schema/issues/filter.js';
+import { sqlListCovers } from '../src/schema/issues/list.js';
+import { listIssues } from '../src/schema/issues/operations.js';
+import { ISSUE_SORT_FIELDS } from '../src/schema/issues/order.js';
+import { operatorContext } from '../src/schema/core/operator.js';
+import { getMe } from '../src/schema/people/user.js';
 import { openTestDatabase } from './support/database.js';
 import { createWorld, filterArbitrary, issueSpec, resolveAssignees } from './support/issue-world.js';
 
 // The hot reads sent to the driver adapter by hand (src/db/direct-sql.ts) against the Prisma
 // queries they stand in for. The issue list is answered by a hand-written statement
-// (src/schema/issue-list-sql.ts) when the caller selects only the issue's columns, its
+// (src/schema/issues/list-sql.ts) when the caller selects only the issue's columns, its
 // description and its project's key, and by Prisma's findMany otherwise: both must give the same
 // rows, page by page, for every filter, order and cursor. `me` likewise, for its usual columns.
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { INPUT_LIMITS, WIDTH } from '../src/schema/input-shape.js';
-import { MAX_FILTER_VALUES } from '../src/schema/issue-filter-limits.js';
+import { INPUT_LIMITS, WIDTH } from '../src/schema/core/input-shape.js';
+import { MAX_FILTER_VALUES } from '../src/schema/issues/filter-limits.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { fieldErrors } from './support/problem.js';
 
 /**
- * Every input is bounded in size and shape before any library walks it (src/schema/input-shape.ts):
+ * Every input is bounded in size and shape before any library walks it (src/schema/core/input-shape.ts):
  * GraphQL variables, REST bodies and query strings, MCP tool arguments, one rule for all three.
  * The reproductions send what used to stall the process: graphql-js built each unknown field's
  * error from the whole value, so 60,000 unknown fields ran for minutes and exhausted the heap,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { INVITATION_MAIL_POLICY } from '../src/schema/invitation.js';
+import { INVITATION_MAIL_POLICY } from '../src/schema/organizations/invitation.js';
 import { INVITE_PROBE_POLICY, SIGN_UP_POLICY } from '../src/web/invite-throttle.js';
 import { startMailSink, type MailSink } from './support/smtp-server.js';
 import { createUser } from '../src/cli/operations.js';

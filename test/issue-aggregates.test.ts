@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Principal } from '../src/auth/principal.js';
 import type { Context } from '../src/context.js';
 import type { Database } from '../src/db/client.js';
-import { aggregateIssues, answeredByCounts, ISSUE_GROUPINGS, weekStartOf, type IssueAggregates } from '../src/schema/issue-aggregates.js';
-import type { IssueFilterShape } from '../src/schema/issue-filter.js';
-import { listIssues } from '../src/schema/issue-operations.js';
-import { operatorContext } from '../src/schema/operator.js';
-import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/workflow.js';
+import { aggregateIssues, answeredByCounts, ISSUE_GROUPINGS, weekStartOf, type IssueAggregates } from '../src/schema/issues/aggregates.js';
+import type { IssueFilterShape } from '../src/schema/issues/filter.js';
+import { listIssues } from '../src/schema/issues/operations.js';
+import { operatorContext } from '../src/schema/core/operator.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/issues/workflow.js';
 import { openTestDatabase } from './support/database.js';
 import { createWorld, DAY, filterArbitrary, issueSpec, NOW, resolveAssignees, WEEKS } from './support/issue-world.js';
 

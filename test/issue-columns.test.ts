@@ -2,16 +2,16 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from 'vites
 import { Prisma, type Issue } from '../src/generated/prisma/client.js';
 import { compiled } from '../src/db/sql-builder.js';
 import { issueData } from '../src/events/subjects.js';
-import { ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, LOADED_FIELDS, type ColumnDeclaration } from '../src/schema/issue-columns.js';
-import { issueListStatement } from '../src/schema/issue-list-sql.js';
-import { IssueOrder } from '../src/schema/issue-order.js';
-import { IssueJson, type IssueJsonShape } from '../src/schema/issue-representation.js';
+import { ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, LOADED_FIELDS, type ColumnDeclaration } from '../src/schema/issues/columns.js';
+import { issueListStatement } from '../src/schema/issues/list-sql.js';
+import { IssueOrder } from '../src/schema/issues/order.js';
+import { IssueJson, type IssueJsonShape } from '../src/schema/issues/representation.js';
 import type { IssueView } from '../src/web/issues.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
 /**
  * Every surface's list of issue fields comes from the one column declaration
- * (src/schema/issue-columns.ts): the REST JSON, its OpenAPI schema, the webhook `data`, the
+ * (src/schema/issues/columns.ts): the REST JSON, its OpenAPI schema, the webhook `data`, the
  * page view, the GraphQL Issue fields and the statements' select lists.
  */
 

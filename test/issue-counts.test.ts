@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Database } from '../src/db/client.js';
-import { aggregateIssues } from '../src/schema/issue-aggregates.js';
-import { createIssue, deleteIssue, updateIssue } from '../src/schema/issue-operations.js';
-import { operatorContext } from '../src/schema/operator.js';
-import { deleteProject } from '../src/schema/project-operations.js';
-import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/workflow.js';
+import { aggregateIssues } from '../src/schema/issues/aggregates.js';
+import { createIssue, deleteIssue, updateIssue } from '../src/schema/issues/operations.js';
+import { operatorContext } from '../src/schema/core/operator.js';
+import { deleteProject } from '../src/schema/projects/operations.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/issues/workflow.js';
 import { openTestDatabase } from './support/database.js';
 
 // The counts the database keeps for the dashboards (issue_counts, issue_week_counts: triggers of

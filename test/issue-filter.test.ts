@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { answeredByCounts } from '../src/schema/issue-aggregates.js';
-import { ISSUE_FILTER, ISSUE_FILTER_PARAMETERS, IssueFilter, issueFilterWhere, type IssueFilterField, type IssueFilterShape } from '../src/schema/issue-filter.js';
-import { issueFilterConditions } from '../src/schema/issue-filter-sql.js';
+import { answeredByCounts } from '../src/schema/issues/aggregates.js';
+import { ISSUE_FILTER, ISSUE_FILTER_PARAMETERS, IssueFilter, issueFilterWhere, type IssueFilterField, type IssueFilterShape } from '../src/schema/issues/filter.js';
+import { issueFilterConditions } from '../src/schema/issues/filter-sql.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { fieldErrors } from './support/problem.js';
 import { filterValueArbitraries } from './support/issue-world.js';
 
-// The issue filter is one table (src/schema/issue-filter.ts); every surface and translator takes
+// The issue filter is one table (src/schema/issues/filter.ts); every surface and translator takes
 // its entries from it. These tests read each target through the real stack and fail on an entry
 // that one of them lacks. (That the targets select the same issues is the property tests' job:
 // test/issue-aggregates.test.ts and test/hand-written-sql.test.ts.)

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { INPUT_LIMITS, inputShapeError, WIDTH } from '../src/schema/input-shape.js';
-import { jsonShapeError, type InputAt } from '../src/schema/json-shape.js';
+import { INPUT_LIMITS, inputShapeError, WIDTH } from '../src/schema/core/input-shape.js';
+import { jsonShapeError, type InputAt } from '../src/schema/core/json-shape.js';
 
 /**
- * The scan of a JSON text (src/schema/json-shape.ts) finds what inputShapeError finds on the
+ * The scan of a JSON text (src/schema/core/json-shape.ts) finds what inputShapeError finds on the
  * parsed value, without parsing it: the same limits, the same words, the same paths.
  */
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * new accessor pair and closure, and the benchmark measured what that does on a hot path: the
  * rows a literal's getter closed over survived the young generation (about 90 KB promoted per
  * REST page, the collector at 14% of the request's CPU). A class with the accessor on its
- * prototype costs nothing of the kind (src/schema/issue-operations.ts). Generated code is left out.
+ * prototype costs nothing of the kind (src/schema/issues/operations.ts). Generated code is left out.
  */
 const SRC = join(import.meta.dirname, '..', 'src');
 

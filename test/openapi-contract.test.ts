@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createUser } from '../src/cli/operations.js';
 import { contractDocument } from '../src/rest/openapi-contract.js';
 import { PROBLEM_LIMITS } from '../src/rest/problem.js';
-import { INPUT_LIMITS } from '../src/schema/input-shape.js';
+import { INPUT_LIMITS } from '../src/schema/core/input-shape.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
 /**
@@ -55,7 +55,7 @@ describe('what the document bounds, the service keeps to', () => {
 
   test('a validation problem lists at most the documented number of field errors, each clipped', async () => {
     const body: Record<string, string> = { name: 'Bounded', key: 'BND' };
-    // Names as long as the input rule admits (longer ones are refused whole, src/schema/input-shape.ts).
+    // Names as long as the input rule admits (longer ones are refused whole, src/schema/core/input-shape.ts).
     for (let i = 0; i < 30; i++) body[`unknown_${i}_`.padEnd(INPUT_LIMITS.name, 'k')] = 'x';
     const response = await t.call('POST', '/api/projects', { token: t.user('olivia').token, body });
     expect(response.status).toBe(400);

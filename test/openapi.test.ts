@@ -14,8 +14,8 @@ import { ROUTES } from '../src/rest/routes/index.js';
 import type { OpenApiDocument, Header, MediaType, Method, Operation, Parameter, Reference, DocResponse, Schema } from './support/openapi-types.js';
 import { createRestRouter } from '../src/rest/router.js';
 import { schema as graphqlSchema } from '../src/schema/index.js';
-import { ISSUE_SORT_FIELDS } from '../src/schema/issue-order.js';
-import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/workflow.js';
+import { ISSUE_SORT_FIELDS } from '../src/schema/issues/order.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/issues/workflow.js';
 import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import { obtainTokens } from './support/oauth.js';
 

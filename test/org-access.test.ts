@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { anonymous, ROLES, roleAtLeast, type Principal, type Role, type UserPrincipal } from '../src/auth/principal.js';
-import { authorize, forbiddenMessage, hasRole, hasScope, isNotPat, isSignedIn } from '../src/schema/access.js';
-import { ForbiddenError, InsufficientScopeError } from '../src/schema/errors.js';
-import { activeOrgId, viewer } from '../src/schema/viewer.js';
+import { authorize, forbiddenMessage, hasRole, hasScope, isNotPat, isSignedIn } from '../src/schema/core/access.js';
+import { ForbiddenError, InsufficientScopeError } from '../src/schema/core/errors.js';
+import { activeOrgId, viewer } from '../src/schema/people/viewer.js';
 import type { Context } from '../src/context.js';
 
 // Who may call an operation, and which organization it filters by, one predicate at a time and

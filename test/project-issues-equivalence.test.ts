@@ -1,5 +1,5 @@
 // Project.issues is one hand-written statement for every project of a request
-// (src/schema/project-issues-sql.ts). It must page exactly as the Prisma relation it replaced
+// (src/schema/projects/issues-sql.ts). It must page exactly as the Prisma relation it replaced
 // (Pothos' relatedConnection: `cursor: 'id'`, newest first, 50 by default, at most 100): the
 // same rows, in the same order, with the same cursors and page flags, over random issues (with
 // equal creation times, so the id decides) and random first/after/last/before. Runs on the
@@ -12,11 +12,11 @@ import type { Principal } from '../src/auth/principal.js';
 import type { Context } from '../src/context.js';
 import type { Database } from '../src/db/client.js';
 import type { Prisma } from '../src/generated/prisma/client.js';
-import { builder } from '../src/schema/builder.js';
+import { builder } from '../src/schema/core/builder.js';
 import '../src/schema/index.js';
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../src/schema/issue-operations.js';
-import { countProjectIssues, listProjectIssues, type ProjectIssuePage } from '../src/schema/project-issues-operations.js';
-import { operatorContext } from '../src/schema/operator.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../src/schema/issues/operations.js';
+import { countProjectIssues, listProjectIssues, type ProjectIssuePage } from '../src/schema/projects/issues-operations.js';
+import { operatorContext } from '../src/schema/core/operator.js';
 import { openTestDatabase } from './support/database.js';
 
 let db: Database;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { queryObject } from '../src/rest/inputs.js';
-import { WIDTH } from '../src/schema/input-shape.js';
+import { WIDTH } from '../src/schema/core/input-shape.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { expectProblem } from './support/problem.js';
 
@@ -17,7 +17,7 @@ const REPEATS = 70_000;
 const repeated = (name: string, value = '1') => Array.from({ length: REPEATS }, () => `${name}=${value}`).join('&');
 
 describe('query strings with many parameters', () => {
-  // Both are over the input limits (src/schema/input-shape.ts), checked once the query is parsed.
+  // Both are over the input limits (src/schema/core/input-shape.ts), checked once the query is parsed.
   test('a REST route answers a parameter repeated 70,000 times with a 400 naming it', async () => {
     const body = await expectProblem(await t.call('GET', `/api/issues?${repeated('limit')}`, { token: t.user('mark').token }), 400, 'validation_failed');
     expect(body.errors).toEqual([{ field: 'limit', message: WIDTH.items }]);

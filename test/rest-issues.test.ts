@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/workflow.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../src/schema/issues/workflow.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { expectProblem } from './support/problem.js';
 

@@ -4,8 +4,8 @@ import { RateLimiter } from '../src/limits/limiter.js';
 import { MemoryStore } from '../src/limits/memory-store.js';
 import { StreamSlots } from '../src/live/stream-slots.js';
 import { EventLoopLag, LoadShedder } from '../src/ops/load-shedding.js';
-import { ValidationError } from '../src/schema/errors.js';
-import { checkInputShape, INPUT_LIMITS, inputShapeError, WIDTH } from '../src/schema/input-shape.js';
+import { ValidationError } from '../src/schema/core/errors.js';
+import { checkInputShape, INPUT_LIMITS, inputShapeError, WIDTH } from '../src/schema/core/input-shape.js';
 import type { Context } from '../src/context.js';
 import { drawSignInAttempt, forgiveSignIn } from '../src/web/sign-in-throttle.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashToken } from '../src/auth/pat-token.js';
-import { KEPT_INACTIVE_KEYS } from '../src/schema/api-key.js';
-import { MAX_PENDING_INVITATIONS } from '../src/schema/invitation.js';
+import { KEPT_INACTIVE_KEYS } from '../src/schema/keys/api-key.js';
+import { MAX_PENDING_INVITATIONS } from '../src/schema/organizations/invitation.js';
 import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import { expectProblem } from './support/problem.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { UNSTORABLE_TEXT_MESSAGE } from '../src/schema/text.js';
+import { UNSTORABLE_TEXT_MESSAGE } from '../src/schema/core/text.js';
 import { formPost, ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import { fieldErrors } from './support/problem.js';
 
@@ -178,7 +178,7 @@ describe('text that PostgreSQL can store is kept exactly', () => {
 describe('the admin CLI (npm run admin -- create-user)', () => {
   test('a user whose text PostgreSQL cannot store is a ValidationError naming each field, and nothing is written', async () => {
     const { createUser } = await import('../src/cli/operations.js');
-    const { ValidationError } = await import('../src/schema/errors.js');
+    const { ValidationError } = await import('../src/schema/core/errors.js');
     for (const bad of UNSTORABLE) {
       const before = await t.app.db.prisma.user.count();
       const error = await createUser(t.app.db.prisma, { email: `x${bad}@example.com`, name: bad, username: `u${bad}` }).catch((e: unknown) => e);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CIRCUIT_OPEN_AFTER_FAILURES } from '../src/webhooks/circuit.js';
 import { ENDPOINT_IN_FLIGHT_MAX, ORG_IN_FLIGHT_MAX } from '../src/webhooks/fairness.js';
-import { WEBHOOKS_PER_ORG_MAX } from '../src/schema/webhook-operations.js';
+import { WEBHOOKS_PER_ORG_MAX } from '../src/schema/webhooks/operations.js';
 import { DELIVERIES_KEPT_PER_WEBHOOK, pruneDeliveries } from '../src/webhooks/retention.js';
 import { DeliveryWorker } from '../src/webhooks/worker.js';
 import { startTestApp, type TestApp } from './support/app.js';

@@ -3,8 +3,8 @@
 // driver adapter, see bench/lib/sql-log.ts; the bench re-captures them on every run and reports
 // any drift). The GraphQL tree is hand-written.
 import { randomUUID } from 'node:crypto';
-import { issueListStatement } from '../../src/schema/issue-list-sql.js';
-import { IssueOrder } from '../../src/schema/issue-order.js';
+import { issueListStatement } from '../../src/schema/issues/list-sql.js';
+import { IssueOrder } from '../../src/schema/issues/order.js';
 import { compiled } from '../../src/db/sql-builder.js';
 
 /** PAT lookup by SHA-256 hash, joined with the membership for the role: the app's own statement (src/auth/pat.ts). $1 = hash. On a PAT cache hit the app sends no lookup. */
@@ -15,7 +15,7 @@ export { TOUCH_KEY_SQL } from '../../src/auth/pat.js';
 
 /**
  * The page with each issue's project key (for `key`): the app's own statement for the default
- * order of one project (src/schema/issue-list-sql.ts), built here rather than copied. $1 = org,
+ * order of one project (src/schema/issues/list-sql.ts), built here rather than copied. $1 = org,
  * $2 = project, $3 = limit + 1.
  */
 export const ISSUES_PAGE_SQL = compiled(issueListStatement({
@@ -29,8 +29,8 @@ export const ISSUES_PAGE_SQL = compiled(issueListStatement({
   projectKey: true,
 })).text;
 
-/** The create: the app's own statement (src/schema/issue-create.ts), imported rather than copied. */
-export { CREATE_ISSUE_SQL } from '../../src/schema/issue-create.js';
+/** The create: the app's own statement (src/schema/issues/create.ts), imported rather than copied. */
+export { CREATE_ISSUE_SQL } from '../../src/schema/issues/create.js';
 
 /**
  * The create statement's 16 arguments, written by hand as the app's prepareEvents and
@@ -77,8 +77,8 @@ export const PROJECT_EXISTS_SQL =
 export const MEMBER_EXISTS_SQL =
   'SELECT "t0"."id" FROM "public"."memberships" AS "t0" WHERE (("t0"."org_id" = $1 AND "t0"."user_id" = $2) AND 1=1) LIMIT $3';
 
-/** The app's own statement (src/schema/user.ts). $1 = user. */
-export { USER_SQL } from '../../src/schema/user.js';
+/** The app's own statement (src/schema/people/user.ts). $1 = user. */
+export { USER_SQL } from '../../src/schema/people/user.js';
 
 /**
  * memberships > organization > projects > issues(first: 50) > assignee, hand-written: one

@@ -1,4 +1,4 @@
-import { ERROR_TABLE, type ProblemCode } from '../schema/error-table.js';
+import { ERROR_TABLE, type ProblemCode } from '../schema/core/error-table.js';
 
 /** The codes a refused credential is answered with (lower case, as metrics and logs name them). */
 type AuthErrorCode = Lowercase<Extract<ProblemCode, `TOKEN_${string}` | `ORG_${string}` | 'CONFLICTING_CREDENTIALS'>>;

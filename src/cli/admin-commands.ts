@@ -7,8 +7,8 @@ import type { Db } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { createMailer } from '../mail/mailer.js';
 import { passwordLinkMail } from '../mail/messages.js';
-import { AppError } from '../schema/errors.js';
-import { isUuid } from '../schema/uuid.js';
+import { AppError } from '../schema/core/errors.js';
+import { isUuid } from '../schema/core/uuid.js';
 import { addMember, createOrganization, createProject, createUser, removeMember, revokeApiKey } from './operations.js';
 import { UsageError } from './usage-error.js';
 

@@ -2,12 +2,12 @@ import type { CredentialEpoch } from '../auth/credential-epoch.js';
 import { hashPassword } from '../auth/password.js';
 import type { Role } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
-import { revokeKeyRow } from '../schema/api-key.js';
-import { operatorContext } from '../schema/operator.js';
-import { createOrganization as orgOperation } from '../schema/organization.js';
-import * as projectOperations from '../schema/project-operations.js';
-import { UserFields } from '../schema/user-fields.js';
-import { validate } from '../schema/validate.js';
+import { revokeKeyRow } from '../schema/keys/api-key.js';
+import { operatorContext } from '../schema/core/operator.js';
+import { createOrganization as orgOperation } from '../schema/organizations/organization.js';
+import * as projectOperations from '../schema/projects/operations.js';
+import { UserFields } from '../schema/people/fields.js';
+import { validate } from '../schema/core/validate.js';
 
 /** Operator operations shared by the admin and seed commands (and test fixtures). */
 

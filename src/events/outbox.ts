@@ -36,7 +36,7 @@ export const eventRowsSql = (json: string) =>
  * (the statement counts them: only a write that queued a delivery wakes the worker). The
  * arguments are the SQL of the organization, the actor, through what, its id and the time. The
  * one place the history and the outbox are written: RECORD_EVENTS_SQL and the issue create
- * (src/schema/issue-create.ts) both end with these.
+ * (src/schema/issues/create.ts) both end with these.
  */
 export function writeEventsCtes(org: string, actor: string, via: string, viaId: string, at: string): string {
   return `ev AS (

@@ -88,7 +88,7 @@ export function prepareEvents(ctx: EventContext, orgId: string, changes: Change[
  * Records the changes of a write, inside its transaction: one history row per change and one
  * outbox row per webhook that wants it, so the change, its history and its deliveries commit or
  * roll back together. (The issue create writes them in its own single statement, with the same
- * CTEs: src/schema/issue-create.ts.)
+ * CTEs: src/schema/issues/create.ts.)
  */
 export async function recordEvents(tx: Tx, ctx: EventContext, orgId: string, changes: Change[]): Promise<Recorded> {
   const prepared = prepareEvents(ctx, orgId, changes);

@@ -1,10 +1,10 @@
 import type { Issue, Project } from '../generated/prisma/client.js';
-import { IssueJson } from '../schema/issue-representation.js';
-import { ProjectJson } from '../schema/project-representation.js';
+import { IssueJson } from '../schema/issues/representation.js';
+import { ProjectJson } from '../schema/projects/representation.js';
 import { sql } from 'kysely';
 import { builder, transactionRowsOf } from '../db/sql-builder.js';
-import { ISSUE_FIELD_NAMES } from '../schema/issue-columns.js';
-import { issueSelection } from '../schema/issue-select.js';
+import { ISSUE_FIELD_NAMES } from '../schema/issues/columns.js';
+import { issueSelection } from '../schema/issues/select.js';
 import { fieldChanges, type Change, type Tx } from './record.js';
 
 /** The fields whose changes an issue's history records (as the GraphQL API names them). */
@@ -47,7 +47,7 @@ export async function lockProjectIssues(tx: Tx, orgId: string, projectId: string
   return (await transactionRowsOf(tx, statement)).map(toIssue);
 }
 
-/** A project of an organization, by id or by key (the unique where of src/schema/project-operations.ts). */
+/** A project of an organization, by id or by key (the unique where of src/schema/projects/operations.ts). */
 export type ProjectRef = { orgId_id: { orgId: string; id: string } } | { orgId_key: { orgId: string; key: string } };
 
 /** The project before a write, locked as lockIssue locks an issue; with its issue count for the representation. */

@@ -1,7 +1,7 @@
 import type { Response } from '../http/fetch-api.js';
 import { json } from '../http/json.js';
 import { errorHeaders } from '../http/problem.js';
-import type { AppError } from '../schema/errors.js';
+import type { AppError } from '../schema/core/errors.js';
 
 export const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
 

@@ -36,7 +36,7 @@ import type { Context } from '../context.js';
  *
  * graphql-jit has no abort signal: the deadline of src/graphql/query-bounds.ts ends the wait for
  * the result here, and the operations stop sending statements once it has passed
- * (src/graphql/deadline.ts, src/schema/operation.ts).
+ * (src/graphql/deadline.ts, src/schema/core/operation.ts).
  */
 export function useCompiledExecution(options: { compileAfter: number }): Plugin<Context> {
   /**

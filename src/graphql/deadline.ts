@@ -15,7 +15,7 @@ export interface Deadline {
   /**
    * Throws the deadline's error once it has passed (reading the clock), and aborts the signal
    * as soon as the work under way yields. Asked before each operation's statements
-   * (src/schema/operation.ts), so that an executor that does not ask the signal (graphql-jit,
+   * (src/schema/core/operation.ts), so that an executor that does not ask the signal (graphql-jit,
    * src/graphql/compiled-execution.ts) still stops sending statements at the deadline.
    */
   check(): void;
@@ -25,7 +25,7 @@ export interface Deadline {
 /**
  * What the executor reads of the signal. A class rather than an object literal with getters:
  * a literal's accessors are a new accessor pair and closure per request, which V8 keeps
- * reachable until a full collection (src/schema/issue-operations.ts says what that costs).
+ * reachable until a full collection (src/schema/issues/operations.ts says what that costs).
  */
 class DeadlineSignal {
   private asked = 0;

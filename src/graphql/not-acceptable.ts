@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { problemResponse } from '../http/problem.js';
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 
 /** Media types yoga's result processors can answer in (GraphQL over HTTP, SSE, incremental delivery). */
 const ANSWERABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|text\/event-stream|multipart\/mixed)\s*(;|,|$)/i;

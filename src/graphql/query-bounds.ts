@@ -4,14 +4,14 @@ import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
-import { credentialSubject } from '../schema/rate-limit.js';
-import { ERROR_TABLE } from '../schema/error-table.js';
-import { AppError, RateLimitedError, ValidationError, type FieldError } from '../schema/errors.js';
+import { credentialSubject } from '../schema/core/rate-limit.js';
+import { ERROR_TABLE } from '../schema/core/error-table.js';
+import { AppError, RateLimitedError, ValidationError, type FieldError } from '../schema/core/errors.js';
 import { InFlight } from '../limits/in-flight.js';
-import { inputShapeError } from '../schema/input-shape.js';
-import { jsonShapeError, type InputAt } from '../schema/json-shape.js';
-import { costScope, TEXT_PER_COST, textCost } from '../schema/list-bounds.js';
-import { DESCRIPTION_MAX } from '../schema/workflow.js';
+import { inputShapeError } from '../schema/core/input-shape.js';
+import { jsonShapeError, type InputAt } from '../schema/core/json-shape.js';
+import { costScope, TEXT_PER_COST, textCost } from '../schema/core/list-bounds.js';
+import { DESCRIPTION_MAX } from '../schema/issues/workflow.js';
 import { deadlineSignal } from './deadline.js';
 
 /** Where a GraphQL request's variables sit in its JSON body. */
@@ -35,13 +35,13 @@ export interface QueryBoundsOptions {
  * What one GraphQL request may take, checked per request with its variables, before any
  * resolver runs, and around its execution:
  *
- * - variables over the size and shape of INPUT_LIMITS are refused (src/schema/input-shape.ts) as
+ * - variables over the size and shape of INPUT_LIMITS are refused (src/schema/core/input-shape.ts) as
  *   soon as the request's parameters are read: before graphql-js coerces them (here for the cost,
  *   then to execute), which builds each error from the whole value;
  * - the document's cost: every field costs its `complexity` (1 unless declared; a text field 1 per
  *   100 characters it may hold, so that the cost bounds the answer's size too), and a list or
  *   connection multiplies what it contains by its bound or its first/last argument
- *   (src/schema/list-bounds.ts), down the nesting; over `maxCost`, it does not run. graphql-armor's
+ *   (src/schema/core/list-bounds.ts), down the nesting; over `maxCost`, it does not run. graphql-armor's
  *   cost limit counts each field once, whatever the lists around it, so it cannot see a query
  *   that asks for projects^4 objects. The costs are Pothos' complexity plugin's (per-field,
  *   typed with the field's arguments); its check is run here rather than as a validation rule
@@ -160,7 +160,7 @@ function tooManyRunning(options: QueryBoundsOptions): RateLimitedError {
 
 /**
  * The documents without variables that passed the checks, with their cost, per operation and
- * cost scope (src/schema/list-bounds.ts): their cost cannot change from one request to the next,
+ * cost scope (src/schema/core/list-bounds.ts): their cost cannot change from one request to the next,
  * and computing it was 3% of a dashboard query's CPU. Refusals are not kept (they are rare, and
  * their message is computed each time).
  */

@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import type { Context } from '../context.js';
 import { BODY_LIMITS } from '../http/body-limit.js';
 import type { Logger } from '../logger.js';
-import { clientError } from '../schema/client-errors.js';
+import { clientError } from '../schema/core/client-errors.js';
 import { schema } from '../schema/index.js';
 import { renderGraphiQL, useGraphiQLHeaders } from './graphiql.js';
 import { useCompiledExecution } from './compiled-execution.js';

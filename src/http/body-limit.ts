@@ -1,4 +1,4 @@
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 import type { BodyRule } from './surfaces.js';
 
 /**

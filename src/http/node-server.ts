@@ -5,7 +5,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import type { ConnectionLimits } from '../config.js';
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 import { errorHeaders, problemBody } from './problem.js';
 import { addressKey } from './address-key.js';
 

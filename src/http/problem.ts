@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { errorEntry } from '../schema/error-table.js';
-import type { AppError } from '../schema/errors.js';
+import { errorEntry } from '../schema/core/error-table.js';
+import type { AppError } from '../schema/core/errors.js';
 import { Response } from './fetch-api.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
 import { problemResponse } from '../http/problem.js';
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 import { IDEMPOTENCY_HEADER, parseIdempotencyKey } from './key.js';
 import { isGraphqlQuery } from './graphql-reads.js';
 import { MAX_ANSWER_BYTES } from './quota.js';

@@ -28,7 +28,7 @@ export type LiveGuard = Pick<StreamGuard<LiveEvent>, 'accept' | 'check'>;
 
 /**
  * Live updates of one app: changes are published per organization after their transaction
- * committed (src/events/record.ts), and GraphQL subscriptions (src/schema/live.ts) listen to
+ * committed (src/events/record.ts), and GraphQL subscriptions (src/schema/core/live.ts) listen to
  * their organization's topic. With REDIS_URL every instance publishes to and hears from Redis
  * (@graphql-yoga/redis-event-target), so a change made on one reaches subscribers on all;
  * without it, the topics live in this process.

@@ -1,7 +1,7 @@
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.js';
 import type { InFlight } from '../limits/in-flight.js';
-import { credentialSubject } from '../schema/rate-limit.js';
+import { credentialSubject } from '../schema/core/rate-limit.js';
 import { Response } from '../http/fetch-api.js';
 import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse, type JsonRpcError, type JsonRpcId } from './messages.js';
 

@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { resourceMetadataUrl } from '../auth/oauth/metadata.js';
-import { hasScope } from '../schema/access.js';
+import { hasScope } from '../schema/core/access.js';
 import type { Config } from '../config.js';
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
@@ -12,7 +12,7 @@ import { InFlight } from '../limits/in-flight.js';
 import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse } from './messages.js';
 import { problems } from '../rest/problem.js';
 import { problemBody } from '../http/problem.js';
-import { jsonShapeError, type InputAt } from '../schema/json-shape.js';
+import { jsonShapeError, type InputAt } from '../schema/core/json-shape.js';
 import { callTool, buildTools, type McpTool } from './tools.js';
 import { Response } from '../http/fetch-api.js';
 
@@ -83,7 +83,7 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
       }
       const text = await request.clone().text();
       // Each tool call's arguments, checked on the text before JSON.parse builds them
-      // (src/schema/json-shape.ts). No message id is known yet: the answer is the POST's, a 400
+      // (src/schema/core/json-shape.ts). No message id is known yet: the answer is the POST's, a 400
       // with id null, as the transport answers a body it cannot parse.
       const excess = jsonShapeError(text, /^\s*\[/.test(text) ? ARGUMENTS_IN_BATCH : ARGUMENTS_IN_MESSAGE);
       if (excess) {

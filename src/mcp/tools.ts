@@ -7,8 +7,8 @@ import { openApiDocument } from '../rest/openapi.js';
 import { nextCursor } from '../rest/links.js';
 import { problems } from '../rest/problem.js';
 import { problemBody } from '../http/problem.js';
-import { AppError } from '../schema/errors.js';
-import { inputShapeError } from '../schema/input-shape.js';
+import { AppError } from '../schema/core/errors.js';
+import { inputShapeError } from '../schema/core/input-shape.js';
 import type { Method, Route, ToolHints } from '../rest/route.js';
 import { runRoute } from '../rest/router.js';
 import { ROUTES } from '../rest/routes/index.js';
@@ -217,7 +217,7 @@ export function errorResult(problem: AppError, ctx: Pick<Context, 'scope'>): Too
  * Expected failures are error results naming what went wrong; anything else propagates.
  */
 export async function callTool(tool: McpTool, ctx: Context, input: Record<string, unknown>, request: Request): Promise<ToolResult> {
-  // Before the arguments are copied, fingerprinted or split (src/schema/input-shape.ts).
+  // Before the arguments are copied, fingerprinted or split (src/schema/core/input-shape.ts).
   const excess = inputShapeError(input, 'arguments');
   if (excess) return errorResult(problems.validation([excess]), ctx);
   const { [IDEMPOTENCY_ARGUMENT]: key, ...args } = input;

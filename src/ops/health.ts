@@ -4,7 +4,7 @@ import { withTimeout } from '../timeout.js';
 import type { Response } from '../http/fetch-api.js';
 import { json } from '../http/json.js';
 import { problemResponse } from '../http/problem.js';
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 import { PATHS } from '../http/surfaces.js';
 
 /** One dependency readiness depends on: resolves when it is usable, rejects (with the reason) when not. */

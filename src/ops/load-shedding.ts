@@ -1,5 +1,5 @@
 import { problemResponse } from '../http/problem.js';
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 
 /** How often the event loop's lag is sampled. */
 const SAMPLE_MS = 50;

@@ -8,7 +8,7 @@ import { RedisStore } from '../limits/redis-store.js';
 import type { Logger } from '../logger.js';
 import { problems, withRequestId } from '../rest/problem.js';
 import { problemResponse } from '../http/problem.js';
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 import { logAccess } from './access-log.js';
 import { Health, type ReadinessCheck } from './health.js';
 import { LoadShedder } from './load-shedding.js';

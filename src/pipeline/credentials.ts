@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import { graphqlAuthResponse } from '../graphql/auth-errors.js';
 import { reportAuthFailure, type RequestScope } from '../ops/request-scope.js';
 import { problemResponse } from '../http/problem.js';
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 import type { Step } from './pipeline.js';
 
 function bearerChallenge(config: Config, error?: AuthError): string {
@@ -61,7 +61,7 @@ export function credentials(config: Config): Step {
 
 /**
  * A 403 insufficient_scope challenge also says where the resource's metadata is (RFC 9728 §5.1),
- * so a client can step up: the operation that refused (src/schema/errors.ts) does not know our URL.
+ * so a client can step up: the operation that refused (src/schema/core/errors.ts) does not know our URL.
  */
 export function withResourceMetadata(config: Config, response: Response): Response {
   const challenge = response.headers.get('www-authenticate');

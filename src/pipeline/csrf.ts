@@ -2,7 +2,7 @@ import type { Credentials } from '../auth/authenticate.js';
 import { isSameOrigin, isUnsafeMethod } from '../http/same-origin.js';
 import type { Surface } from '../http/surfaces.js';
 import { problemResponse } from '../http/problem.js';
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 import type { Step } from './pipeline.js';
 
 /**

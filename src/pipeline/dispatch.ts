@@ -57,7 +57,7 @@ export function createDispatch(handlers: SurfaceHandlers) {
         return response;
       }
       case 'graphql': {
-        // A subscription checks its credential again before each event (src/schema/live.ts).
+        // A subscription checks its credential again before each event (src/schema/core/live.ts).
         const again = () => reauthenticate(context.auth, context.credentials, context.services.credentialEpoch);
         return handlers.graphql.handleRequest(request, operationContext(context, { reauthenticate: again }));
       }

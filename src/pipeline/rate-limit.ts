@@ -4,7 +4,7 @@ import { hashToken } from '../auth/pat-token.js';
 import { addressSubject, credentialSubject, type RateLimiter } from '../limits/limiter.js';
 import { reportRateLimitRefusals } from '../ops/request-scope.js';
 import { problemResponse } from '../http/problem.js';
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 import type { Step } from './pipeline.js';
 import type { RequestContext } from './request-context.js';
 

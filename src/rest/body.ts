@@ -1,5 +1,5 @@
-import { jsonShapeError } from '../schema/json-shape.js';
-import { AppError } from '../schema/errors.js';
+import { jsonShapeError } from '../schema/core/json-shape.js';
+import { AppError } from '../schema/core/errors.js';
 import { problems } from './problem.js';
 
 /**
@@ -12,7 +12,7 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     throw problems.unsupportedMediaType();
   }
   const text = await request.text();
-  // Before JSON.parse builds it (src/schema/json-shape.ts).
+  // Before JSON.parse builds it (src/schema/core/json-shape.ts).
   const excess = jsonShapeError(text, { root: 'body', path: [] });
   if (excess) throw problems.validation([excess]);
   let body: unknown;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { Representation } from '../schema/representation.js';
-import { ApiKeyJson } from '../schema/api-key-representation.js';
-import { IssueJson } from '../schema/issue-representation.js';
-import { OrganizationJson } from '../schema/organization-representation.js';
-import { PersonJson, UserJson } from '../schema/person-representation.js';
-import { ProjectJson } from '../schema/project-representation.js';
+import type { Representation } from '../schema/core/representation.js';
+import { ApiKeyJson } from '../schema/keys/representation.js';
+import { IssueJson } from '../schema/issues/representation.js';
+import { OrganizationJson } from '../schema/organizations/representation.js';
+import { PersonJson, UserJson } from '../schema/people/representation.js';
+import { ProjectJson } from '../schema/projects/representation.js';
 
 /** The resources whose fields docs/api.md lists (`npm run docs:fields`). */
 const DOCUMENTED: Representation<never>[] = [IssueJson, ProjectJson, UserJson, ApiKeyJson, OrganizationJson, PersonJson] as Representation<never>[];

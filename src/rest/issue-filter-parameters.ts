@@ -1,8 +1,8 @@
-import { ISSUE_FILTER_PARAMETERS, type IssueFilterShape } from '../schema/issue-filter.js';
+import { ISSUE_FILTER_PARAMETERS, type IssueFilterShape } from '../schema/issues/filter.js';
 import { list, once } from './inputs.js';
 
 /**
- * The issue filter's entries that the REST list offers (src/schema/issue-filter.ts), as its query
+ * The issue filter's entries that the REST list offers (src/schema/issues/filter.ts), as its query
  * parameters: each checked by its entry's rule, a list (repeated or comma-separated) or given once.
  */
 export const issueFilterParameters = Object.fromEntries(

@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
-import { EMAIL_MAX } from '../schema/user-fields.js';
+import { EMAIL_MAX } from '../schema/people/fields.js';
 
 /**
  * The bounds a schema's type or format already implies, written into the OpenAPI document
@@ -13,7 +13,7 @@ import { EMAIL_MAX } from '../schema/user-fields.js';
 /** Lengths a string format fixes. */
 const FORMAT_MAX_LENGTH: Record<string, number> = {
   uuid: 36,
-  // src/schema/dates.ts accepts at most `2026-01-31T12:00:00.123456789+05:30`; answers are 24 characters.
+  // src/schema/core/dates.ts accepts at most `2026-01-31T12:00:00.123456789+05:30`; answers are 24 characters.
   'date-time': 35,
   email: EMAIL_MAX,
   // Our URLs (Location, problem types) are BASE_URL plus a short path; 2048 is what browsers and proxies reliably carry.

@@ -7,7 +7,7 @@ import { QUERY_LIMITS } from '../graphql/yoga.js';
 import { BODY_LIMITS } from '../http/body-limit.js';
 import { GLOBAL_POLICY } from '../limits/policy.js';
 import { PROBLEM_LIMITS } from './problem.js';
-import { ERROR_TABLE, type ProblemCode } from '../schema/error-table.js';
+import { ERROR_TABLE, type ProblemCode } from '../schema/core/error-table.js';
 
 /**
  * The parts of the OpenAPI document that belong to the protocol rather than to a route: the

@@ -1,4 +1,4 @@
-import { AppError, MAX_FIELD_ERRORS, type FieldError } from '../schema/errors.js';
+import { AppError, MAX_FIELD_ERRORS, type FieldError } from '../schema/core/errors.js';
 import { Headers, Response } from '../http/fetch-api.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Context } from '../context.js';
-import type { Operation } from '../schema/operation.js';
+import type { Operation } from '../schema/core/operation.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -4,9 +4,9 @@ import type { Context } from '../context.js';
 import { routeWithoutQuery } from '../http/routing.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
-import { AppError, type FieldError } from '../schema/errors.js';
-import { inputShapeError } from '../schema/input-shape.js';
-import { fieldErrors, messages } from '../schema/validate.js';
+import { AppError, type FieldError } from '../schema/core/errors.js';
+import { inputShapeError } from '../schema/core/input-shape.js';
+import { fieldErrors, messages } from '../schema/core/validate.js';
 import { readJsonObject } from './body.js';
 import { problemFrom } from './errors.js';
 import { queryObject } from './inputs.js';
@@ -60,7 +60,7 @@ export async function runRoute(route: Route, ctx: Context, raw: RawRouteInput, u
   try {
     await route.operation?.admit(ctx);
     const body = route.body ? await raw.body() : undefined;
-    // Before any rule walks them (src/schema/input-shape.ts): one error, at the first excess.
+    // Before any rule walks them (src/schema/core/input-shape.ts): one error, at the first excess.
     const excess = inputShapeError(raw.query, 'query') ?? (route.body ? inputShapeError(body, 'body') : null);
     if (excess) throw problems.validation([excess]);
     const errors: FieldError[] = [];

@@ -1,7 +1,7 @@
 import type { Role, UserPrincipal } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { listMemberships } from '../schema/membership.js';
-import { getMe } from '../schema/user.js';
+import { listMemberships } from '../schema/organizations/membership.js';
+import { getMe } from '../schema/people/user.js';
 
 export interface ShellOrg {
   id: string;

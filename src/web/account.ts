@@ -1,7 +1,7 @@
 import { clearedSessionCookie } from '../auth/session.js';
 import type { Context } from '../context.js';
-import { changePassword, signOutEverywhere, updateProfile } from '../schema/account.js';
-import { getMe } from '../schema/user.js';
+import { changePassword, signOutEverywhere, updateProfile } from '../schema/people/account.js';
+import { getMe } from '../schema/people/user.js';
 import { PASSWORD_MIN_LENGTH } from '../auth/password-setup.js';
 import { flashCookie } from './flash.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { isMetadataClientId } from '../auth/oauth/client-metadata.js';
-import { listMyGrants, revokeMyGrant } from '../schema/oauth-grant-operations.js';
-import { AppError } from '../schema/errors.js';
+import { listMyGrants, revokeMyGrant } from '../schema/keys/oauth-grant-operations.js';
+import { AppError } from '../schema/core/errors.js';
 import { page, redirect } from '../views/render.js';
 import { loadShell } from '../views/shell.js';
 

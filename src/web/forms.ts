@@ -1,4 +1,4 @@
-import { AppError, ValidationError } from '../schema/errors.js';
+import { AppError, ValidationError } from '../schema/core/errors.js';
 
 /** A posted form as strings (a body that is not a form is an empty form). */
 export async function readForm(request: Request): Promise<Record<string, string>> {

@@ -1,7 +1,7 @@
 import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { ApiKeyJson } from '../schema/api-key-representation.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../schema/api-key.js';
+import { ApiKeyJson } from '../schema/keys/representation.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../schema/keys/api-key.js';
 import { flashCookie } from './flash.js';
 import { formFailure, readForm } from './forms.js';
 import { askAnOwner } from './org-data.js';

@@ -1,8 +1,8 @@
 import { sessionCookie, startSession } from '../auth/session.js';
 import type { Context } from '../context.js';
 import { PASSWORD_MIN_LENGTH } from '../auth/password-setup.js';
-import { joinOrganization } from '../schema/invitation.js';
-import { openInvitation, signUpWithInvitation, type OpenedInvitation } from '../schema/invitation-signup.js';
+import { joinOrganization } from '../schema/organizations/invitation.js';
+import { openInvitation, signUpWithInvitation, type OpenedInvitation } from '../schema/organizations/invitation-signup.js';
 import { flashCookie } from './flash.js';
 import { formFailure, readForm } from './forms.js';
 import { drawInviteLookup, drawSignUpAttempt, forgiveInviteLookup } from './invite-throttle.js';

@@ -1,6 +1,6 @@
 import type { FieldChange } from '../events/record.js';
-import { AppError, ValidationError } from '../schema/errors.js';
-import { listIssueHistory, type HistoryEntry } from '../schema/history-operations.js';
+import { AppError, ValidationError } from '../schema/core/errors.js';
+import { listIssueHistory, type HistoryEntry } from '../schema/issues/history-operations.js';
 import type { OrgPage } from './org-page.js';
 
 /**

@@ -1,8 +1,8 @@
 import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { IssueJson, type IssueJsonShape } from '../schema/issue-representation.js';
-import { ISSUE_FILTER_PARAMETERS } from '../schema/issue-filter.js';
-import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issue-operations.js';
+import { IssueJson, type IssueJsonShape } from '../schema/issues/representation.js';
+import { ISSUE_FILTER_PARAMETERS } from '../schema/issues/filter.js';
+import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issues/operations.js';
 import { flashCookie } from './flash.js';
 import { issueActivity } from './issue-activity.js';
 import { renderMarkdown } from './markdown.js';
@@ -21,7 +21,7 @@ import { Response } from '../http/fetch-api.js';
  * write is the API's operation, run with the session's principal; every write redirects.
  */
 
-/** An issue as the pages show it: its JSON representation (src/schema/issue-representation.ts). */
+/** An issue as the pages show it: its JSON representation (src/schema/issues/representation.ts). */
 export type IssueView = IssueJsonShape;
 
 const perm = (p: OrgPage) => ({ canEdit: roleAtLeast(p.org.role, 'member'), canDelete: roleAtLeast(p.org.role, 'manager') });

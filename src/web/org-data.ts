@@ -1,7 +1,7 @@
-import { ProjectJson } from '../schema/project-representation.js';
-import { listProjects } from '../schema/project-operations.js';
-import { listMembers, type Member } from '../schema/team.js';
-import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../schema/workflow.js';
+import { ProjectJson } from '../schema/projects/representation.js';
+import { listProjects } from '../schema/projects/operations.js';
+import { listMembers, type Member } from '../schema/organizations/team.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../schema/issues/workflow.js';
 import type { OrgPage } from './org-page.js';
 
 /** What several pages of an organization show: its projects, its people, the workflow's values. */

@@ -1,5 +1,5 @@
-import { aggregateIssues } from '../schema/issue-aggregates.js';
-import { ISSUE_STATUSES } from '../schema/workflow.js';
+import { aggregateIssues } from '../schema/issues/aggregates.js';
+import { ISSUE_STATUSES } from '../schema/issues/workflow.js';
 import type { OrgPage } from './org-page.js';
 
 /** Open issues (not Done, not Canceled) per project id: one GROUP BY (the aggregates operation). */

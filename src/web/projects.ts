@@ -1,6 +1,6 @@
 import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { createProject, deleteProject, updateProject } from '../schema/project-operations.js';
+import { createProject, deleteProject, updateProject } from '../schema/projects/operations.js';
 import { flashCookie } from './flash.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
 import { issueListData } from './issues.js';

@@ -2,8 +2,8 @@ import type { Context } from '../context.js';
 import { queryObject } from '../rest/inputs.js';
 import type { Route, RouteResult } from '../rest/route.js';
 import { ROUTES } from '../rest/routes/index.js';
-import { ValidationError } from '../schema/errors.js';
-import { fieldErrors, messages } from '../schema/validate.js';
+import { ValidationError } from '../schema/core/errors.js';
+import { fieldErrors, messages } from '../schema/core/validate.js';
 
 /**
  * A page that shows what a REST GET answers (the issue list: its filters, sorts and cursors in

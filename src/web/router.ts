@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { onRequest, routeWithoutQuery } from '../http/routing.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
-import { AppError } from '../schema/errors.js';
+import { AppError } from '../schema/core/errors.js';
 import { revokeApplication, showApplications } from './applications.js';
 import { asset } from './assets.js';
 import { showBoard } from './board.js';

@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { paletteSearch } from '../schema/palette.js';
+import { paletteSearch } from '../schema/people/palette.js';
 import { formFailure } from './forms.js';
 import { orgPage, orgView, type PageRequest } from './org-page.js';
 import { Response } from '../http/fetch-api.js';

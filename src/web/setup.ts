@@ -4,10 +4,10 @@ import { passwordProblem, PASSWORD_MIN_LENGTH } from '../auth/password-setup.js'
 import { sessionCookie, startSession } from '../auth/session.js';
 import type { Context } from '../context.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { NewAccount } from '../schema/account.js';
-import { ConflictError, ValidationError, type FieldError } from '../schema/errors.js';
-import { createOrganization } from '../schema/organization.js';
-import { createProject } from '../schema/project-operations.js';
+import { NewAccount } from '../schema/people/account.js';
+import { ConflictError, ValidationError, type FieldError } from '../schema/core/errors.js';
+import { createOrganization } from '../schema/organizations/organization.js';
+import { createProject } from '../schema/projects/operations.js';
 import { formFailure, readForm } from './forms.js';
 import { notFoundPage } from './org-page.js';
 import { page, redirect } from '../views/render.js';

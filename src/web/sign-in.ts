@@ -5,7 +5,7 @@ import { safeNextPath } from './next-path.js';
 import type { PageRequest } from './org-page.js';
 import { page, redirect } from '../views/render.js';
 import { drawSignInAttempt, forgiveSignIn } from './sign-in-throttle.js';
-import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../schema/text.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../schema/core/text.js';
 
 // Compared against when the e-mail is unknown, so both answers take the time of one scrypt.
 const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';

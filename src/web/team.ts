@@ -1,7 +1,7 @@
 import { roleAtLeast, ROLES } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { createInvitation, joinOrganization } from '../schema/invitation.js';
-import { changeRole, listInvitations, removeMember, revokeInvitation } from '../schema/team.js';
+import { createInvitation, joinOrganization } from '../schema/organizations/invitation.js';
+import { changeRole, listInvitations, removeMember, revokeInvitation } from '../schema/organizations/team.js';
 import { flashCookie, type Flash } from './flash.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
 import { askAnOwner, membersOf, ownerNames } from './org-data.js';

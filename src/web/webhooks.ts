@@ -1,7 +1,7 @@
 import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
-import { AppError } from '../schema/errors.js';
-import * as ops from '../schema/webhook-operations.js';
+import { AppError } from '../schema/core/errors.js';
+import * as ops from '../schema/webhooks/operations.js';
 import { formFailure } from './forms.js';
 import { flashCookie } from './flash.js';
 import { askAnOwner } from './org-data.js';

@@ -99,7 +99,7 @@ const badValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 2_000 }).map((depth) => JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown) },
 );
 /**
- * Values over the input limits (src/schema/input-shape.ts) in each of their dimensions, or near
+ * Values over the input limits (src/schema/core/input-shape.ts) in each of their dimensions, or near
  * them: wide objects, long lists (of invalid enum values among others), deep nesting, values
  * spread over many lists, long strings and field names. Each is refused before any library walks
  * it, or is small enough for the field's own rules; either way the answer is a typed 4xx, and

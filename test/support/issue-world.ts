@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { Database } from '../../src/db/client.js';
-import type { IssueFilterField, IssueFilterShape } from '../../src/schema/issue-filter.js';
-import { MAX_FILTER_DEPTH } from '../../src/schema/issue-filter-limits.js';
-import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../../src/schema/workflow.js';
+import type { IssueFilterField, IssueFilterShape } from '../../src/schema/issues/filter.js';
+import { MAX_FILTER_DEPTH } from '../../src/schema/issues/filter-limits.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../../src/schema/issues/workflow.js';
 
 /**
  * Random worlds of issues and random filters over them, for the property tests that compare two
@@ -85,7 +85,7 @@ function someOf<T extends Record<string, fc.Arbitrary<unknown>>>(fields: T): fc.
   return fc.array(one, { maxLength: 2 }).map((parts) => Object.assign({}, ...parts));
 }
 
-/** Random values of every entry of the filter (src/schema/issue-filter.ts): a new entry is a compile error here until it has some. */
+/** Random values of every entry of the filter (src/schema/issues/filter.ts): a new entry is a compile error here until it has some. */
 export function filterValueArbitraries(): { [Field in IssueFilterField]-?: fc.Arbitrary<NonNullable<IssueFilterShape[Field]>> } {
   const instant = fc.integer({ min: 0, max: 7 * (WEEKS + 5) }).map((days) => new Date(NOW - days * DAY));
   const word = fc.constantFrom(...WORDS, 'LOG', 'in', '%', '_', 'slash');

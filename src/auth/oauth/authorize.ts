@@ -10,8 +10,8 @@ import { OAuthError } from './errors.js';
 import { singleValued } from './params.js';
 import { CONSENT_SCOPES, DEFAULT_SCOPE, parseScope, SCOPES, type Scope } from './scopes.js';
 import { apiAudience, CODE_SECONDS, GRANT_DAYS } from './tokens.js';
-import type { OAuthErrorCode } from '../../schema/error-table.js';
-import { isStorableText } from '../../schema/text.js';
+import type { OAuthErrorCode } from '../../schema/core/error-table.js';
+import { isStorableText } from '../../schema/core/text.js';
 import { Response } from '../../http/fetch-api.js';
 
 interface AuthorizationRequest {

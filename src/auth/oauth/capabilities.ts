@@ -1,5 +1,5 @@
 import { ROUTES } from '../../rest/routes/index.js';
-import { authorize } from '../../schema/access.js';
+import { authorize } from '../../schema/core/access.js';
 import type { Role, UserPrincipal } from '../principal.js';
 import type { Scope } from './scopes.js';
 
@@ -13,7 +13,7 @@ export interface Capability {
 /**
  * What a token of this consent could do: every operation whose own access rule (role, scope,
  * credential kind) admits an OAuth token with these scopes for this role. Computed from the same
- * rules the operations check (src/schema/access.ts), so the consent page promises exactly
+ * rules the operations check (src/schema/core/access.ts), so the consent page promises exactly
  * what the person's role allows, no more.
  */
 export function capabilities(role: Role, scopes: Scope[]): Capability[] {

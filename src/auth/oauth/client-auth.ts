@@ -4,7 +4,7 @@ import type { OAuthClient } from '../../generated/prisma/client.js';
 import { hashToken } from '../pat-token.js';
 import { OAuthError } from './errors.js';
 import type { singleValued } from './params.js';
-import { isStorableText } from '../../schema/text.js';
+import { isStorableText } from '../../schema/core/text.js';
 
 // A 401 must carry a challenge (RFC 9110 §15.5.2); Basic is the header scheme we accept.
 function invalidClient(description: string): OAuthError {

@@ -1,8 +1,8 @@
 import { json } from '../../http/json.js';
 import { errorHeaders } from '../../http/problem.js';
 import type { Response } from '../../http/fetch-api.js';
-import type { OAuthErrorCode } from '../../schema/error-table.js';
-import { AppError } from '../../schema/errors.js';
+import type { OAuthErrorCode } from '../../schema/core/error-table.js';
+import { AppError } from '../../schema/core/errors.js';
 
 /**
  * An RFC 6749 error, answered as JSON `{ error, error_description }`. Its status is its code's,

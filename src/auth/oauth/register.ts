@@ -7,7 +7,7 @@ import { hashToken } from '../pat-token.js';
 import { OAuthError } from './errors.js';
 import { redirectUriProblem } from './redirect-uri.js';
 import { randomSecret } from './tokens.js';
-import { storableString } from '../../schema/text.js';
+import { storableString } from '../../schema/core/text.js';
 import { Response } from '../../http/fetch-api.js';
 import { addressKey } from '../../http/address-key.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { LIST_BOUNDS } from '../../schema/list-bounds.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../schema/api-key.js';
+import { LIST_BOUNDS } from '../../schema/core/list-bounds.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../schema/keys/api-key.js';
 import { boolean, camelKeys, ID_MAX, snakeBody } from '../inputs.js';
-import { ApiKeyJson, CreatedApiKeyJson } from '../../schema/api-key-representation.js';
+import { ApiKeyJson, CreatedApiKeyJson } from '../../schema/keys/representation.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

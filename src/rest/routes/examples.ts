@@ -1,5 +1,5 @@
-import { ISSUE_EXAMPLE } from '../../schema/issue-representation.js';
-import { EX } from '../../schema/example-values.js';
+import { ISSUE_EXAMPLE } from '../../schema/issues/representation.js';
+import { EX } from '../../schema/core/example-values.js';
 
 const organization = { id: EX.orgId, name: 'Acme Corp', slug: 'acme', is_public: true };
 const apiKey = {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import * as ops from '../../schema/issue-operations.js';
-import { ISSUE_SORT_FIELDS } from '../../schema/issue-order.js';
-import { projectRef } from '../../schema/project-lookup.js';
+import * as ops from '../../schema/issues/operations.js';
+import { ISSUE_SORT_FIELDS } from '../../schema/issues/order.js';
+import { projectRef } from '../../schema/projects/lookup.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
 import { issueFilterNames, issueFilterOf, issueFilterParameters } from '../issue-filter-parameters.js';
-import { IssueJson } from '../../schema/issue-representation.js';
+import { IssueJson } from '../../schema/issues/representation.js';
 import { nextLink } from '../links.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';

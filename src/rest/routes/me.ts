@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { LIST_BOUNDS } from '../../schema/list-bounds.js';
-import { listMemberships } from '../../schema/membership.js';
-import { getMe } from '../../schema/user.js';
-import { MyOrgJson, OrgMembershipJson } from '../../schema/organization-representation.js';
-import { UserJson } from '../../schema/person-representation.js';
+import { LIST_BOUNDS } from '../../schema/core/list-bounds.js';
+import { listMemberships } from '../../schema/organizations/membership.js';
+import { getMe } from '../../schema/people/user.js';
+import { MyOrgJson, OrgMembershipJson } from '../../schema/organizations/representation.js';
+import { UserJson } from '../../schema/people/representation.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

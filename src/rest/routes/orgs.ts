@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SEARCH_LIMIT } from '../../schema/search-text.js';
-import { createInvitation, joinOrganization, MAX_PENDING_INVITATIONS } from '../../schema/invitation.js';
-import { createOrganization, searchOrganizations } from '../../schema/organization.js';
+import { SEARCH_LIMIT } from '../../schema/core/search-text.js';
+import { createInvitation, joinOrganization, MAX_PENDING_INVITATIONS } from '../../schema/organizations/invitation.js';
+import { createOrganization, searchOrganizations } from '../../schema/organizations/organization.js';
 import { camelKeys, once, snakeBody } from '../inputs.js';
-import { InvitationJson, OrganizationJson, OrgMembershipJson } from '../../schema/organization-representation.js';
+import { InvitationJson, OrganizationJson, OrgMembershipJson } from '../../schema/organizations/representation.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

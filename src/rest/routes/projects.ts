@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { LIST_BOUNDS } from '../../schema/list-bounds.js';
-import * as ops from '../../schema/project-operations.js';
+import { LIST_BOUNDS } from '../../schema/core/list-bounds.js';
+import * as ops from '../../schema/projects/operations.js';
 import { boolean, camelKeys, ID_MAX, snakeBody } from '../inputs.js';
-import { ProjectJson } from '../../schema/project-representation.js';
+import { ProjectJson } from '../../schema/projects/representation.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

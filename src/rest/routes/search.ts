@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SEARCH_LIMIT } from '../../schema/search-text.js';
-import { paletteSearch } from '../../schema/palette.js';
-import { searchPeople } from '../../schema/person.js';
+import { SEARCH_LIMIT } from '../../schema/core/search-text.js';
+import { paletteSearch } from '../../schema/people/palette.js';
+import { searchPeople } from '../../schema/people/person.js';
 import { once } from '../inputs.js';
-import { PaletteHitJson, PersonJson } from '../../schema/person-representation.js';
+import { PaletteHitJson, PersonJson } from '../../schema/people/representation.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { snakeField } from '../../events/outbox.js';
-import { listIssueHistory, type HistoryEntry } from '../../schema/history-operations.js';
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schema/issue-operations.js';
-import { DESCRIPTION_MAX } from '../../schema/workflow.js';
-import * as ops from '../../schema/webhook-operations.js';
+import { listIssueHistory, type HistoryEntry } from '../../schema/issues/history-operations.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schema/issues/operations.js';
+import { DESCRIPTION_MAX } from '../../schema/issues/workflow.js';
+import * as ops from '../../schema/webhooks/operations.js';
 import { EVENT_TYPES } from '../../events/record.js';
 import { ISSUE_FIELDS } from '../../events/subjects.js';
 import { DISABLED_REASON_MAX, ERROR_MAX, RESPONSE_BODY_MAX } from '../../webhooks/send.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
 import { nextLink } from '../links.js';
-import { column, representation, timeColumn } from '../../schema/representation.js';
+import { column, representation, timeColumn } from '../../schema/core/representation.js';
 import { route } from '../route.js';
 
 // ---- Representations (history, webhooks, deliveries): declared here, where their routes are. ----

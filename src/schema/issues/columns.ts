@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import type { DB } from '../../generated/kysely/types.js';
+import type { Issue } from '../../generated/prisma/client.js';
+import { EX } from '../core/example-values.js';
+import { INT4_MAX, text, uuid } from '../core/representation.js';
+import { DEFAULT_PRIORITY, DEFAULT_STATUS, DESCRIPTION_MAX, ISSUE_PRIORITIES, ISSUE_STATUSES, TITLE_MAX } from './workflow.js';
+
+/**
+ * The columns of the issues table, each declared once. Every list of issue columns comes from
+ * here: the Prisma selection every issue row is loaded with (`ISSUE_COLUMNS`), the select lists
+ * of the hand-written statements (src/schema/issues/list-sql.ts, src/schema/projects/issues-sql.ts, src/schema/issues/create.ts,
+ * events/subjects.ts), the REST JSON and its OpenAPI schema, which webhooks send as `data` and
+ * pages show (src/schema/issues/representation.ts), and the plain fields of the GraphQL Issue object
+ * (src/schema/issues/issue.ts). The declaration is checked against the Prisma model and the generated table type:
+ * a column of the model without an entry here, or an entry naming no SQL column, does not compile.
+ */
+
+/** A column's type, from which its GraphQL type (src/schema/issues/issue.ts) and its JSON value follow. */
+export type ColumnKind = 'uuid' | 'int' | 'text' | 'time' | 'status' | 'priority';
+
+export interface ColumnDeclaration {
+  /** The SQL column. */
+  column: keyof DB['issues'] & string;
+  kind: ColumnKind;
+  nullable: boolean;
+  /**
+   * Loaded with every issue row (the GraphQL object's base selection and every list's columns);
+   * false: loaded only when a query asks for it (the long description), or never shown.
+   */
+  loaded: boolean;
+  /** The field of the JSON representation (REST, webhooks' `data`, pages); absent: not shown. */
+  json?: { name: string; schema: z.ZodType; example: unknown };
+  /** The GraphQL Issue field of the column's name; absent: not shown. `textCost`: its length counts in a query's cost. */
+  graphql?: { description: string; textCost?: number };
+}
+
+export const IssueStatusSchema = z
+  .enum(ISSUE_STATUSES)
+  .meta({ id: 'IssueStatus', description: 'Case-sensitive. In workflow order (the order of `sort=status`).', examples: [DEFAULT_STATUS] });
+export const IssuePrioritySchema = z
+  .enum(ISSUE_PRIORITIES)
+  .meta({ id: 'IssuePriority', description: 'Case-sensitive. Most urgent first (the order of `sort=priority`).', examples: [DEFAULT_PRIORITY] });
+
+const time = (description: string) => z.iso.datetime().meta({ description });
+
+// In the order the representations list them (the JSON's `key` and GraphQL's `key` follow `id`).
+export const ISSUE_TABLE = {
+  id: {
+    column: 'id',
+    kind: 'uuid',
+    nullable: false,
+    loaded: true,
+    json: { name: 'id', schema: uuid('The issue id.'), example: EX.issueId },
+    graphql: { description: 'The issue id (a UUID).' },
+  },
+  orgId: { column: 'org_id', kind: 'uuid', nullable: false, loaded: false },
+  projectId: {
+    column: 'project_id',
+    kind: 'uuid',
+    nullable: false,
+    loaded: true,
+    json: { name: 'project_id', schema: uuid('The project it belongs to.'), example: EX.projectId },
+    graphql: { description: 'The project the issue belongs to.' },
+  },
+  number: {
+    column: 'number',
+    kind: 'int',
+    nullable: false,
+    loaded: true,
+    json: {
+      name: 'number',
+      schema: z.int().min(1).max(INT4_MAX).meta({ description: 'Sequence number in the project: no gaps, no duplicates, never reused.' }),
+      example: 12,
+    },
+    graphql: { description: 'Sequence number within the project (the 123 of KEY-123).' },
+  },
+  title: {
+    column: 'title',
+    kind: 'text',
+    nullable: false,
+    loaded: true,
+    json: { name: 'title', schema: text(TITLE_MAX, `1 to ${TITLE_MAX} characters.`), example: 'Fix the login redirect loop' },
+    graphql: { description: 'A one-line summary.', textCost: TITLE_MAX },
+  },
+  status: {
+    column: 'status',
+    kind: 'status',
+    nullable: false,
+    loaded: true,
+    json: { name: 'status', schema: IssueStatusSchema, example: 'In Progress' },
+    graphql: { description: 'Where the issue stands in the workflow.' },
+  },
+  priority: {
+    column: 'priority',
+    kind: 'priority',
+    nullable: false,
+    loaded: true,
+    json: { name: 'priority', schema: IssuePrioritySchema, example: 'high' },
+    graphql: { description: 'How urgent the issue is.' },
+  },
+  description: {
+    column: 'description',
+    kind: 'text',
+    nullable: true,
+    loaded: false,
+    json: {
+      name: 'description',
+      schema: z
+        .string()
+        .max(DESCRIPTION_MAX)
+        .nullable()
+        .meta({ description: `Free text, at most ${DESCRIPTION_MAX.toLocaleString('en')} characters; null: none.` }),
+      example: 'Signing in from /settings sends the browser back and forth.',
+    },
+    graphql: { description: 'The details, as written (plain text); null when none.', textCost: DESCRIPTION_MAX },
+  },
+  assigneeId: {
+    column: 'assignee_id',
+    kind: 'uuid',
+    nullable: true,
+    loaded: true,
+    json: { name: 'assignee_id', schema: z.uuid().nullable().meta({ description: 'A user id (see `GET /people/search`); null: unassigned.' }), example: EX.userId },
+    graphql: { description: 'The user working on it; null when unassigned.' },
+  },
+  createdAt: {
+    column: 'created_at',
+    kind: 'time',
+    nullable: false,
+    loaded: true,
+    json: { name: 'created_at', schema: time('Creation time.'), example: EX.created },
+    graphql: { description: 'When it was created.' },
+  },
+  updatedAt: {
+    column: 'updated_at',
+    kind: 'time',
+    nullable: false,
+    loaded: true,
+    json: { name: 'updated_at', schema: time('Last change.'), example: EX.updated },
+    graphql: { description: 'When it last changed.' },
+  },
+} as const satisfies { [Field in keyof Issue]: ColumnDeclaration };
+
+type IssueTable = typeof ISSUE_TABLE;
+/** An issue field (Prisma's name, camelCase). */
+export type IssueField = keyof IssueTable;
+/** The fields every issue row is loaded with. */
+export type LoadedField = { [F in IssueField]: IssueTable[F]['loaded'] extends true ? F : never }[IssueField];
+
+const fields = Object.keys(ISSUE_TABLE) as IssueField[];
+/** The issue fields in declaration order. */
+export const ISSUE_FIELD_NAMES: readonly IssueField[] = fields;
+/** Those loaded with every row, in declaration order. */
+export const LOADED_FIELDS = fields.filter((field) => ISSUE_TABLE[field].loaded) as LoadedField[];
+
+/** The columns every Issue row is loaded with, as a Prisma selection (the Issue object's base selection): the short ones a list shows; not the description. */
+export const ISSUE_COLUMNS = Object.fromEntries(LOADED_FIELDS.map((field) => [field, true])) as { readonly [F in LoadedField]: true };
+
+/** An issue row with those columns. */
+export type IssueRow = Pick<Issue, LoadedField>;

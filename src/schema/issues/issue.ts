@@ -1,0 +1,180 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { builder } from '../core/builder.js';
+import { column } from '../core/column-fields.js';
+import { connectionPage, fixedList, textCost } from '../core/list-bounds.js';
+import { NodeRef } from '../core/node.js';
+import { ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, type ColumnDeclaration, type IssueField } from './columns.js';
+import { NotFoundError, ValidationError } from '../core/errors.js';
+import { IssueFilterInput } from './filter.js';
+import { ANSWERS_FROM_ROW } from '../core/loaded-on-row.js';
+import * as ops from './operations.js';
+import { IssueOrderInput } from './order.js';
+import { enumValueName, IssuePriorityEnum, IssueStatusEnum } from './enums.js';
+import { DEFAULT_PRIORITY, DEFAULT_STATUS, DESCRIPTION_MAX, ISSUE_PRIORITIES, ISSUE_STATUSES, TITLE_MAX, type IssuePriority, type IssueStatus } from './workflow.js';
+import { outcome } from '../core/outcome.js';
+
+/** The GraphQL type of each kind of column (src/schema/issues/columns.ts). */
+const GRAPHQL_TYPE = { uuid: 'ID', int: 'Int', text: 'String', time: 'DateTime', status: IssueStatusEnum, priority: IssuePriorityEnum } as const;
+
+/**
+ * The Issue fields of the declared columns that GraphQL shows, in declaration order. A column
+ * loaded with every row is a plain field (`column`); another (the description) selects its
+ * column when a query asks for it.
+ */
+function columnFields<Fields extends { field(options: never): unknown }>(t: Fields, names: readonly IssueField[]) {
+  const fields: Record<string, ReturnType<Fields['field']>> = {};
+  for (const name of names) {
+    const declared: ColumnDeclaration = ISSUE_TABLE[name];
+    if (!declared.graphql) continue;
+    const { description, textCost: maxLength } = declared.graphql;
+    const options = {
+      type: GRAPHQL_TYPE[declared.kind],
+      nullable: declared.nullable,
+      description,
+      ...(maxLength ? { complexity: textCost(maxLength) } : {}),
+      ...(declared.loaded ? { resolve: column(name) } : { select: { [name]: true }, resolve: (issue: Record<string, unknown>) => issue[name] }),
+    };
+    // Each field's type follows from its declared kind, which the option types cannot follow through the loop.
+    fields[name] = t.field(options as never) as ReturnType<Fields['field']>;
+  }
+  return fields;
+}
+
+export const IssueRef = builder.prismaObject('Issue', {
+  description: 'A piece of work in a project: its title, status, priority and assignee.',
+  interfaces: [NodeRef],
+  // Every row is loaded with its short columns (every list shows most of them); the description
+  // and the relations are loaded only when a query asks for them. The columns are plain fields,
+  // not `t.expose*`: in select mode Pothos tracks an exposed field's selection on every row it
+  // resolves, which cost more CPU than the whole query on a 100-issue page.
+  select: ISSUE_COLUMNS,
+  fields: (t) => ({
+    ...columnFields(t, ['id']),
+    key: t.string({
+      description: 'The human key: project key and number, e.g. WEB-12.',
+      // Selected with the issue (a join in the same statement), so a list costs no extra query.
+      select: { project: { select: { key: true } } },
+      resolve: (issue) => `${issue.project.key}-${issue.number}`,
+    }),
+    ...columnFields(t, ISSUE_FIELD_NAMES.filter((field) => field !== 'id')),
+    project: t.relation('project', { description: 'The project the issue belongs to.' }),
+    assignee: t.relation('assignee', {
+      nullable: true,
+      description: 'The user working on it; null when unassigned.',
+      // Project.issues' pages join it (src/schema/core/loaded-on-row.ts).
+      extensions: { [ANSWERS_FROM_ROW]: true },
+    }),
+  }),
+});
+
+builder.queryField('issueStatuses', (t) =>
+  t.stringList({ description: 'Allowed issue statuses, in workflow order.', complexity: fixedList(ISSUE_STATUSES.length), resolve: () => [...ISSUE_STATUSES] }),
+);
+builder.queryField('issuePriorities', (t) =>
+  t.stringList({ description: 'Allowed issue priorities, most urgent first.', complexity: fixedList(ISSUE_PRIORITIES.length), resolve: () => [...ISSUE_PRIORITIES] }),
+);
+
+builder.queryField('issue', (t) =>
+  t.prismaField({
+    type: 'Issue',
+    description: ops.getIssue.description,
+    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }) },
+    resolve: (query, _root, args, ctx) => ops.getIssue.call(ctx, args, query),
+  }),
+);
+
+/**
+ * One page of issues, wherever issues are listed (Query.issues, Project.issues). `totalCount`
+ * is a function on the page object, called only when a query selects the field.
+ */
+export const IssueConnection = builder.connectionObject(
+  {
+    type: IssueRef,
+    name: 'IssueConnection',
+    description: 'One page of issues, with the links to the next and previous pages.',
+    fields: (t) => ({
+      totalCount: t.int({
+        description: 'How many issues the whole filtered list holds (all pages); counted only when asked for.',
+        resolve: (page) => {
+          const counted = page as { totalCount?: number | (() => Promise<number>) };
+          // Called as a method: Project.issues' connection is a class (src/schema/projects/issues-connection.ts).
+          return typeof counted.totalCount === 'function' ? counted.totalCount() : (counted.totalCount ?? 0);
+        },
+      }),
+    }),
+  },
+  {
+    name: 'IssueEdge',
+    description: 'An issue in a page, with the cursor that points at it.',
+    // The relay plugin's own `node` has a resolver (`edge => edge.node`); this one is a column
+    // (src/schema/core/column-fields.ts), read inline by compiled queries: one call fewer per issue.
+    fields: (t) => ({ node: t.field({ type: IssueRef, description: 'The item.', resolve: column('node') }) }),
+  },
+);
+
+builder.queryField('issues', (t) =>
+  t.connection({
+    type: IssueRef,
+    description: ops.listIssues.description,
+    complexity: connectionPage(ops.PAGE_SIZE_DEFAULT, ops.PAGE_SIZE_MAX),
+    args: {
+      projectId: t.arg.id({ required: false, description: 'Only the issues of this project: its id or its key (`WEB`, any case).' }),
+      filter: t.arg({ type: IssueFilterInput, required: false, description: 'Which issues: every given condition must hold.' }),
+      orderBy: t.arg({ type: IssueOrderInput, required: false, description: 'The order of the list; newest first by default.' }),
+    },
+    resolve: (_root, args, ctx, info) => ops.listIssues.call(ctx, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
+  }, IssueConnection),
+);
+
+const CreateIssueInput = builder.inputType('CreateIssueInput', {
+  description: 'A new issue. Fields left out take their defaults.',
+  fields: (t) => ({
+    projectId: t.id({ description: 'The project to create it in (of your organization): its id or its key (`WEB`, any case).' }),
+    title: t.string({ description: 'A one-line summary, 1 to 255 characters.' }),
+    status: t.field({ type: IssueStatusEnum, required: false, description: `Default ${enumValueName(DEFAULT_STATUS)}.` }),
+    priority: t.field({ type: IssuePriorityEnum, required: false, description: `Default ${enumValueName(DEFAULT_PRIORITY)}.` }),
+    description: t.string({ required: false, description: 'The details, up to 50,000 characters.' }),
+    assigneeId: t.id({ required: false, description: 'A member of the organization.' }),
+  }),
+});
+
+builder.mutationField('createIssue', (t) =>
+  t.prismaField({
+    type: 'Issue',
+    description: ops.createIssue.description,
+    errors: outcome('createIssue', 'The created issue.', [ValidationError, NotFoundError]),
+    args: { input: t.arg({ type: CreateIssueInput, required: true, description: 'The new issue.' }) },
+    resolve: (query, _root, args, ctx) => ops.createIssue.call(ctx, args.input, query),
+  }),
+);
+
+const UpdateIssueInput = builder.inputType('UpdateIssueInput', {
+  description: 'Fields left out stay as they are; null clears description and assigneeId (and is refused for the others).',
+  fields: (t) => ({
+    title: t.string({ required: false, description: 'A new summary, 1 to 255 characters.' }),
+    status: t.field({ type: IssueStatusEnum, required: false, description: 'A new status.' }),
+    priority: t.field({ type: IssuePriorityEnum, required: false, description: 'A new priority.' }),
+    description: t.string({ required: false, description: 'New details; null clears them.' }),
+    assigneeId: t.id({ required: false, description: 'A member of the organization.' }),
+  }),
+});
+
+builder.mutationField('updateIssue', (t) =>
+  t.prismaField({
+    type: 'Issue',
+    description: ops.updateIssue.description,
+    errors: outcome('updateIssue', 'The issue as changed.', [ValidationError, NotFoundError]),
+    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }), input: t.arg({ type: UpdateIssueInput, required: true, description: 'The changes.' }) },
+    resolve: (query, _root, args, ctx) => ops.updateIssue.call(ctx, { ...args.input, id: args.id }, query),
+  }),
+);
+
+builder.mutationField('deleteIssue', (t) =>
+  t.field({
+    type: 'ID',
+    description: ops.deleteIssue.description,
+    errors: outcome('deleteIssue', 'The id of the deleted issue.', [NotFoundError]),
+    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }) },
+    resolve: (_root, args, ctx) => ops.deleteIssue.call(ctx, args, undefined),
+  }),
+);
