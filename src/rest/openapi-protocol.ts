@@ -3,10 +3,10 @@ import type { ComponentsObject, ExampleObject, HeaderObject, ParameterObject, Re
 import { SCOPES } from '../auth/oauth/scopes.js';
 import { sessionCookieName } from '../auth/session.js';
 import type { Config } from '../config.js';
-import { QUERY_LIMITS } from '../graphql/yoga.js';
+import { QUERY_LIMITS } from '../limits/graphql-query.js';
 import { BODY_LIMITS } from '../http/body-limit.js';
 import { GLOBAL_POLICY } from '../limits/policy.js';
-import { PROBLEM_LIMITS } from './problem.js';
+import { PROBLEM_LIMITS } from '../http/problem.js';
 import { ERROR_TABLE, type ProblemCode } from '../schema/core/error-table.js';
 
 /**

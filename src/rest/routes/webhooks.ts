@@ -8,7 +8,7 @@ import { EVENT_TYPES } from '../../events/record.js';
 import { ISSUE_FIELDS } from '../../events/subjects.js';
 import { DISABLED_REASON_MAX, ERROR_MAX, RESPONSE_BODY_MAX } from '../../webhooks/send.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
-import { nextLink } from '../links.js';
+import { nextLink } from '../../http/links.js';
 import { column, representation, timeColumn } from '../../schema/core/representation.js';
 import { route } from '../route.js';
 
