@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ComponentsObject, ExampleObject, HeaderObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject, SecurityRequirementObject } from 'openapi3-ts/oas31';
 import { SCOPES } from '../auth/oauth/scopes.js';
+import { SCHEMES } from '../auth/security-schemes.js';
 import { sessionCookieName } from '../auth/session.js';
 import type { Config } from '../config.js';
 import { QUERY_LIMITS } from '../limits/graphql-query.js';
@@ -446,8 +447,6 @@ const responses: Record<string, Response> = {
 export const responseRef = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
 
 // ---- Security ----
-
-export const SCHEMES = { bearer: 'bearerToken', header: 'authTokenHeader', oauth2: 'oauth2', session: 'sessionCookie' } as const;
 
 /** Any credential: a key (either header), an OAuth token with `scope`, or the browser session. */
 export function anyCredential(scope: 'read' | 'write'): SecurityRequirement[] {

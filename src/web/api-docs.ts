@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import { SCHEMES } from '../rest/openapi-protocol.js';
+import { SCHEMES } from '../auth/security-schemes.js';
 import { problemResponse, problems } from '../http/problem.js';
 import { page } from '../views/render.js';
 import { assetSet, CSS, JS } from '../views/static-assets.js';
