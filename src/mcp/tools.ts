@@ -204,7 +204,7 @@ export interface ToolResult {
  * A problem as an MCP error result: the model reads the text; programs read `code` and `errors`
  * in it, and `request_id`, as in a REST problem (src/http/problem.ts).
  */
-export function errorResult(problem: AppError, ctx: Pick<Context, 'scope'>): ToolResult {
+function errorResult(problem: AppError, ctx: Pick<Context, 'scope'>): ToolResult {
   const body = ctx.scope ? { ...problemBody(problem), request_id: ctx.scope.id } : problemBody(problem);
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }

@@ -25,7 +25,7 @@ type Example = ExampleObject;
 type Parameter = ParameterObject;
 type SecurityRequirement = SecurityRequirementObject;
 
-export const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
+const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
 
 function exact(description: string, properties: Record<string, Schema>): SchemaObject {
   return { type: 'object', description, additionalProperties: false, required: Object.keys(properties), properties };
@@ -133,7 +133,7 @@ export function withRateLimitHeaders(extra: string[] = []): Record<string, Refer
 
 // ---- Parameters ----
 
-export const parameters: Record<string, Parameter> = {
+const parameters: Record<string, Parameter> = {
   XOrgId: {
     name: 'X-Org-Id',
     in: 'header',
@@ -173,9 +173,9 @@ export const PROBLEM_CODES = Object.entries(ERROR_TABLE).reduce(
   {} as Record<ProblemStatus, string[]>,
 );
 
-export const PROBLEM_STATUSES = Object.keys(PROBLEM_CODES).map(Number) as ProblemStatus[];
+const PROBLEM_STATUSES = Object.keys(PROBLEM_CODES).map(Number) as ProblemStatus[];
 
-export const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
+const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
   400: 'BadRequestProblem',
   401: 'UnauthorizedProblem',
   403: 'ForbiddenProblem',

@@ -53,7 +53,7 @@ const assetUrls = assets.urls;
  *   (the document's server is BASE_URL, where this page is served).
  * - form-action 'none' (was 'self'): Swagger UI handles its forms in script, never submits them.
  */
-export const apiDocsContentSecurityPolicy =
+const apiDocsContentSecurityPolicy =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 function methodNotAllowed(method: string): Response | null {
