@@ -34,7 +34,7 @@ module.exports = {
     },
     {
       name: 'below-surfaces-not-to-surface',
-      severity: 'warn',
+      severity: 'error',
       comment:
         'Data access, events, webhooks, limits, credentials, HTTP policies and views sit below the surfaces ' +
         'and serve all of them: they never import one (nor the fetch handler). What two surfaces share lives ' +
@@ -65,16 +65,30 @@ module.exports = {
     },
     {
       name: 'surfaces-not-to-each-other',
-      severity: 'warn',
+      severity: 'error',
       comment:
-        'A surface does not import another: what both need (representations, links, page layout) lives below ' +
-        'them, in the schema or the views layer.',
-      from: { path: '^src/(rest|graphql|web|cli)/' },
+        'A surface does not import another: what both need (representations, links, page layout, problems) ' +
+        'lives below them, in the schema, the views layer or src/http.',
+      // src/web/rest-route.ts builds on the REST declarations by design: the next rule bounds it.
+      from: { path: '^src/(rest|graphql|web|cli)/', pathNot: '^src/web/rest-route\\.ts$' },
       to: { path: SURFACES, pathNot: '^src/$1/' },
     },
     {
+      // By design a page that shows what a REST GET answers (the issue list) runs that route's
+      // declaration, so its URL takes the API's query parameters with the API's checks and messages.
+      name: 'pages-only-to-rest-declarations',
+      severity: 'error',
+      comment:
+        'Only src/web/rest-route.ts reads REST, and only its route declarations (the route type, the route ' +
+        'list, the query reader); the other pages import no surface.',
+      from: { path: '^src/web/rest-route\\.ts$' },
+      to: { path: SURFACES, pathNot: '^src/(web/|rest/(route|inputs|routes/index)\\.ts$)' },
+    },
+    {
+      // By design MCP tools are generated from the REST route declarations (src/mcp/tools.ts): the
+      // same operations, inputs and OpenAPI schemas, run through the REST router's runRoute.
       name: 'mcp-only-to-rest-declarations',
-      severity: 'warn',
+      severity: 'error',
       comment: 'MCP tools are made from the REST route declarations; MCP imports no other surface.',
       from: { path: '^src/mcp/' },
       to: { path: '^src/(graphql|web|cli)/' },

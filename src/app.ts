@@ -33,9 +33,9 @@ import { rateLimit } from './pipeline/rate-limit.js';
 import { beginRequest, type Services } from './pipeline/request-context.js';
 import { responseHeaders } from './pipeline/response-headers.js';
 import { routeLabel } from './pipeline/route-label.js';
-import { problemResponse } from './http/problem.js';
-import { problems } from './rest/problem.js';
+import { problemResponse, problems } from './http/problem.js';
 import { createRestRouter, isPublicPath } from './rest/router.js';
+import { ROUTES } from './rest/routes/index.js';
 import { serveApiDocs } from './web/api-docs.js';
 import { serveChartAssets } from './web/dashboard.js';
 import { createWebRouter } from './web/router.js';
@@ -100,7 +100,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const firstRun = (await db.prisma.user.count()) === 0 ? FirstRunLink.create() : null;
   const web = createWebRouter(logger, { firstRun: firstRun?.link ?? null });
   const keys = await SigningKeys.open(db.prisma);
-  const oauth = createOAuthRouter(logger, keys, config);
+  // The consent page describes a token's powers with the REST route declarations' areas and summaries.
+  const oauth = createOAuthRouter(logger, keys, config, ROUTES);
   const rest = createRestRouter(logger);
   const services: Services = { config, prisma: db.prisma, keys, limiter, credentialEpoch, patCache, liveUpdates, mailer };
   const cors = createCors(config.corsOrigins);

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
-import { QUERY_LIMITS } from '../src/graphql/yoga.js';
+import { QUERY_LIMITS } from '../src/limits/graphql-query.js';
 import { schema } from '../src/schema/index.js';
 import { INPUT_LIMITS } from '../src/schema/core/input-shape.js';
 import { MAX_FILTER_DEPTH, MAX_FILTER_VALUES, MAX_FILTERS } from '../src/schema/issues/filter-limits.js';

@@ -3,7 +3,7 @@ import { lexicographicSortSchema, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
-import { QUERY_LIMITS } from '../src/graphql/yoga.js';
+import { QUERY_LIMITS } from '../src/limits/graphql-query.js';
 import { schema } from '../src/schema/index.js';
 import { startTestApp, type TestApp } from './support/app.js';
 

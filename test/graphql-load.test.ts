@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { QUERY_LIMITS } from '../src/graphql/yoga.js';
+import { QUERY_LIMITS } from '../src/limits/graphql-query.js';
 import { DESCRIPTION_MAX, TITLE_MAX } from '../src/schema/issues/workflow.js';
 import { startTestApp, type TestApp } from './support/app.js';
 

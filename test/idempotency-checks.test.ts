@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { Principal } from '../src/auth/principal.js';
 import type { Db } from '../src/db/client.js';
-import { QUERY_LIMITS } from '../src/graphql/yoga.js';
+import { QUERY_LIMITS } from '../src/limits/graphql-query.js';
 import { isGraphqlQuery } from '../src/idempotency/graphql-reads.js';
 import { idempotentRequest, REPLAYED_HEADER } from '../src/idempotency/http.js';
 import { KEY_MAX_LENGTH, KEY_TTL_MS, parseIdempotencyKey } from '../src/idempotency/key.js';

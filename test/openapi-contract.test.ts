@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createUser } from '../src/cli/operations.js';
 import { contractDocument } from '../src/rest/openapi-contract.js';
-import { PROBLEM_LIMITS } from '../src/rest/problem.js';
+import { PROBLEM_LIMITS } from '../src/http/problem.js';
 import { INPUT_LIMITS } from '../src/schema/core/input-shape.js';
 import { startTestApp, type TestApp } from './support/app.js';
 

@@ -8,7 +8,7 @@ export const EVENT_TYPES = [
   'project.updated',
   'project.deleted',
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+type EventType = (typeof EVENT_TYPES)[number];
 
 /** Through what a change was made: an API key, an OAuth client, a browser session, the operator's CLI. */
 export type Via = 'pat' | 'oauth' | 'session' | 'cli';

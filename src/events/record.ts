@@ -26,7 +26,7 @@ const TRANSACTION_MAX_WAIT_MS = 30_000;
 const TRANSACTION_TIMEOUT_MS = 30_000;
 
 /** Who acts and through what. Session ids stay out: a row id of a cookie says nothing useful and need not be kept. */
-export function actorOf(principal: Principal): { actorId: string | null; via: Via; viaId: string | null } {
+function actorOf(principal: Principal): { actorId: string | null; via: Via; viaId: string | null } {
   if (principal.kind !== 'user') return { actorId: null, via: 'cli', viaId: null };
   const { credential } = principal;
   if (credential.kind === 'pat') return { actorId: principal.userId, via: 'pat', viaId: credential.id };
@@ -90,7 +90,7 @@ export function prepareEvents(ctx: EventContext, orgId: string, changes: Change[
  * roll back together. (The issue create writes them in its own single statement, with the same
  * CTEs: src/schema/issues/create.ts.)
  */
-export async function recordEvents(tx: Tx, ctx: EventContext, orgId: string, changes: Change[]): Promise<Recorded> {
+async function recordEvents(tx: Tx, ctx: EventContext, orgId: string, changes: Change[]): Promise<Recorded> {
   const prepared = prepareEvents(ctx, orgId, changes);
   if (prepared.events.length === 0) return { events: [], queued: 0 };
   const { actor, createdAt } = prepared;

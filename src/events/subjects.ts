@@ -10,14 +10,14 @@ import { fieldChanges, type Change, type Tx } from './record.js';
 /** The fields whose changes an issue's history records (as the GraphQL API names them). */
 export const ISSUE_FIELDS = ['title', 'status', 'priority', 'description', 'assigneeId'] as const;
 /** Likewise for a project. */
-export const PROJECT_FIELDS = ['name', 'key'] as const;
+const PROJECT_FIELDS = ['name', 'key'] as const;
 
 export type IssueSnapshot = Issue & { project: { key: string } };
 export type ProjectSnapshot = Project & { _count: { issues: number } };
 
 /** The issue as webhooks show it: exactly its REST representation. */
 export const issueData = (issue: IssueSnapshot) => IssueJson.present(issue);
-export const projectData = (project: ProjectSnapshot) => ProjectJson.present(project);
+const projectData = (project: ProjectSnapshot) => ProjectJson.present(project);
 
 /** An issue with every declared column and its project's key, for a write that locks it (uuids as text). */
 function issueWithProjectKey() {

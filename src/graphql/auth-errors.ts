@@ -3,7 +3,7 @@ import { json } from '../http/json.js';
 import { errorHeaders } from '../http/problem.js';
 import type { AppError } from '../schema/core/errors.js';
 
-export const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
+const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
 
 /**
  * An authentication failure at /api/graphql as the GraphQL-over-HTTP spec has it for clients

@@ -5,7 +5,7 @@ import { AppError } from '../schema/core/errors.js';
 /** Media types yoga's result processors can answer in (GraphQL over HTTP, SSE, incremental delivery). */
 const ANSWERABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|text\/event-stream|multipart\/mixed)\s*(;|,|$)/i;
 
-export const notAcceptable = () =>
+const notAcceptable = () =>
   new AppError('This endpoint answers in JSON: accept application/graphql-response+json or application/json.', 'NOT_ACCEPTABLE');
 
 /**

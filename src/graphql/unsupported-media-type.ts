@@ -1,6 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { problems } from '../rest/problem.js';
-import { problemResponse } from '../http/problem.js';
+import { problemResponse, problems } from '../http/problem.js';
 
 /**
  * A POST that none of yoga's request parsers accepts gets yoga's bare 415 (no body, no

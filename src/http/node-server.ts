@@ -2,12 +2,12 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'n
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createServerAdapter } from '@whatwg-node/server';
-import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import type { ConnectionLimits } from '../config.js';
 import { AppError } from '../schema/core/errors.js';
 import { errorHeaders, problemBody } from './problem.js';
 import { addressKey } from './address-key.js';
+import type { RequestInfo } from './request-info.js';
 
 /**
  * The app on `node:http`, with what a socket needs on top of the fetch handler: timeouts that
@@ -15,7 +15,7 @@ import { addressKey } from './address-key.js';
  * connections, Node's own refusals answered in the API's shape, and credential headers
  * presented as they were sent.
  */
-export function createNodeServer(app: Pick<App, 'fetch'> & { config: Pick<Config, 'connections'> }): Server {
+export function createNodeServer(app: { fetch(request: Request, info: RequestInfo): Promise<Response>; config: Pick<Config, 'connections'> }): Server {
   const limits = app.config.connections;
   const handle = createServerAdapter<{ req: IncomingMessage }>(async (request, { req }) => {
     const response = await app.fetch(request, { remoteAddress: req.socket.remoteAddress });

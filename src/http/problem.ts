@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { errorEntry } from '../schema/core/error-table.js';
-import type { AppError } from '../schema/core/errors.js';
-import { Response } from './fetch-api.js';
+import { AppError, MAX_FIELD_ERRORS, type FieldError } from '../schema/core/errors.js';
+import { Headers, Response } from './fetch-api.js';
 
 /**
  * The RFC 9457 renderer: every refusal that is not an OAuth endpoint's, a GraphQL result's or
@@ -32,3 +32,53 @@ export function problemResponse(error: AppError): Response {
     headers: { 'content-type': 'application/problem+json', ...errorHeaders(error) },
   });
 }
+
+/**
+ * The most a problem says, so that its size is bounded whatever the request held (a body of
+ * 10,000 unknown fields, a field name of a megabyte): OpenAPI documents these numbers.
+ */
+export const PROBLEM_LIMITS = {
+  /** Field errors listed (the first ones found), as GraphQL's ValidationError lists. */
+  fieldErrors: MAX_FIELD_ERRORS,
+  /** Characters of a field's name as the client sent it, and of the message about it. */
+  fieldText: 256,
+  /** Characters of `detail` (the field errors joined, at most). */
+  detail: MAX_FIELD_ERRORS * (2 * 256 + 2) + (MAX_FIELD_ERRORS - 1) * 2,
+} as const;
+
+const clip = (text: string) => (text.length > PROBLEM_LIMITS.fieldText ? `${text.slice(0, PROBLEM_LIMITS.fieldText - 1)}…` : text);
+
+const isProblem = (response: Response) => response.headers.get('content-type')?.startsWith('application/problem+json') === true;
+
+/**
+ * A problem response with `request_id`, an RFC 9457 extension member: the request's X-Request-Id,
+ * to quote to an operator. Added where the request's id is known (the ops layer, for every
+ * answer; the idempotency layer, before it keeps an answer for replays, so that a replay names
+ * the request that ran) rather than where a problem is made, deep in code that has no request.
+ * A body that names a request already keeps it; any other response is returned as it is, at once.
+ */
+export function withRequestId(response: Response, requestId: string): Response | Promise<Response> {
+  return isProblem(response) ? stamped(response, requestId) : response;
+}
+
+async function stamped(response: Response, requestId: string): Promise<Response> {
+  const body = JSON.parse(await response.text()) as Record<string, unknown>;
+  body.request_id ??= requestId;
+  const headers = new Headers(response.headers);
+  // The body grew: a length set for the old one would cut it.
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
+}
+
+/** The problems of HTTP itself, made in more than one place. */
+export const problems = {
+  validation: (all: FieldError[]) => {
+    const errors = all.slice(0, PROBLEM_LIMITS.fieldErrors).map((e) => ({ field: clip(e.field), message: clip(e.message) }));
+    return new AppError(errors.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', { errors });
+  },
+  notFound: (detail = 'No resource at this path.') => new AppError(detail, 'NOT_FOUND'),
+  methodNotAllowed: (allow: string[]) => new AppError(`Allowed methods: ${allow.join(', ')}.`, 'METHOD_NOT_ALLOWED', { headers: { allow: allow.join(', ') } }),
+  unsupportedMediaType: () =>
+    new AppError('Send the body as JSON with Content-Type: application/json.', 'UNSUPPORTED_MEDIA_TYPE', { headers: { 'accept-post': 'application/json' } }),
+  internal: () => new AppError('Something went wrong on our side. It has been logged.', 'INTERNAL'),
+};

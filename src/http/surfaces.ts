@@ -39,14 +39,14 @@ export type SurfaceName =
  * clients, as the OAuth token endpoint does), `session` (pages: the session cookie only, a
  * bearer token is not a browser's), `any` (the API: a bearer token, X-Auth-Token or the cookie).
  */
-export type CredentialRule = 'none' | 'session' | 'any';
+type CredentialRule = 'none' | 'session' | 'any';
 
 /**
  * When an unsafe method (POST, PUT...) without a bearer token must come from this service's own
  * pages (Origin, else Referer): `always` (page forms), `with-session` (the API, when the cookie
  * is what authenticates), `never` (back-channel endpoints that authenticate clients, not cookies).
  */
-export type CsrfRule = 'always' | 'with-session' | 'never';
+type CsrfRule = 'always' | 'with-session' | 'never';
 
 /** Who reads a request body, and so its limit (src/http/body-limit.ts); `none`: the surface never reads one. */
 export type BodyRule = 'api' | 'form' | 'none';

@@ -1,5 +1,5 @@
 import { getOperationAST, parse } from 'graphql';
-import { QUERY_LIMITS } from '../graphql/yoga.js';
+import { QUERY_LIMITS } from '../limits/graphql-query.js';
 
 /**
  * Whether a GraphQL POST body surely runs a query (a read, safe to repeat), so that its

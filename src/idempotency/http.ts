@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
 import { problemResponse } from '../http/problem.js';
 import { AppError } from '../schema/core/errors.js';
-import { IDEMPOTENCY_HEADER, parseIdempotencyKey } from './key.js';
+import { parseIdempotencyKey } from './key.js';
 import { isGraphqlQuery } from './graphql-reads.js';
 import { MAX_ANSWER_BYTES } from './quota.js';
 import { fingerprint, idempotent, keyScope, type IdempotencyOptions } from './run.js';
@@ -125,5 +125,3 @@ export async function idempotentRequest(
       return problemResponse(idempotencyProblems.quotaExceeded(outcome.retryAfterSeconds));
   }
 }
-
-export { IDEMPOTENCY_HEADER };

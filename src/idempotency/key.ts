@@ -4,7 +4,7 @@
  * accepted too, as many clients send it that way; either way it is 1 to 255 visible ASCII
  * characters. Two keys in one request (the header repeated, or a list) name no single request.
  */
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 export const KEY_MAX_LENGTH = 255;
 

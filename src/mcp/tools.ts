@@ -4,9 +4,8 @@ import { idempotencyProblems } from '../idempotency/http.js';
 import { KEY_MAX_LENGTH, KEY_RULE, KEY_TEXT } from '../idempotency/key.js';
 import { fingerprint, idempotent, keyScope } from '../idempotency/run.js';
 import { openApiDocument } from '../rest/openapi.js';
-import { nextCursor } from '../rest/links.js';
-import { problems } from '../rest/problem.js';
-import { problemBody } from '../http/problem.js';
+import { nextCursor } from '../http/links.js';
+import { problemBody, problems } from '../http/problem.js';
 import { AppError } from '../schema/core/errors.js';
 import { inputShapeError } from '../schema/core/input-shape.js';
 import type { Method, Route, ToolHints } from '../rest/route.js';
@@ -203,9 +202,9 @@ export interface ToolResult {
 
 /**
  * A problem as an MCP error result: the model reads the text; programs read `code` and `errors`
- * in it, and `request_id`, as in a REST problem (src/rest/problem.ts).
+ * in it, and `request_id`, as in a REST problem (src/http/problem.ts).
  */
-export function errorResult(problem: AppError, ctx: Pick<Context, 'scope'>): ToolResult {
+function errorResult(problem: AppError, ctx: Pick<Context, 'scope'>): ToolResult {
   const body = ctx.scope ? { ...problemBody(problem), request_id: ctx.scope.id } : problemBody(problem);
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }

@@ -16,7 +16,7 @@ export interface ReadinessCheck {
 }
 
 /** Longest a readiness check may take before it counts as failed (a hung database must not hang the probe). */
-export const CHECK_TIMEOUT_MS = 2_000;
+const CHECK_TIMEOUT_MS = 2_000;
 /** Probes within this span share one round of checks, so a flood of /readyz costs at most one query a second. */
 const RESULT_TTL_MS = 1_000;
 

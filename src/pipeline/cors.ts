@@ -51,10 +51,10 @@ export const CORS_EXPOSE_HEADERS = [
   'Mcp-Protocol-Version',
 ] as const;
 
-export const CORS_ALLOW_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const CORS_ALLOW_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours). */
-export const CORS_MAX_AGE_SECONDS = 7200;
+const CORS_MAX_AGE_SECONDS = 7200;
 
 /** `*`: any origin; otherwise the exact origins (`https://app.example.org`) CORS_ORIGINS lists. */
 export type CorsOrigins = '*' | readonly string[];

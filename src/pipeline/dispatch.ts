@@ -2,8 +2,7 @@ import { reauthenticate } from '../auth/authenticate.js';
 import type { Context } from '../context.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { reportRoute } from '../ops/request-scope.js';
-import { problems } from '../rest/problem.js';
-import { problemResponse } from '../http/problem.js';
+import { problemResponse, problems } from '../http/problem.js';
 import { notFoundPage } from '../web/org-page.js';
 import { operationContext, type RequestContext } from './request-context.js';
 

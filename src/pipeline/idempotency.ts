@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { idempotentRequest } from '../idempotency/http.js';
-import { withRequestId } from '../rest/problem.js';
+import { withRequestId } from '../http/problem.js';
 import { withResourceMetadata } from './credentials.js';
 import type { Step } from './pipeline.js';
 

@@ -1,6 +1,6 @@
 import { jsonShapeError } from '../schema/core/json-shape.js';
 import { AppError } from '../schema/core/errors.js';
-import { problems } from './problem.js';
+import { problems } from '../http/problem.js';
 
 /**
  * Reads a JSON object body: 415 for another media type, 400 when not a JSON object. Its size

@@ -1,6 +1,6 @@
 import { AppError, ValidationError } from '../schema/core/errors.js';
 import { restFieldName } from './inputs.js';
-import { problems } from './problem.js';
+import { problems } from '../http/problem.js';
 
 /**
  * An operation's error as a REST problem: its field errors named as the REST client named the

@@ -1,12 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import type { ComponentsObject, ExampleObject, HeaderObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject, SecurityRequirementObject } from 'openapi3-ts/oas31';
 import { SCOPES } from '../auth/oauth/scopes.js';
+import { SCHEMES } from '../auth/security-schemes.js';
 import { sessionCookieName } from '../auth/session.js';
 import type { Config } from '../config.js';
-import { QUERY_LIMITS } from '../graphql/yoga.js';
+import { QUERY_LIMITS } from '../limits/graphql-query.js';
 import { BODY_LIMITS } from '../http/body-limit.js';
 import { GLOBAL_POLICY } from '../limits/policy.js';
-import { PROBLEM_LIMITS } from './problem.js';
+import { PROBLEM_LIMITS } from '../http/problem.js';
 import { ERROR_TABLE, type ProblemCode } from '../schema/core/error-table.js';
 
 /**
@@ -24,7 +25,7 @@ type Example = ExampleObject;
 type Parameter = ParameterObject;
 type SecurityRequirement = SecurityRequirementObject;
 
-export const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
+const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
 
 function exact(description: string, properties: Record<string, Schema>): SchemaObject {
   return { type: 'object', description, additionalProperties: false, required: Object.keys(properties), properties };
@@ -132,7 +133,7 @@ export function withRateLimitHeaders(extra: string[] = []): Record<string, Refer
 
 // ---- Parameters ----
 
-export const parameters: Record<string, Parameter> = {
+const parameters: Record<string, Parameter> = {
   XOrgId: {
     name: 'X-Org-Id',
     in: 'header',
@@ -172,9 +173,9 @@ export const PROBLEM_CODES = Object.entries(ERROR_TABLE).reduce(
   {} as Record<ProblemStatus, string[]>,
 );
 
-export const PROBLEM_STATUSES = Object.keys(PROBLEM_CODES).map(Number) as ProblemStatus[];
+const PROBLEM_STATUSES = Object.keys(PROBLEM_CODES).map(Number) as ProblemStatus[];
 
-export const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
+const PROBLEM_SCHEMA_NAMES: Record<ProblemStatus, string> = {
   400: 'BadRequestProblem',
   401: 'UnauthorizedProblem',
   403: 'ForbiddenProblem',
@@ -446,8 +447,6 @@ const responses: Record<string, Response> = {
 export const responseRef = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
 
 // ---- Security ----
-
-export const SCHEMES = { bearer: 'bearerToken', header: 'authTokenHeader', oauth2: 'oauth2', session: 'sessionCookie' } as const;
 
 /** Any credential: a key (either header), an OAuth token with `scope`, or the browser session. */
 export function anyCredential(scope: 'read' | 'write'): SecurityRequirement[] {

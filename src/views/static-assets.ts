@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { problems } from '../rest/problem.js';
-import { problemResponse } from '../http/problem.js';
+import { problemResponse, problems } from '../http/problem.js';
 import { Response } from '../http/fetch-api.js';
 
 /**

@@ -2,9 +2,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import { SCHEMES } from '../rest/openapi-protocol.js';
-import { problems } from '../rest/problem.js';
-import { problemResponse } from '../http/problem.js';
+import { SCHEMES } from '../auth/security-schemes.js';
+import { problemResponse, problems } from '../http/problem.js';
 import { page } from '../views/render.js';
 import { assetSet, CSS, JS } from '../views/static-assets.js';
 import { Response } from '../http/fetch-api.js';
@@ -54,7 +53,7 @@ const assetUrls = assets.urls;
  *   (the document's server is BASE_URL, where this page is served).
  * - form-action 'none' (was 'self'): Swagger UI handles its forms in script, never submits them.
  */
-export const apiDocsContentSecurityPolicy =
+const apiDocsContentSecurityPolicy =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 function methodNotAllowed(method: string): Response | null {

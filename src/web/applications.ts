@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { isMetadataClientId } from '../auth/oauth/client-metadata.js';
+import { isMetadataClientId } from '../auth/client-id.js';
 import { listMyGrants, revokeMyGrant } from '../schema/keys/oauth-grant-operations.js';
 import { AppError } from '../schema/core/errors.js';
 import { page, redirect } from '../views/render.js';

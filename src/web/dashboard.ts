@@ -52,7 +52,7 @@ interface Chart {
 }
 
 /** The dashboard's figures; each call is one GROUP BY statement (two with the weekly completions). */
-export async function dashboardData(p: OrgPage, now = new Date()) {
+async function dashboardData(p: OrgPage, now = new Date()) {
   const ctx = p.ctx;
   const weekStart = weekStartOf(now);
   const [open, all, members] = await Promise.all([

@@ -8,9 +8,6 @@ export async function readForm(request: Request): Promise<Record<string, string>
   return fields;
 }
 
-/** All values of one field of a posted form or a query (checkboxes, multi-selects). */
-export const allValues = (params: URLSearchParams, name: string) => params.getAll(name).flatMap((v) => v.split(',')).filter(Boolean);
-
 export interface FormFailure {
   status: number;
   /** By input field (the operation's name for it), shown next to the field. */

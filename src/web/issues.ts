@@ -11,7 +11,7 @@ import { safeNextPath } from './next-path.js';
 import { membersOf, namesOf, projectsOf, WORKFLOW } from './org-data.js';
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
 import { redirect } from '../views/render.js';
-import { nextCursor } from '../rest/links.js';
+import { nextCursor } from '../http/links.js';
 import { runGetRoute } from './rest-route.js';
 import { Response } from '../http/fetch-api.js';
 

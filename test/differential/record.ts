@@ -54,7 +54,7 @@ const RANDOM_KEYS = new Set(['hint', 'request_id', 'client_id_issued_at']);
 const CURSOR_KEYS = new Set(['cursor', 'startCursor', 'endCursor', 'next_cursor', 'nextCursor']);
 
 /** Stable names for the ids of a seeded database, and numbered ones for rows the corpus creates. */
-export class Labels {
+class Labels {
   private readonly names = new Map<string, string>();
   private created = 0;
 
@@ -271,7 +271,7 @@ export async function send(
   return { request, response, parsed, recorded: { request, status: response.status, headers: kept, body: labels.value(parsed) } };
 }
 
-export interface Delivery {
+interface Delivery {
   webhook: string;
   type: string;
   order_key: string | null;

@@ -14,7 +14,7 @@ export const DAY = 24 * 3600 * 1000;
 export const NOW = Date.now();
 export const WEEKS = 20;
 // Titles and descriptions share words in different cases, and LIKE's wildcards as plain text.
-export const WORDS = ['Login', 'login', 'LOGIN page', 'export 100%', 'snake_case', 'back\\slash', 'Dashboard'];
+const WORDS = ['Login', 'login', 'LOGIN page', 'export 100%', 'snake_case', 'back\\slash', 'Dashboard'];
 
 export interface IssueSpec {
   project: number;
@@ -77,7 +77,7 @@ export async function createWorld(db: Database, specs: IssueSpec[]): Promise<Wor
 }
 
 // Assignees are named by index (`@0`) until the world's users exist; a stranger's id matches nothing.
-export const STRANGER = randomUUID();
+const STRANGER = randomUUID();
 
 /** An object with at most two of these fields (none at times). */
 function someOf<T extends Record<string, fc.Arbitrary<unknown>>>(fields: T): fc.Arbitrary<{ [K in keyof T]?: T[K] extends fc.Arbitrary<infer V> ? V : never }> {

@@ -4,8 +4,9 @@ import type { OAuthClient } from '../../generated/prisma/client.js';
 import { contentSecurityPolicy, page, redirect } from '../../views/render.js';
 import { loadShell } from '../../views/shell.js';
 import { hashToken } from '../pat-token.js';
-import { capabilities } from './capabilities.js';
-import { isMetadataClientId, type ClientMetadataResolver } from './client-metadata.js';
+import { capabilities, type DescribedOperation } from './capabilities.js';
+import { isMetadataClientId } from '../client-id.js';
+import type { ClientMetadataResolver } from './client-metadata.js';
 import { OAuthError } from './errors.js';
 import { singleValued } from './params.js';
 import { CONSENT_SCOPES, DEFAULT_SCOPE, parseScope, SCOPES, type Scope } from './scopes.js';
@@ -112,12 +113,12 @@ function formTarget(redirectUri: string): string {
   return url.origin === 'null' ? url.protocol : url.origin;
 }
 
-function consentPage(request: AuthorizationRequest, shell: Awaited<ReturnType<typeof loadShell>>, raw: URLSearchParams, error?: string) {
+function consentPage(operations: readonly DescribedOperation[], request: AuthorizationRequest, shell: Awaited<ReturnType<typeof loadShell>>, raw: URLSearchParams, error?: string) {
   return page(
     'consent',
     {
       ...shell,
-      orgs: shell.orgs.map((org) => ({ ...org, capabilities: capabilities(org.role, request.scope) })),
+      orgs: shell.orgs.map((org) => ({ ...org, capabilities: capabilities(operations, org.role, request.scope) })),
       title: `Authorize ${request.client.name}`,
       clientName: request.client.name,
       redirectHost: new URL(request.redirectUri).host,
@@ -133,16 +134,16 @@ function consentPage(request: AuthorizationRequest, shell: Awaited<ReturnType<ty
 }
 
 /** GET /oauth/authorize: the consent screen (after sign-in). */
-export async function showAuthorize(request: Request, ctx: Context, clients: ClientMetadataResolver): Promise<Response> {
+export async function showAuthorize(request: Request, ctx: Context, clients: ClientMetadataResolver, operations: readonly DescribedOperation[]): Promise<Response> {
   const url = new URL(request.url);
   const checked = await check(ctx, url.searchParams, clients);
   if (checked instanceof Response) return checked;
   if (ctx.principal.kind !== 'user') return redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
-  return consentPage(checked, await loadShell(ctx), url.searchParams);
+  return consentPage(operations, checked, await loadShell(ctx), url.searchParams);
 }
 
 /** POST /oauth/authorize: the person's answer. The org they pick is fixed in every token of this grant. */
-export async function decideAuthorize(request: Request, ctx: Context, clients: ClientMetadataResolver): Promise<Response> {
+export async function decideAuthorize(request: Request, ctx: Context, clients: ClientMetadataResolver, operations: readonly DescribedOperation[]): Promise<Response> {
   const form = new URLSearchParams(await request.text());
   const checked = await check(ctx, new URLSearchParams([...form].filter(([name]) => !['org_id', 'decision'].includes(name))), clients);
   if (checked instanceof Response) return checked;
@@ -152,7 +153,7 @@ export async function decideAuthorize(request: Request, ctx: Context, clients: C
 
   const shell = await loadShell(ctx);
   const org = shell.orgs.find((o) => o.id === form.get('org_id'));
-  if (!org) return consentPage(checked, shell, form, 'Choose one of your organizations.');
+  if (!org) return consentPage(operations, checked, shell, form, 'Choose one of your organizations.');
   const code = randomBytes(32).toString('base64url');
   const now = Date.now();
   await ctx.prisma.oAuthGrant.create({

@@ -22,17 +22,6 @@ const DEFAULT_TTL_SECONDS = 300;
 const MAX_TTL_SECONDS = 24 * 3600;
 const MAX_ENTRIES = 1_000;
 
-/** A client_id that names a metadata document: https with a path (the draft requires one). */
-export const isMetadataClientId = (clientId: string) => {
-  if (!clientId.startsWith('https://')) return false;
-  try {
-    const url = new URL(clientId);
-    return url.pathname !== '/' && !url.hash && !url.username && !url.password;
-  } catch {
-    return false;
-  }
-};
-
 const Document = z.object({
   client_id: z.string(),
   client_name: z.string().trim().min(1).max(100).optional(),

@@ -5,6 +5,7 @@ import type { Logger } from '../../logger.js';
 import { requestLogger } from '../../ops/request-scope.js';
 import type { Config } from '../../config.js';
 import { decideAuthorize, showAuthorize } from './authorize.js';
+import type { DescribedOperation } from './capabilities.js';
 import { ClientMetadataResolver } from './client-metadata.js';
 import { OAuthError, oauthErrorResponse } from './errors.js';
 import { introspect } from './introspect.js';
@@ -20,7 +21,8 @@ import type { Response } from '../../http/fetch-api.js';
 const published = (body: unknown) => json(body, { headers: { 'cache-control': 'public, max-age=300' } });
 
 /** The authorization server: discovery, registration, authorization, token, revocation, introspection. */
-export function createOAuthRouter(logger: Logger, keys: SigningKeys, config: Config) {
+/** `operations` are what the consent page lists a token's powers from (src/auth/oauth/capabilities.ts). */
+export function createOAuthRouter(logger: Logger, keys: SigningKeys, config: Config, operations: readonly DescribedOperation[]) {
   const clients = new ClientMetadataResolver(config);
   const router = Router<IRequest, [Context, Request]>({
     catch: (error: unknown, _routing: IRequest, ctx: Context) => {
@@ -37,8 +39,8 @@ export function createOAuthRouter(logger: Logger, keys: SigningKeys, config: Con
     .get('/.well-known/oauth-protected-resource/api', route((_r, ctx) => published(protectedResourceMetadata(ctx.config))))
     .get('/oauth/jwks', route(() => published(keys.publicJwks())))
     .post('/oauth/register', route(register))
-    .get('/oauth/authorize', route((r, ctx) => showAuthorize(r, ctx, clients)))
-    .post('/oauth/authorize', route((r, ctx) => decideAuthorize(r, ctx, clients)))
+    .get('/oauth/authorize', route((r, ctx) => showAuthorize(r, ctx, clients, operations)))
+    .post('/oauth/authorize', route((r, ctx) => decideAuthorize(r, ctx, clients, operations)))
     .post('/oauth/token', route((r, ctx) => token(r, ctx, keys)))
     .post('/oauth/revoke', route((r, ctx) => revoke(r, ctx, keys)))
     .post('/oauth/introspect', route((r, ctx) => introspect(r, ctx, keys)))

@@ -5,7 +5,7 @@ import { projectRef } from '../../schema/projects/lookup.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
 import { issueFilterNames, issueFilterOf, issueFilterParameters } from '../issue-filter-parameters.js';
 import { IssueJson } from '../../schema/issues/representation.js';
-import { nextLink } from '../links.js';
+import { nextLink } from '../../http/links.js';
 import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 

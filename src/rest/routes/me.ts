@@ -8,7 +8,7 @@ import { route } from '../route.js';
 import { EXAMPLE } from './examples.js';
 
 /** `{ orgs: [...], count }`, the spec's list of the caller's organizations. */
-export const orgList = (description: string, item: z.ZodType, id: string) =>
+const orgList = (description: string, item: z.ZodType, id: string) =>
   z
     .strictObject({
       orgs: z.array(item).max(LIST_BOUNDS.memberships),

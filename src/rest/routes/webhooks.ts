@@ -8,7 +8,7 @@ import { EVENT_TYPES } from '../../events/record.js';
 import { ISSUE_FIELDS } from '../../events/subjects.js';
 import { DISABLED_REASON_MAX, ERROR_MAX, RESPONSE_BODY_MAX } from '../../webhooks/send.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
-import { nextLink } from '../links.js';
+import { nextLink } from '../../http/links.js';
 import { column, representation, timeColumn } from '../../schema/core/representation.js';
 import { route } from '../route.js';
 
@@ -19,7 +19,7 @@ const Value = z.union([z.string().max(DESCRIPTION_MAX), z.number(), z.boolean(),
 /** The fields an issue event can name (title, status, priority, description, assignee_id...). */
 const FIELD_NAME_MAX = 32;
 
-export const HistoryEventJson = representation<HistoryEntry>('IssueEvent', 'One change of an issue: what, who, through what, when.', {
+const HistoryEventJson = representation<HistoryEntry>('IssueEvent', 'One change of an issue: what, who, through what, when.', {
   id: column('id', z.uuid().meta({ description: 'The event id (the `id` of its webhook payload).' })),
   type: column('type', z.enum(['issue.created', 'issue.updated', 'issue.deleted'])),
   actor_id: column('actorId', z.uuid().nullable().meta({ description: 'The user who made the change; null: the operator CLI.' })),
@@ -43,10 +43,10 @@ const webhookFields = {
   rotating: column<ops.WebhookView, 'rotating'>('rotating', z.boolean().meta({ description: 'The previous secret still signs too (24 h after a rotation).' })),
   created_at: timeColumn<ops.WebhookView, 'createdAt'>('createdAt', 'Creation time.'),
 };
-export const WebhookJson = representation<ops.WebhookView>('Webhook', 'An endpoint receiving the organization\'s events. Never shows the secret.', webhookFields);
+const WebhookJson = representation<ops.WebhookView>('Webhook', 'An endpoint receiving the organization\'s events. Never shows the secret.', webhookFields);
 
 type WithSecret = { webhook: ops.WebhookView; secret: string | null };
-export const WebhookWithSecretJson = representation<WithSecret>('WebhookWithSecret', 'The webhook and, this once, its signing secret.', {
+const WebhookWithSecretJson = representation<WithSecret>('WebhookWithSecret', 'The webhook and, this once, its signing secret.', {
   ...Object.fromEntries(Object.entries(webhookFields).map(([name, field]) => [name, { ...field, value: (row: WithSecret) => field.value(row.webhook) }])),
   secret: {
     // `whsec_` and 32 bytes in base64 (44 characters).
@@ -55,7 +55,7 @@ export const WebhookWithSecretJson = representation<WithSecret>('WebhookWithSecr
   },
 });
 
-export const DeliveryJson = representation<ops.DeliveryView>('WebhookDelivery', 'One message to one webhook and how sending it went.', {
+const DeliveryJson = representation<ops.DeliveryView>('WebhookDelivery', 'One message to one webhook and how sending it went.', {
   id: column('id', z.uuid()),
   message_id: column('messageId', z.uuid().meta({ description: 'The `webhook-id` header: the event id, the same on every attempt and redelivery.' })),
   event_type: column('eventType', z.enum([...EVENT_TYPES, 'webhook.ping'])),

@@ -121,8 +121,6 @@ type CodeOf<S extends SurfaceOfError> = { [C in ErrorCode]: (typeof ERROR_TABLE)
 export type ProblemCode = CodeOf<'problem'>;
 /** A code of an RFC 6749 answer. */
 export type OAuthErrorCode = CodeOf<'oauth'>;
-/** A code an AppError may carry: everything but the RFC 6749 ones. */
-export type AppErrorCode = Exclude<ErrorCode, OAuthErrorCode>;
 
 export const errorEntry = (code: ErrorCode): ErrorEntry => ERROR_TABLE[code];
 

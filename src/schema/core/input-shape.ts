@@ -30,7 +30,7 @@ export const INPUT_LIMITS = {
   values: MAX_FILTERS * 4 * MAX_FILTER_VALUES,
   /** Characters of one string. The longest valid one is an issue's description. */
   text: 2 * DESCRIPTION_MAX,
-  /** Characters of one field name, as many as a problem quotes of one (src/rest/problem.ts). */
+  /** Characters of one field name, as many as a problem quotes of one (src/http/problem.ts). */
   name: 256,
 } as const;
 

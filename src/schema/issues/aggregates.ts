@@ -70,9 +70,6 @@ export interface IssueAggregates {
   completedPerWeek?: WeekCount[];
 }
 
-/** The status whose reaching counts as completing an issue (the dashboard_counts migration's trigger names it too). */
-export const COMPLETED_STATUS: IssueStatus = 'Done';
-
 const weeksMessage = `must be between 1 and ${WEEKS_MAX}`;
 
 export const AggregateIssuesInput = z.strictObject({
@@ -110,7 +107,7 @@ export function weekStartOf(instant: Date): Date {
 }
 
 /** The starts of the last `weeks` weeks up to the one holding `now`, oldest first. */
-export function weekStarts(now: Date, weeks: number): Date[] {
+function weekStarts(now: Date, weeks: number): Date[] {
   const current = weekStartOf(now).getTime();
   return Array.from({ length: weeks }, (_, i) => new Date(current - (weeks - 1 - i) * WEEK_MS));
 }

@@ -16,7 +16,7 @@ import { DEFAULT_PRIORITY, DEFAULT_STATUS, DESCRIPTION_MAX, ISSUE_PRIORITIES, IS
  */
 
 /** A column's type, from which its GraphQL type (src/schema/issues/issue.ts) and its JSON value follow. */
-export type ColumnKind = 'uuid' | 'int' | 'text' | 'time' | 'status' | 'priority';
+type ColumnKind = 'uuid' | 'int' | 'text' | 'time' | 'status' | 'priority';
 
 export interface ColumnDeclaration {
   /** The SQL column. */
@@ -34,10 +34,10 @@ export interface ColumnDeclaration {
   graphql?: { description: string; textCost?: number };
 }
 
-export const IssueStatusSchema = z
+const IssueStatusSchema = z
   .enum(ISSUE_STATUSES)
   .meta({ id: 'IssueStatus', description: 'Case-sensitive. In workflow order (the order of `sort=status`).', examples: [DEFAULT_STATUS] });
-export const IssuePrioritySchema = z
+const IssuePrioritySchema = z
   .enum(ISSUE_PRIORITIES)
   .meta({ id: 'IssuePriority', description: 'Case-sensitive. Most urgent first (the order of `sort=priority`).', examples: [DEFAULT_PRIORITY] });
 

@@ -27,9 +27,3 @@ const targetOn = (alias: string): FilterTarget<Expression<SqlBool>> => ({
 export function issueFilterConditions(filter: IssueFilterShape, alias: string): Expression<SqlBool>[] {
   return compileFilter(filter, targetOn(alias));
 }
-
-/** The condition of a validated filter on the table aliased `alias` (TRUE when it holds for every issue). */
-export function issueFilterCondition(filter: IssueFilterShape, alias: string): Expression<SqlBool> {
-  const conditions = issueFilterConditions(filter, alias);
-  return conditions.length ? all(conditions) : sql<SqlBool>`TRUE`;
-}
