@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { authenticatePat, type PatLookup } from '../src/auth/pat.js';
+import { authenticatePat, PAT_LOOKUP_SQL, type PatLookup, TOUCH_KEY_SQL } from '../src/auth/pat.js';
 import { PAT_CACHE_TTL_MS, PatCache } from '../src/auth/pat-cache.js';
 import { generatePat, hashToken } from '../src/auth/pat-token.js';
 import type { Db } from '../src/db/client.js';
@@ -9,7 +9,7 @@ import { DirectSql, registerDirectSql } from '../src/db/direct-sql.js';
 // authenticatePat with the clock, cache and epoch in the test's hands (test/pat-auth.test.ts and
 // test/pat-cache.test.ts check it through requests on a real database). The mutation group `pat`
 // runs this file once per mutant, so the database here is a table in memory answering the two
-// statements authenticatePat sends (recognized by their text); starting a database per mutant
+// statements authenticatePat sends (recognized by their compiled text); starting a database per mutant
 // would make the group take hours.
 
 interface KeyRow {
@@ -28,8 +28,8 @@ registerDirectSql(
   db,
   new DirectSql(
     async (text, values) => {
-      if (/^SELECT .* FROM api_keys k JOIN memberships m .* WHERE k\.token_hash = \$1$/s.test(text)) return { rows: table.filter((row) => row.tokenHash.equals(values[0] as Buffer)).map((row) => ({ ...row })) };
-      if (!/^UPDATE api_keys SET last_used_at = \$1::timestamptz WHERE id = \$2::uuid$/.test(text)) throw new Error(`unexpected statement: ${text}`);
+      if (text === PAT_LOOKUP_SQL) return { rows: table.filter((row) => row.tokenHash.equals(values[0] as Buffer)).map((row) => ({ ...row })) };
+      if (text !== TOUCH_KEY_SQL) throw new Error(`unexpected statement: ${text}`);
       const row = table.find((r) => r.id === values[1]);
       if (row) row.lastUsedAt = new Date(values[0] as string);
       return { rows: [] };

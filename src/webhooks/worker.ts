@@ -1,5 +1,8 @@
 import type { WebhookSettings } from '../config.js';
+import { sql } from 'kysely';
 import type { Db } from '../db/client.js';
+import { directSql } from '../db/direct-sql.js';
+import { builder, rowsOf } from '../db/sql-builder.js';
 import type { Webhook } from '../generated/prisma/client.js';
 import { committedEvents } from '../events/committed.js';
 import type { Logger } from '../logger.js';
@@ -13,9 +16,9 @@ import { signatureHeaders } from './signing.js';
 
 /**
  * The endpoints with deliveries due, the longest-waiting first: enabled, their circuit not open
- * (src/webhooks/circuit.ts; $1 the failures that open it, so past them and due again is
- * half-open), and not among those this process already sends to as much as it may ($3 the
- * endpoints, $4 the organizations at their cap). At most $2: the fairness plan
+ * (src/webhooks/circuit.ts; past the failures that open it and due again is half-open), and
+ * not among those this process already sends to as much as it may (`full`: the endpoints, and
+ * the organizations at their cap). At most `max`: the fairness plan
  * (src/webhooks/fairness.ts) chooses among them.
  *
  * One look per endpoint at its first due delivery, through the index of pending deliveries,
@@ -23,19 +26,34 @@ import { signatureHeaders } from './signing.js';
  * piles up thousands of them, and this runs at every refill. Its endpoints at their cap are not
  * looked at.
  */
-const DUE_ENDPOINTS_SQL = `
-SELECT w.id::text AS "webhookId", w.org_id::text AS "orgId", w.consecutive_failures >= $1 AS "halfOpen"
-  FROM webhooks w
- CROSS JOIN LATERAL (
-   SELECT c.seq FROM webhook_deliveries c
-    WHERE c.webhook_id = w.id AND c.state = 'pending' AND c.next_attempt_at <= now()
-      AND (c.lease_until IS NULL OR c.lease_until < now())
-    ORDER BY c.seq
-    LIMIT 1) due
- WHERE w.enabled AND (w.circuit_open_until IS NULL OR w.circuit_open_until <= now())
-   AND NOT (w.id = ANY($3::uuid[])) AND NOT (w.org_id = ANY($4::uuid[]))
- ORDER BY due.seq
- LIMIT $2`;
+function dueEndpoints(failuresThatOpen: number, max: number, full: { endpoints: string[]; orgs: string[] }) {
+  const now = sql<Date>`now()`;
+  return builder
+    .selectFrom('webhooks as w')
+    .crossJoinLateral((eb) =>
+      eb
+        .selectFrom('webhook_deliveries as c')
+        .select('c.seq')
+        .whereRef('c.webhook_id', '=', 'w.id')
+        .where('c.state', '=', 'pending')
+        .where('c.next_attempt_at', '<=', now)
+        .where((c) => c.or([c('c.lease_until', 'is', null), c('c.lease_until', '<', now)]))
+        .orderBy('c.seq')
+        .limit(1)
+        .as('due'),
+    )
+    .select((eb) => [
+      eb.cast<string>('w.id', 'text').as('webhookId'),
+      eb.cast<string>('w.org_id', 'text').as('orgId'),
+      eb('w.consecutive_failures', '>=', failuresThatOpen).$castTo<boolean>().as('halfOpen'),
+    ])
+    .where('w.enabled', '=', true)
+    .where((eb) => eb.or([eb('w.circuit_open_until', 'is', null), eb('w.circuit_open_until', '<=', now)]))
+    .where((eb) => eb.not(eb('w.id', '=', eb.fn.any(sql<string[]>`${full.endpoints}::uuid[]`))))
+    .where((eb) => eb.not(eb('w.org_id', '=', eb.fn.any(sql<string[]>`${full.orgs}::uuid[]`))))
+    .orderBy('due.seq')
+    .limit(max);
+}
 
 /**
  * Claims due deliveries, as many of each endpoint as the plan says ($2: [{ webhook_id, n }]): the
@@ -150,13 +168,7 @@ export class DeliveryWorker {
     const free = WORKER_IN_FLIGHT_MAX - this.inFlight.total;
     if (free <= 0) return false;
     const full = this.inFlight.full();
-    const due = await this.db.$queryRawUnsafe<DueEndpoint[]>(
-      DUE_ENDPOINTS_SQL,
-      CIRCUIT_OPEN_AFTER_FAILURES,
-      DUE_ENDPOINTS_MAX,
-      full.endpoints,
-      full.orgs,
-    );
+    const due: DueEndpoint[] = await rowsOf(directSql(this.db), dueEndpoints(CIRCUIT_OPEN_AFTER_FAILURES, DUE_ENDPOINTS_MAX, full));
     const plan = this.inFlight.plan(due, free);
     if (plan.size === 0) return false;
     const wanted = JSON.stringify([...plan].map(([webhookId, n]) => ({ webhook_id: webhookId, n })));

@@ -18,6 +18,7 @@ import { isUuid } from '../core/uuid.js';
 import { activeOrgId, viewer } from '../people/viewer.js';
 import { storableString } from '../core/text.js';
 import { outcome } from '../core/outcome.js';
+import { lockMembership } from '../../db/row-locks.js';
 
 /** Spec: at most 20 active keys per user per organization. */
 const MAX_ACTIVE_KEYS = 20;
@@ -134,7 +135,7 @@ export const createApiKey = defineOperation({
     return ctx.prisma.$transaction(async (tx) => {
       // Locking the membership row serialises this user's creations in this org, so two
       // concurrent requests cannot both see 19 active keys and make a 21st.
-      await tx.$queryRaw`SELECT id FROM memberships WHERE org_id = ${orgId}::uuid AND user_id = ${me.userId}::uuid FOR UPDATE`;
+      await lockMembership(tx, orgId, me.userId);
       const now = new Date();
       const active = await tx.apiKey.count({
         where: { orgId, userId: me.userId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },

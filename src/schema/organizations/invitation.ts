@@ -13,6 +13,7 @@ import { outcome } from '../core/outcome.js';
 import type { Context } from '../../context.js';
 import type { Policy } from '../../limits/policy.js';
 import { invitationMail } from '../../mail/messages.js';
+import { lockOrganization } from '../../db/row-locks.js';
 
 /** `inv_` and 18 random bytes in base64url (24 characters): 144 bits nobody guesses. */
 export const INVITE_CODE_LENGTH = 28;
@@ -104,7 +105,7 @@ export const createInvitation = defineOperation({
     const created = await ctx.prisma.$transaction(async (tx) => {
       // Locking the organization's row serialises its invitations, so two concurrent requests
       // cannot both see one free place and take it.
-      await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${orgId}::uuid FOR UPDATE`;
+      await lockOrganization(tx, orgId);
       const now = new Date();
       // An expired code can never be redeemed: it goes, so unused invitations never pile up.
       // A revoked one expired when it was revoked, so it goes too.

@@ -15,6 +15,7 @@ import { defineOperation } from '../core/operation.js';
 import { storableString } from '../core/text.js';
 import { isUuid } from '../core/uuid.js';
 import { activeOrgId } from '../people/viewer.js';
+import { lockOrganization } from '../../db/row-locks.js';
 
 /** After a rotation the previous secret keeps signing this long, so receivers can switch without losing a message. */
 const ROTATION_GRACE_MS = 24 * 3600 * 1000;
@@ -102,7 +103,7 @@ export const createWebhook = defineOperation({
     const secret = newSigningSecret();
     const webhook = await ctx.prisma.$transaction(async (tx) => {
       // Locking the organization row serialises its creations, so two concurrent requests cannot both see 19 and make a 21st.
-      await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${orgId}::uuid FOR UPDATE`;
+      await lockOrganization(tx, orgId);
       if ((await tx.webhook.count({ where: { orgId } })) >= WEBHOOKS_PER_ORG_MAX) {
         throw new ConflictError(`This organization already has ${WEBHOOKS_PER_ORG_MAX} webhooks, the most it may have. Delete one first.`, 'WEBHOOK_LIMIT_REACHED');
       }
