@@ -15,8 +15,9 @@ import { DEFAULT_PRIORITY, DEFAULT_STATUS, DESCRIPTION_MAX, ISSUE_PRIORITIES, IS
  * here: the Prisma selection every issue row is loaded with (`ISSUE_COLUMNS`), the select lists
  * of the hand-written statements (src/schema/issues/list-sql.ts, src/schema/projects/issues-sql.ts, src/schema/issues/create.ts,
  * events/subjects.ts), the REST JSON and its OpenAPI schema, which webhooks send as `data` and
- * pages show (src/schema/issues/representation.ts), and the plain fields of the GraphQL Issue object
- * (src/schema/issues/issue.ts). The declaration is checked against the Prisma model and the generated table type:
+ * pages show (src/schema/issues/representation.ts), the plain fields of the GraphQL Issue object
+ * (src/schema/issues/issue.ts), the create and update inputs (src/schema/issues/input.ts and
+ * GraphQL's input types) and the fields history records (src/events/subjects.ts). The declaration is checked against the Prisma model and the generated table type:
  * a column of the model without an entry here, or an entry naming no SQL column, does not compile.
  */
 
