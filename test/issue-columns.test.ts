@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from 'vitest';
 import { Prisma, type Issue } from '../src/generated/prisma/client.js';
 import { compiled } from '../src/db/sql-builder.js';
-import { issueData } from '../src/events/subjects.js';
+import { ISSUE_FIELDS, issueData } from '../src/events/subjects.js';
 import { ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, LOADED_FIELDS, type ColumnDeclaration } from '../src/schema/issues/columns.js';
+import { CreateIssue, UpdateIssue } from '../src/schema/issues/input.js';
 import { issueListStatement } from '../src/schema/issues/list-sql.js';
 import { IssueOrder } from '../src/schema/issues/order.js';
 import { IssueJson, type IssueJsonShape } from '../src/schema/issues/representation.js';
@@ -12,7 +13,8 @@ import { startTestApp, type TestApp } from './support/app.js';
 /**
  * Every surface's list of issue fields comes from the one column declaration
  * (src/schema/issues/columns.ts): the REST JSON, its OpenAPI schema, the webhook `data`, the
- * page view, the GraphQL Issue fields and the statements' select lists.
+ * page view, the GraphQL Issue fields, the create and update inputs (GraphQL's input types, the
+ * operations' rules), the fields history records and the statements' select lists.
  */
 
 const declared = ISSUE_FIELD_NAMES.map((field) => [field, ISSUE_TABLE[field] as ColumnDeclaration] as const);
@@ -50,7 +52,9 @@ describe('the issue column declaration', () => {
     expect(Object.keys(schema.properties)).toEqual(jsonNames);
 
     const now = new Date();
-    const snapshot = { id: body.id as string, orgId: t.org('acme').id, projectId, number: 1, title: 'x', status: 'Backlog', priority: 'none', description: null, assigneeId: null, createdAt: now, updatedAt: now, project: { key: 'WEB' } };
+    // Every declared column (null where the row has no value of its own), so a new column needs no edit here.
+    const columns = Object.fromEntries(ISSUE_FIELD_NAMES.map((field) => [field, null])) as unknown as Issue;
+    const snapshot = { ...columns, id: body.id as string, orgId: t.org('acme').id, projectId, number: 1, title: 'x', status: 'Backlog', priority: 'none', createdAt: now, updatedAt: now, project: { key: 'WEB' } } as const;
     expect(Object.keys(issueData(snapshot))).toEqual(jsonNames);
 
     expectTypeOf<keyof IssueView>().toEqualTypeOf<keyof IssueJsonShape>();
@@ -72,6 +76,28 @@ describe('the issue column declaration', () => {
       expect(fields.get(name)?.description).toBe(declaration.graphql.description);
       expect(fields.get(name)?.type.kind === 'NON_NULL').toBe(!declaration.nullable);
     }
+  });
+
+  test('the GraphQL create and update inputs have a field per written column, and history records the updatable ones', async () => {
+    const inputFields = async (type: string) => {
+      const response = await t.call('POST', '/api/graphql', {
+        token: t.user('mark').token,
+        body: { query: `{ __type(name: "${type}") { inputFields { name description type { kind } } } }` },
+      });
+      const { data } = (await response.json()) as { data: { __type: { inputFields: { name: string; description: string; type: { kind: string } }[] } } };
+      // The served schema lists fields by name.
+      return data.__type.inputFields.map(({ name, description, type }) => ({ name, description, required: type.kind === 'NON_NULL' }));
+    };
+    const written = declared.filter(([, d]) => d.write);
+    const byName = <T extends { name: string }>(list: T[]) => list.sort((a, b) => a.name.localeCompare(b.name));
+    expect(await inputFields('CreateIssueInput')).toEqual(
+      byName(written.map(([name, d]) => ({ name, description: d.write!.create.description, required: d.write!.create.required === true }))),
+    );
+    const updated = written.filter(([, d]) => d.write!.update);
+    expect(await inputFields('UpdateIssueInput')).toEqual(byName(updated.map(([name, d]) => ({ name, description: d.write!.update!.description, required: false }))));
+    expect(ISSUE_FIELDS).toEqual(updated.map(([name]) => name));
+    expect(Object.keys(CreateIssue.shape)).toEqual(written.map(([name]) => name));
+    expect(Object.keys(UpdateIssue.shape)).toEqual(updated.map(([name]) => name));
   });
 
   test('the list statement selects the loaded columns, by their declared SQL names', () => {

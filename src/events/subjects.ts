@@ -3,12 +3,12 @@ import { IssueJson } from '../schema/issues/representation.js';
 import { ProjectJson } from '../schema/projects/representation.js';
 import { sql } from 'kysely';
 import { builder, transactionRowsOf } from '../db/sql-builder.js';
-import { ISSUE_FIELD_NAMES } from '../schema/issues/columns.js';
+import { ISSUE_FIELD_NAMES, UPDATE_FIELDS } from '../schema/issues/columns.js';
 import { issueSelection } from '../schema/issues/select.js';
 import { fieldChanges, type Change, type Tx } from './record.js';
 
-/** The fields whose changes an issue's history records (as the GraphQL API names them). */
-export const ISSUE_FIELDS = ['title', 'status', 'priority', 'description', 'assigneeId'] as const;
+/** The fields whose changes an issue's history records (as the GraphQL API names them): those an update changes. */
+export const ISSUE_FIELDS = UPDATE_FIELDS;
 /** Likewise for a project. */
 const PROJECT_FIELDS = ['name', 'key'] as const;
 

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import type { DB } from '../../generated/kysely/types.js';
 import type { Issue } from '../../generated/prisma/client.js';
 import { EX } from '../core/example-values.js';
+import { notNull } from '../core/messages.js';
 import { INT4_MAX, text, uuid } from '../core/representation.js';
+import { storableString } from '../core/text.js';
+import { uuid as uuidRule } from '../core/uuid.js';
+import { projectRef } from '../projects/lookup.js';
+import { enumValueName } from './enums.js';
 import { DEFAULT_PRIORITY, DEFAULT_STATUS, DESCRIPTION_MAX, ISSUE_PRIORITIES, ISSUE_STATUSES, TITLE_MAX } from './workflow.js';
 
 /**
@@ -10,8 +15,9 @@ import { DEFAULT_PRIORITY, DEFAULT_STATUS, DESCRIPTION_MAX, ISSUE_PRIORITIES, IS
  * here: the Prisma selection every issue row is loaded with (`ISSUE_COLUMNS`), the select lists
  * of the hand-written statements (src/schema/issues/list-sql.ts, src/schema/projects/issues-sql.ts, src/schema/issues/create.ts,
  * events/subjects.ts), the REST JSON and its OpenAPI schema, which webhooks send as `data` and
- * pages show (src/schema/issues/representation.ts), and the plain fields of the GraphQL Issue object
- * (src/schema/issues/issue.ts). The declaration is checked against the Prisma model and the generated table type:
+ * pages show (src/schema/issues/representation.ts), the plain fields of the GraphQL Issue object
+ * (src/schema/issues/issue.ts), the create and update inputs (src/schema/issues/input.ts and
+ * GraphQL's input types) and the fields history records (src/events/subjects.ts). The declaration is checked against the Prisma model and the generated table type:
  * a column of the model without an entry here, or an entry naming no SQL column, does not compile.
  */
 
@@ -32,6 +38,18 @@ export interface ColumnDeclaration {
   json?: { name: string; schema: z.ZodType; example: unknown };
   /** The GraphQL Issue field of the column's name; absent: not shown. `textCost`: its length counts in a query's cost. */
   graphql?: { description: string; textCost?: number };
+  /**
+   * Written by createIssue and updateIssue, on every surface (src/schema/issues/input.ts gives the
+   * operations' inputs, src/schema/issues/issue.ts GraphQL's input types); absent: the service sets it.
+   * `rule` checks a value, the same on create and update; a nullable column also takes null (none).
+   */
+  write?: {
+    rule: z.ZodType;
+    /** On create: required, or the default a left-out field takes (neither: optional, none when left out). */
+    create: { description: string; required?: true; default?: string };
+    /** On update (absent: fixed once created); an issue's history records the changes of these fields. */
+    update?: { description: string };
+  };
 }
 
 const IssueStatusSchema = z
@@ -42,6 +60,7 @@ const IssuePrioritySchema = z
   .meta({ id: 'IssuePriority', description: 'Case-sensitive. Most urgent first (the order of `sort=priority`).', examples: [DEFAULT_PRIORITY] });
 
 const time = (description: string) => z.iso.datetime().meta({ description });
+const oneOf = (values: readonly string[]) => `must be one of: ${values.join(', ')}`;
 
 // In the order the representations list them (the JSON's `key` and GraphQL's `key` follow `id`).
 export const ISSUE_TABLE = {
@@ -61,6 +80,10 @@ export const ISSUE_TABLE = {
     loaded: true,
     json: { name: 'project_id', schema: uuid('The project it belongs to.'), example: EX.projectId },
     graphql: { description: 'The project the issue belongs to.' },
+    write: {
+      rule: projectRef,
+      create: { required: true, description: 'The project to create it in (of your organization): its id or its key (`WEB`, any case).' },
+    },
   },
   number: {
     column: 'number',
@@ -81,6 +104,11 @@ export const ISSUE_TABLE = {
     loaded: true,
     json: { name: 'title', schema: text(TITLE_MAX, `1 to ${TITLE_MAX} characters.`), example: 'Fix the login redirect loop' },
     graphql: { description: 'A one-line summary.', textCost: TITLE_MAX },
+    write: {
+      rule: storableString(notNull('must be a string')).trim().min(1, 'must not be empty').max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
+      create: { required: true, description: `A one-line summary, 1 to ${TITLE_MAX} characters.` },
+      update: { description: `A new summary, 1 to ${TITLE_MAX} characters.` },
+    },
   },
   status: {
     column: 'status',
@@ -89,6 +117,11 @@ export const ISSUE_TABLE = {
     loaded: true,
     json: { name: 'status', schema: IssueStatusSchema, example: 'In Progress' },
     graphql: { description: 'Where the issue stands in the workflow.' },
+    write: {
+      rule: z.enum(ISSUE_STATUSES, notNull(oneOf(ISSUE_STATUSES))),
+      create: { default: DEFAULT_STATUS, description: `Default ${enumValueName(DEFAULT_STATUS)}.` },
+      update: { description: 'A new status.' },
+    },
   },
   priority: {
     column: 'priority',
@@ -97,6 +130,11 @@ export const ISSUE_TABLE = {
     loaded: true,
     json: { name: 'priority', schema: IssuePrioritySchema, example: 'high' },
     graphql: { description: 'How urgent the issue is.' },
+    write: {
+      rule: z.enum(ISSUE_PRIORITIES, notNull(oneOf(ISSUE_PRIORITIES))),
+      create: { default: DEFAULT_PRIORITY, description: `Default ${enumValueName(DEFAULT_PRIORITY)}.` },
+      update: { description: 'A new priority.' },
+    },
   },
   description: {
     column: 'description',
@@ -113,6 +151,11 @@ export const ISSUE_TABLE = {
       example: 'Signing in from /settings sends the browser back and forth.',
     },
     graphql: { description: 'The details, as written (plain text); null when none.', textCost: DESCRIPTION_MAX },
+    write: {
+      rule: storableString().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`),
+      create: { description: `The details, up to ${DESCRIPTION_MAX.toLocaleString('en')} characters.` },
+      update: { description: 'New details; null clears them.' },
+    },
   },
   assigneeId: {
     column: 'assignee_id',
@@ -121,6 +164,11 @@ export const ISSUE_TABLE = {
     loaded: true,
     json: { name: 'assignee_id', schema: z.uuid().nullable().meta({ description: 'A user id (see `GET /people/search`); null: unassigned.' }), example: EX.userId },
     graphql: { description: 'The user working on it; null when unassigned.' },
+    write: {
+      rule: uuidRule,
+      create: { description: 'A member of the organization.' },
+      update: { description: 'A member of the organization.' },
+    },
   },
   createdAt: {
     column: 'created_at',
@@ -157,3 +205,8 @@ export const ISSUE_COLUMNS = Object.fromEntries(LOADED_FIELDS.map((field) => [fi
 
 /** An issue row with those columns. */
 export type IssueRow = Pick<Issue, LoadedField>;
+
+/** The fields createIssue writes, in declaration order. */
+export const CREATE_FIELDS = fields.filter((field) => (ISSUE_TABLE[field] as ColumnDeclaration).write);
+/** The fields updateIssue changes (and an issue's history records), in declaration order. */
+export const UPDATE_FIELDS = fields.filter((field) => (ISSUE_TABLE[field] as ColumnDeclaration).write?.update);

@@ -3,14 +3,14 @@ import { builder } from '../core/builder.js';
 import { column } from '../core/column-fields.js';
 import { connectionPage, fixedList, textCost } from '../core/list-bounds.js';
 import { NodeRef } from '../core/node.js';
-import { ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, type ColumnDeclaration, type IssueField } from './columns.js';
+import { CREATE_FIELDS, ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, UPDATE_FIELDS, type ColumnDeclaration, type IssueField } from './columns.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import { IssueFilterInput } from './filter.js';
 import { ANSWERS_FROM_ROW } from '../core/loaded-on-row.js';
 import * as ops from './operations.js';
 import { IssueOrderInput } from './order.js';
-import { enumValueName, IssuePriorityEnum, IssueStatusEnum } from './enums.js';
-import { DEFAULT_PRIORITY, DEFAULT_STATUS, DESCRIPTION_MAX, ISSUE_PRIORITIES, ISSUE_STATUSES, TITLE_MAX, type IssuePriority, type IssueStatus } from './workflow.js';
+import { IssuePriorityEnum, IssueStatusEnum } from './enums.js';
+import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 import { outcome } from '../core/outcome.js';
 
 /** The GraphQL type of each kind of column (src/schema/issues/columns.ts). */
@@ -126,16 +126,26 @@ builder.queryField('issues', (t) =>
   }, IssueConnection),
 );
 
+/** The GraphQL input fields of the written columns (their `write` declarations), in declaration order. */
+function inputFields<Fields extends { field(options: never): unknown }>(t: Fields, names: readonly IssueField[], step: 'create' | 'update') {
+  const fields: Record<string, ReturnType<Fields['field']>> = {};
+  for (const name of names) {
+    const declared: ColumnDeclaration = ISSUE_TABLE[name];
+    const written = declared.write?.[step];
+    if (!written) continue;
+    const required = 'required' in written && written.required === true;
+    // As in columnFields: the type follows from the declared kind, which the option types cannot follow.
+    fields[name] = t.field({ type: GRAPHQL_TYPE[declared.kind], required, description: written.description } as never) as ReturnType<Fields['field']>;
+  }
+  return fields;
+}
+
+/** "a", "a and b", "a, b and c". */
+const listed = (names: readonly string[]) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+
 const CreateIssueInput = builder.inputType('CreateIssueInput', {
   description: 'A new issue. Fields left out take their defaults.',
-  fields: (t) => ({
-    projectId: t.id({ description: 'The project to create it in (of your organization): its id or its key (`WEB`, any case).' }),
-    title: t.string({ description: 'A one-line summary, 1 to 255 characters.' }),
-    status: t.field({ type: IssueStatusEnum, required: false, description: `Default ${enumValueName(DEFAULT_STATUS)}.` }),
-    priority: t.field({ type: IssuePriorityEnum, required: false, description: `Default ${enumValueName(DEFAULT_PRIORITY)}.` }),
-    description: t.string({ required: false, description: 'The details, up to 50,000 characters.' }),
-    assigneeId: t.id({ required: false, description: 'A member of the organization.' }),
-  }),
+  fields: (t) => inputFields(t, CREATE_FIELDS, 'create'),
 });
 
 builder.mutationField('createIssue', (t) =>
@@ -149,14 +159,8 @@ builder.mutationField('createIssue', (t) =>
 );
 
 const UpdateIssueInput = builder.inputType('UpdateIssueInput', {
-  description: 'Fields left out stay as they are; null clears description and assigneeId (and is refused for the others).',
-  fields: (t) => ({
-    title: t.string({ required: false, description: 'A new summary, 1 to 255 characters.' }),
-    status: t.field({ type: IssueStatusEnum, required: false, description: 'A new status.' }),
-    priority: t.field({ type: IssuePriorityEnum, required: false, description: 'A new priority.' }),
-    description: t.string({ required: false, description: 'New details; null clears them.' }),
-    assigneeId: t.id({ required: false, description: 'A member of the organization.' }),
-  }),
+  description: `Fields left out stay as they are; null clears ${listed(UPDATE_FIELDS.filter((field) => ISSUE_TABLE[field].nullable))} (and is refused for the others).`,
+  fields: (t) => inputFields(t, UPDATE_FIELDS, 'update'),
 });
 
 builder.mutationField('updateIssue', (t) =>
