@@ -17,7 +17,7 @@ export function problemBody(error: AppError): Record<string, unknown> {
     detail: error.message,
     code,
   };
-  if (error.errors?.length) body.errors = error.errors;
+  if (error.fieldErrors?.length) body.errors = error.fieldErrors;
   return body;
 }
 

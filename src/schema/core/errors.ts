@@ -25,7 +25,9 @@ export interface AppErrorOptions {
  */
 export class AppError extends GraphQLError {
   readonly headers: Record<string, string>;
-  readonly errors: FieldError[] | undefined;
+  // Not named `errors`: graphql-yoga takes any thrown object with an `errors` property for an
+  // AggregateError and masks what it cannot unpack (a deadline's error became INTERNAL_SERVER_ERROR).
+  readonly fieldErrors: FieldError[] | undefined;
   constructor(
     message: string,
     readonly code: ErrorCode,
@@ -34,7 +36,7 @@ export class AppError extends GraphQLError {
     super(message, { extensions: { code, ...options.extensions } });
     this.name = new.target.name;
     this.headers = options.headers ?? {};
-    this.errors = options.errors;
+    this.fieldErrors = options.errors;
   }
 
   /** The HTTP status of an answer with this error. */
@@ -47,7 +49,7 @@ export class AppError extends GraphQLError {
 export const MAX_FIELD_ERRORS = 20;
 
 export class ValidationError extends AppError {
-  readonly fieldErrors: FieldError[];
+  override readonly fieldErrors: FieldError[];
   constructor(fieldErrors: FieldError[]) {
     const reported = fieldErrors.slice(0, MAX_FIELD_ERRORS);
     super(reported.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', { extensions: { fieldErrors: reported }, errors: reported });
