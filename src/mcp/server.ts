@@ -13,7 +13,7 @@ import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse } from './messag
 import { problemBody, problems } from '../http/problem.js';
 import { jsonShapeError, type InputAt } from '../schema/core/json-shape.js';
 import { callTool, buildTools, type McpTool } from './tools.js';
-import { Response } from '../http/fetch-api.js';
+import type { Response } from '../http/fetch-api.js';
 
 /** Where a tool call's arguments sit in a POSTed message, and in each message of a batch. */
 const ARGUMENTS_IN_MESSAGE: InputAt = { root: 'arguments', path: ['params', 'arguments'] };

@@ -1,4 +1,4 @@
-import { AppError, ValidationError } from '../schema/core/errors.js';
+import { type AppError, ValidationError } from '../schema/core/errors.js';
 import { restFieldName } from './inputs.js';
 import { problems } from '../http/problem.js';
 

@@ -167,7 +167,9 @@ export type ProblemStatus = (typeof ERROR_TABLE)[ProblemCode]['status'];
 /** Every stable problem `code` (lower case, as the body has it), by HTTP status: from ERROR_TABLE, in its order. */
 export const PROBLEM_CODES = Object.entries(ERROR_TABLE).reduce(
   (byStatus, [code, entry]) => {
-    if (entry.surface === 'problem') (byStatus[entry.status as ProblemStatus] ??= []).push(code.toLowerCase());
+    if (entry.surface !== 'problem') return byStatus;
+    const status = entry.status as ProblemStatus;
+    byStatus[status] = [...(byStatus[status] ?? []), code.toLowerCase()];
     return byStatus;
   },
   {} as Record<ProblemStatus, string[]>,

@@ -159,7 +159,7 @@ function steps(ids: Record<string, string>): Step[] {
   // Projects.
   const PROJECT = 'id key name issueCount createdAt updatedAt organization { slug }';
   const createProject = `mutation($input: CreateProjectInput!) { ${result('createProject(input: $input)', 'MutationCreateProjectSuccess', PROJECT, VALIDATION, CONFLICT, RATE_LIMITED)} }`;
-  CALLERS.forEach((caller, n) => q(caller, createProject, { input: { name: `GraphQL ${caller}`, key: `G${n}X` } }));
+  for (const [n, caller] of CALLERS.entries()) q(caller, createProject, { input: { name: `GraphQL ${caller}`, key: `G${n}X` } });
   q('manager', createProject, { input: { name: 'Dup', key: 'WEB' } });
   q('manager', createProject, { input: { name: 'Lower', key: 'low1' } });
   q('manager', createProject, { input: { name: '', key: '1A' } });

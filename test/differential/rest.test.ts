@@ -114,7 +114,7 @@ function steps(ids: Record<string, string>): Step[] {
   add('manager', 'DELETE', '/api/issues/RES-1');
 
   // Projects.
-  CALLERS.forEach((caller, n) => add(caller, 'POST', '/api/projects', { name: `Corpus ${caller}`, key: `C${n}X` }));
+  for (const [n, caller] of CALLERS.entries()) add(caller, 'POST', '/api/projects', { name: `Corpus ${caller}`, key: `C${n}X` });
   add('manager', 'POST', '/api/projects', { name: 'Dup', key: 'WEB' });
   add('manager', 'POST', '/api/projects', { name: 'Lower', key: 'low1' });
   add('manager', 'POST', '/api/projects', { name: '', key: '1A' });
