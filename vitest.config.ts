@@ -13,10 +13,31 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true as const, test: { name: 'pglite', include: ['test/**/*.test.ts'], exclude: ['test/browser/**'], env: { TEST_DB: 'pglite' } } },
-      { extends: true as const, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], env: { TEST_DB: 'pglite' } } },
+      {
+        extends: true as const,
+        test: {
+          name: 'pglite',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/browser/**'],
+          env: { TEST_DB: 'pglite' },
+        },
+      },
+      {
+        extends: true as const,
+        test: { name: 'browser', include: ['test/browser/**/*.test.ts'], env: { TEST_DB: 'pglite' } },
+      },
       ...(postgres
-        ? [{ extends: true as const, test: { name: 'postgres', include: ['test/**/*.test.ts'], exclude: ['test/browser/**', 'test/pglite/**', 'test/limits/**'], env: { TEST_DB: 'postgres' } } }]
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: ['test/**/*.test.ts'],
+                exclude: ['test/browser/**', 'test/pglite/**', 'test/limits/**'],
+                env: { TEST_DB: 'postgres' },
+              },
+            },
+          ]
         : []),
     ],
   },

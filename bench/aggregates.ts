@@ -48,16 +48,32 @@ try {
   const app = await createApp(testConfig({ databaseUrl: bench.url }), { db });
   const token = plan.users.find((u) => u.role === 'viewer')!.tokens[0]!;
   const request = () =>
-    app.fetch(new Request(`${app.config.baseUrl}/api/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: DASHBOARD }) })).then(async (r) => {
-      const body = (await r.json()) as { errors?: unknown };
-      if (r.status !== 200 || body.errors) throw new Error(JSON.stringify(body));
-    });
+    app
+      .fetch(
+        new Request(`${app.config.baseUrl}/api/graphql`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: DASHBOARD }),
+        }),
+      )
+      .then(async (r) => {
+        const body = (await r.json()) as { errors?: unknown };
+        if (r.status !== 200 || body.errors) throw new Error(JSON.stringify(body));
+      });
   const ctx = operatorContext(db.prisma, { orgId: plan.orgId });
   await timed('GraphQL dashboard query through app.fetch (every grouping, 12 weeks)', request);
-  await timed('aggregateIssues.run, every grouping', () => aggregateIssues.run(ctx, { groupBy: [...ISSUE_GROUPINGS], weeks: 12 }, undefined));
-  await timed('aggregateIssues.run, status + priority + created weeks', () => aggregateIssues.run(ctx, { groupBy: ['status', 'priority', 'createdWeek'], weeks: 12 }, undefined));
+  await timed('aggregateIssues.run, every grouping', () =>
+    aggregateIssues.run(ctx, { groupBy: [...ISSUE_GROUPINGS], weeks: 12 }, undefined),
+  );
+  await timed('aggregateIssues.run, status + priority + created weeks', () =>
+    aggregateIssues.run(ctx, { groupBy: ['status', 'priority', 'createdWeek'], weeks: 12 }, undefined),
+  );
   await timed('aggregateIssues.run, filtered (status in Todo, In Progress; priority high)', () =>
-    aggregateIssues.run(ctx, { filter: { status: ['Todo', 'In Progress'], priority: ['high'] }, groupBy: [...ISSUE_GROUPINGS], weeks: 12 }, undefined),
+    aggregateIssues.run(
+      ctx,
+      { filter: { status: ['Todo', 'In Progress'], priority: ['high'] }, groupBy: [...ISSUE_GROUPINGS], weeks: 12 },
+      undefined,
+    ),
   );
   await app.close();
 } finally {

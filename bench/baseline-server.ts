@@ -143,10 +143,17 @@ interface Caller {
 const ROLE_RANK: Record<string, number> = { viewer: 0, member: 1, manager: 2, admin: 3, owner: 4 };
 
 const noAuth: Caller | null = process.env.BASELINE_NOAUTH_USER
-  ? { userId: process.env.BASELINE_NOAUTH_USER, orgId: process.env.BASELINE_NOAUTH_ORG ?? '', role: process.env.BASELINE_NOAUTH_ROLE ?? 'member' }
+  ? {
+      userId: process.env.BASELINE_NOAUTH_USER,
+      orgId: process.env.BASELINE_NOAUTH_ORG ?? '',
+      role: process.env.BASELINE_NOAUTH_ROLE ?? 'member',
+    }
   : null;
 
-const keyCache = new Map<string, { id: string; caller: Caller; expiresAt: Date | null; lastUsedAt: Date; filledAt: number }>();
+const keyCache = new Map<
+  string,
+  { id: string; caller: Caller; expiresAt: Date | null; lastUsedAt: Date; filledAt: number }
+>();
 
 async function authenticate(req: IncomingMessage): Promise<Caller> {
   const authorization = req.headers.authorization;
@@ -168,8 +175,10 @@ async function authenticate(req: IncomingMessage): Promise<Caller> {
   const cached = keyCache.get(cacheKey);
   if (cached && Date.now() - cached.filledAt < 60_000) {
     const now = new Date();
-    if (cached.expiresAt && cached.expiresAt.getTime() <= now.getTime()) throw new Problem(401, 'token_expired', 'expired');
-    if (requestedOrg !== null && requestedOrg !== cached.caller.orgId) throw new Problem(403, 'org_mismatch', 'wrong organization');
+    if (cached.expiresAt && cached.expiresAt.getTime() <= now.getTime())
+      throw new Problem(401, 'token_expired', 'expired');
+    if (requestedOrg !== null && requestedOrg !== cached.caller.orgId)
+      throw new Problem(403, 'org_mismatch', 'wrong organization');
     if (now.getTime() - cached.lastUsedAt.getTime() >= 60_000) {
       cached.lastUsedAt = now;
       void sql.query(TOUCH_KEY_SQL, [now, cached.id]).catch(() => {});
@@ -177,7 +186,8 @@ async function authenticate(req: IncomingMessage): Promise<Caller> {
     return cached.caller;
   }
   const [key] = await sql.query(PAT_LOOKUP_SQL, [hash]);
-  if (!key || !timingSafeEqual(key.tokenHash as Uint8Array, hash)) throw new Problem(401, 'token_invalid', 'unknown token');
+  if (!key || !timingSafeEqual(key.tokenHash as Uint8Array, hash))
+    throw new Problem(401, 'token_invalid', 'unknown token');
   if (key.revokedAt) throw new Problem(401, 'token_revoked', 'revoked');
   const now = new Date();
   const expiresAt = key.expiresAt as Date | null;
@@ -189,7 +199,12 @@ async function authenticate(req: IncomingMessage): Promise<Caller> {
     touched = now;
     void sql.query(TOUCH_KEY_SQL, [now, key.id]).catch(() => {});
   }
-  const caller = { userId: key.userId as string, orgId: key.orgId as string, role: key.role as string, keyId: key.id as string };
+  const caller = {
+    userId: key.userId as string,
+    orgId: key.orgId as string,
+    role: key.role as string,
+    keyId: key.id as string,
+  };
   keyCache.set(cacheKey, { id: key.id as string, caller, expiresAt, lastUsedAt: touched, filledAt: Date.now() });
   return caller;
 }
@@ -235,9 +250,11 @@ async function listIssues(res: ServerResponse, caller: Caller, url: URL) {
   const projectId = one('project_id');
   const limitText = one('limit');
   if (one('cursor') !== undefined) throw new Problem(400, 'bad_user_input', 'the baseline does not page');
-  if (projectId !== undefined && !UUID.test(projectId)) throw new Problem(400, 'validation_failed', 'project_id: must be a UUID');
+  if (projectId !== undefined && !UUID.test(projectId))
+    throw new Problem(400, 'validation_failed', 'project_id: must be a UUID');
   const limit = limitText === undefined ? 50 : /^-?\d{1,15}$/.test(limitText) ? Number(limitText) : NaN;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Problem(400, 'validation_failed', 'limit: must be between 1 and 100');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new Problem(400, 'validation_failed', 'limit: must be between 1 and 100');
   if (projectId === undefined) throw new Problem(400, 'bad_user_input', 'the baseline needs project_id');
   const rows = await sql.query(ISSUES_PAGE_SQL, [caller.orgId, projectId, limit + 1]);
   if (rows.length === 0) {
@@ -255,7 +272,12 @@ async function listIssues(res: ServerResponse, caller: Caller, url: URL) {
     next.searchParams.set('cursor', Buffer.from(cursor).toString('base64url'));
     headers.link = `<${next.href}>; rel="next"`;
   }
-  send(res, 200, page.map((r) => issueJson(r, (r.project as { key: string }).key)), headers);
+  send(
+    res,
+    200,
+    page.map((r) => issueJson(r, (r.project as { key: string }).key)),
+    headers,
+  );
 }
 
 async function createIssue(req: IncomingMessage, res: ServerResponse, caller: Caller) {
@@ -268,23 +290,33 @@ async function createIssue(req: IncomingMessage, res: ServerResponse, caller: Ca
   } catch {
     throw new Problem(400, 'malformed_json', 'not JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Problem(400, 'malformed_json', 'not an object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new Problem(400, 'malformed_json', 'not an object');
   const known = new Set(['project_id', 'title', 'status', 'priority', 'description', 'assignee_id']);
-  for (const k of Object.keys(body)) if (!known.has(k)) throw new Problem(400, 'validation_failed', `${k}: is not a known field`);
+  for (const k of Object.keys(body))
+    if (!known.has(k)) throw new Problem(400, 'validation_failed', `${k}: is not a known field`);
   const { project_id, title, status = 'Backlog', priority = 'none', description = null, assignee_id = null } = body;
-  if (typeof project_id !== 'string' || !UUID.test(project_id)) throw new Problem(400, 'validation_failed', 'project_id: must be a UUID');
-  if (typeof title !== 'string' || !title.trim() || title.trim().length > 255) throw new Problem(400, 'validation_failed', 'title');
+  if (typeof project_id !== 'string' || !UUID.test(project_id))
+    throw new Problem(400, 'validation_failed', 'project_id: must be a UUID');
+  if (typeof title !== 'string' || !title.trim() || title.trim().length > 255)
+    throw new Problem(400, 'validation_failed', 'title');
   if (typeof status !== 'string' || !STATUSES.has(status)) throw new Problem(400, 'validation_failed', 'status');
-  if (typeof priority !== 'string' || !PRIORITIES.has(priority)) throw new Problem(400, 'validation_failed', 'priority');
-  if (description !== null && (typeof description !== 'string' || description.length > 50_000)) throw new Problem(400, 'validation_failed', 'description');
-  if (assignee_id !== null && (typeof assignee_id !== 'string' || !UUID.test(assignee_id))) throw new Problem(400, 'validation_failed', 'assignee_id');
+  if (typeof priority !== 'string' || !PRIORITIES.has(priority))
+    throw new Problem(400, 'validation_failed', 'priority');
+  if (description !== null && (typeof description !== 'string' || description.length > 50_000))
+    throw new Problem(400, 'validation_failed', 'description');
+  if (assignee_id !== null && (typeof assignee_id !== 'string' || !UUID.test(assignee_id)))
+    throw new Problem(400, 'validation_failed', 'assignee_id');
   requireRole(caller, 'member');
   // One statement, as the app: bump the project's counter (only if the assignee is a member),
   // insert, and write the history row and outbox rows, the payload's number and key filled in
   // by the statement from placeholders (src/schema/issues/create.ts).
   const [row] = await sql.query(
     CREATE_ISSUE_SQL,
-    createIssueArgs({ orgId: caller.orgId, userId: caller.userId, keyId: caller.keyId ?? null }, { project_id, title: title.trim(), status, priority, description, assignee_id }),
+    createIssueArgs(
+      { orgId: caller.orgId, userId: caller.userId, keyId: caller.keyId ?? null },
+      { project_id, title: title.trim(), status, priority, description, assignee_id },
+    ),
   );
   if (!row) {
     const [member] = assignee_id === null ? [true] : await sql.query(MEMBER_EXISTS_SQL, [caller.orgId, assignee_id, 1]);
@@ -322,7 +354,13 @@ async function graphql(req: IncomingMessage, res: ServerResponse, caller: Caller
       memberships[memberships.length - 1]!.organization.projects.push({ issues: { edges } });
     }
     if (r.issue_id !== null) {
-      edges.push({ node: { id: r.issue_id, title: r.title, assignee: r.assignee_id === null ? null : { id: r.assignee_id, name: r.assignee_name } } });
+      edges.push({
+        node: {
+          id: r.issue_id,
+          title: r.title,
+          assignee: r.assignee_id === null ? null : { id: r.assignee_id, name: r.assignee_name },
+        },
+      });
     }
   }
   send(res, 200, { data: { memberships } });

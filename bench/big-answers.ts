@@ -24,10 +24,18 @@ const db = await openDatabase('memory://');
 await applyMigrations(db.adapterFactory);
 const seed = await seedDemo(db.prisma, { password: 'bench password 123' });
 const acme = seed.orgs.find((o) => o.slug === 'acme')!;
-const project = await db.prisma.project.create({ data: { orgId: acme.id, name: 'Big', key: 'BIG', issueCount: ISSUES } });
+const project = await db.prisma.project.create({
+  data: { orgId: acme.id, name: 'Big', key: 'BIG', issueCount: ISSUES },
+});
 await db.prisma.issue.createMany({
   data: Array.from({ length: ISSUES }, (_, i) => ({
-    orgId: acme.id, projectId: project.id, number: i + 1, title: `Issue ${i + 1}`, status: 'Todo', priority: 'low', description: 'd'.repeat(DESCRIPTION_LENGTH),
+    orgId: acme.id,
+    projectId: project.id,
+    number: i + 1,
+    title: `Issue ${i + 1}`,
+    status: 'Todo',
+    priority: 'low',
+    description: 'd'.repeat(DESCRIPTION_LENGTH),
   })),
 });
 const defaults = loadConfig({});
@@ -47,7 +55,10 @@ async function gql(token: string, query: string): Promise<{ status: number; outc
     body: JSON.stringify({ query }),
   });
   const text = await response.text();
-  const code = response.status === 200 && text.startsWith('{"data"') ? 'data' : (/"code":"([a-zA-Z_]+)"/.exec(text)?.[1] ?? 'other');
+  const code =
+    response.status === 200 && text.startsWith('{"data"')
+      ? 'data'
+      : (/"code":"([a-zA-Z_]+)"/.exec(text)?.[1] ?? 'other');
   return { status: response.status, outcome: `${response.status} ${code}`, bytes: text.length };
 }
 
@@ -59,13 +70,18 @@ const tally = (outcomes: string[]) => {
   for (const o of outcomes) counts.set(o, (counts.get(o) ?? 0) + 1);
   return [...counts].map(([o, n]) => `${n} x ${o}`).join(', ');
 };
-const ms = (values: number[], q: number) => values.slice().sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!.toFixed(1);
+const ms = (values: number[], q: number) =>
+  values
+    .slice()
+    .sort((a, b) => a - b)
+    [Math.min(values.length - 1, Math.floor(q * values.length))]!.toFixed(1);
 
 async function measure(label: string, query: string | null): Promise<void> {
   for (let i = 0; i < 5; i++) await gql(other, CHEAP);
   let done = query === null;
   const started = performance.now();
-  const attack = query === null ? Promise.resolve([]) : Promise.all(Array.from({ length: CONCURRENT }, () => gql(attacker, query)));
+  const attack =
+    query === null ? Promise.resolve([]) : Promise.all(Array.from({ length: CONCURRENT }, () => gql(attacker, query)));
   void attack.then(() => (done = true));
   const latencies: number[] = [];
   const cheapOutcomes: string[] = [];
@@ -80,13 +96,20 @@ async function measure(label: string, query: string | null): Promise<void> {
   console.log(`${label}`);
   if (answers.length) {
     const largest = Math.max(...answers.map((a) => a.bytes));
-    console.log(`  attack: ${tally(answers.map((a) => a.outcome))}; largest answer ${(largest / 1e6).toFixed(1)} MB; all in after ${seconds} s`);
+    console.log(
+      `  attack: ${tally(answers.map((a) => a.outcome))}; largest answer ${(largest / 1e6).toFixed(1)} MB; all in after ${seconds} s`,
+    );
   }
-  console.log(`  cheap request of another tenant: ${latencies.length} sent, p50 ${ms(latencies, 0.5)} ms, max ${ms(latencies, 1)} ms (${tally(cheapOutcomes)})`);
+  console.log(
+    `  cheap request of another tenant: ${latencies.length} sent, p50 ${ms(latencies, 0.5)} ms, max ${ms(latencies, 1)} ms (${tally(cheapOutcomes)})`,
+  );
 }
 
 await measure('alone', null);
-await measure(`${CONCURRENT} x the finding's query (4 pages of 100 descriptions)`, `{ ${page('a')} ${page('b')} ${page('c')} ${page('d')} }`);
+await measure(
+  `${CONCURRENT} x the finding's query (4 pages of 100 descriptions)`,
+  `{ ${page('a')} ${page('b')} ${page('c')} ${page('d')} }`,
+);
 await measure(`${CONCURRENT} x one page of 100 descriptions`, `{ ${page('a')} }`);
 server.closeAllConnections();
 await new Promise((resolve) => server.close(resolve));

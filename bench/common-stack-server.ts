@@ -39,8 +39,12 @@ async function authenticate(request: FastifyRequest): Promise<Caller> {
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
   if (!token) throw new Problem(401, 'unauthenticated', 'send a credential');
   const tokenHash = createHash('sha256').update(token).digest();
-  const key = await prisma.apiKey.findUnique({ where: { tokenHash }, include: { membership: { select: { role: true } } } });
-  if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= new Date())) throw new Problem(401, 'token_invalid', 'unknown token');
+  const key = await prisma.apiKey.findUnique({
+    where: { tokenHash },
+    include: { membership: { select: { role: true } } },
+  });
+  if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= new Date()))
+    throw new Problem(401, 'token_invalid', 'unknown token');
   const org = request.headers['x-org-id'];
   if (typeof org === 'string' && org !== key.orgId) throw new Problem(403, 'org_mismatch', 'wrong organization');
   return { userId: key.userId, orgId: key.orgId, role: key.membership.role };
@@ -88,7 +92,12 @@ const CreateBody = z.strictObject({
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value);
-  if (!result.success) throw new Problem(400, 'validation_failed', result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!result.success)
+    throw new Problem(
+      400,
+      'validation_failed',
+      result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+    );
   return result.data;
 }
 
@@ -97,7 +106,10 @@ const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 app.setErrorHandler((error, _request, reply: FastifyReply) => {
   const problem = error instanceof Problem ? error : new Problem(500, 'internal', 'internal error');
   if (!(error instanceof Problem)) console.error(error);
-  void reply.code(problem.status).type('application/problem+json').send({ status: problem.status, code: problem.code, detail: problem.message });
+  void reply
+    .code(problem.status)
+    .type('application/problem+json')
+    .send({ status: problem.status, code: problem.code, detail: problem.message });
 });
 
 app.get('/api/me', async (request) => {
@@ -111,7 +123,10 @@ app.get('/api/issues', async (request, reply) => {
   const caller = await authenticate(request);
   requireRole(caller, 'viewer');
   const query = parse(ListQuery, request.query);
-  const project = await prisma.project.findFirst({ where: { id: query.project_id, orgId: caller.orgId }, select: { id: true } });
+  const project = await prisma.project.findFirst({
+    where: { id: query.project_id, orgId: caller.orgId },
+    select: { id: true },
+  });
   if (!project) throw new Problem(404, 'not_found', 'project not found');
   const rows = await prisma.issue.findMany({
     where: { orgId: caller.orgId, projectId: query.project_id },
@@ -122,7 +137,9 @@ app.get('/api/issues', async (request, reply) => {
   const page = rows.slice(0, query.limit);
   if (rows.length > query.limit) {
     const last = page[page.length - 1]!;
-    const cursor = Buffer.from(JSON.stringify(['CREATED_AT', 'DESC', last.createdAt.toISOString(), last.id])).toString('base64url');
+    const cursor = Buffer.from(JSON.stringify(['CREATED_AT', 'DESC', last.createdAt.toISOString(), last.id])).toString(
+      'base64url',
+    );
     const next = new URL(`${BASE_URL}/api/issues`);
     next.searchParams.set('project_id', query.project_id);
     next.searchParams.set('limit', String(query.limit));
@@ -137,15 +154,19 @@ app.post('/api/issues', async (request, reply) => {
   const input = parse(CreateBody, request.body);
   requireRole(caller, 'member');
   if (input.assignee_id) {
-    const member = await prisma.membership.findUnique({ where: { orgId_userId: { orgId: caller.orgId, userId: input.assignee_id } } });
+    const member = await prisma.membership.findUnique({
+      where: { orgId_userId: { orgId: caller.orgId, userId: input.assignee_id } },
+    });
     if (!member) throw new Problem(400, 'validation_failed', 'assignee_id: must be a member of the organization');
   }
   const issue = await prisma.$transaction(async (tx) => {
-    const project = await tx.project.update({
-      where: { orgId_id: { orgId: caller.orgId, id: input.project_id } },
-      data: { issueCount: { increment: 1 } },
-      select: { key: true, issueCount: true },
-    }).catch(() => null);
+    const project = await tx.project
+      .update({
+        where: { orgId_id: { orgId: caller.orgId, id: input.project_id } },
+        data: { issueCount: { increment: 1 } },
+        select: { key: true, issueCount: true },
+      })
+      .catch(() => null);
     if (!project) throw new Problem(404, 'not_found', 'project not found');
     return tx.issue.create({
       data: {

@@ -22,18 +22,27 @@ const PASSWORD = 'bench passphrase 2026';
 
 const db = await openDatabase(url);
 await applyMigrations(db.adapterFactory);
-const owner = await createUser(db.prisma, { email: 'owner@bench.example', name: 'Owner', username: 'owner', password: PASSWORD });
+const owner = await createUser(db.prisma, {
+  email: 'owner@bench.example',
+  name: 'Owner',
+  username: 'owner',
+  password: PASSWORD,
+});
 const org = await db.prisma.organization.create({ data: { name: 'Bench', slug: 'bench' } });
 await db.prisma.membership.create({ data: { orgId: org.id, userId: owner.id, role: 'owner' } });
 for (let i = 0; i < 49; i++) {
   const user = await createUser(db.prisma, { email: `m${i}@bench.example`, name: `Member ${i}`, username: `m${i}` });
   await db.prisma.membership.create({ data: { orgId: org.id, userId: user.id, role: 'member' } });
 }
-const members = (await db.prisma.membership.findMany({ where: { orgId: org.id }, select: { userId: true } })).map((m) => m.userId);
+const members = (await db.prisma.membership.findMany({ where: { orgId: org.id }, select: { userId: true } })).map(
+  (m) => m.userId,
+);
 const perProject = Math.ceil(ISSUES / 10);
 const started = performance.now();
 for (let p = 0; p < 10; p++) {
-  const project = await db.prisma.project.create({ data: { orgId: org.id, name: `Project ${p}`, key: `P${p}X`, issueCount: perProject } });
+  const project = await db.prisma.project.create({
+    data: { orgId: org.id, name: `Project ${p}`, key: `P${p}X`, issueCount: perProject },
+  });
   // One INSERT ... SELECT per project: statuses, priorities, assignees and creation times spread over a year.
   await db.prisma.$executeRawUnsafe(
     `INSERT INTO issues (id, org_id, project_id, number, title, status, priority, assignee_id, created_at, updated_at)
@@ -54,7 +63,11 @@ await db.prisma.$executeRawUnsafe('ANALYZE issues');
 const loadMs = performance.now() - started;
 const app = await createApp(testConfig({ baseUrl: ORIGIN, databaseUrl: url }), { db });
 const signIn = await app.fetch(
-  new Request(`${ORIGIN}/login`, { method: 'POST', headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email: 'owner@bench.example', password: PASSWORD, next: '/' }) }),
+  new Request(`${ORIGIN}/login`, {
+    method: 'POST',
+    headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email: 'owner@bench.example', password: PASSWORD, next: '/' }),
+  }),
 );
 const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
 
@@ -77,7 +90,13 @@ const page = await time('GET /orgs/bench (whole dashboard page)', async () => {
   await response.text();
 });
 const issues = await db.prisma.issue.count({ where: { orgId: org.id } });
-const result = { database: db.kind, issues, load_seconds: Number((loadMs / 1000).toFixed(1)), node: process.version, results: [page] };
+const result = {
+  database: db.kind,
+  issues,
+  load_seconds: Number((loadMs / 1000).toFixed(1)),
+  node: process.version,
+  results: [page],
+};
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/dashboard.json', `${JSON.stringify(result, null, 2)}\n`);
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

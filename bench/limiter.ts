@@ -24,7 +24,12 @@ async function sequential(limiter: RateLimiter, subjects: string[], n: number) {
     samples.push(Number(process.hrtime.bigint() - start) / 1000);
   }
   samples.sort((a, b) => a - b);
-  return { n, p50_us: +percentile(samples, 50).toFixed(2), p99_us: +percentile(samples, 99).toFixed(2), mean_us: +(samples.reduce((a, b) => a + b, 0) / n).toFixed(2) };
+  return {
+    n,
+    p50_us: +percentile(samples, 50).toFixed(2),
+    p99_us: +percentile(samples, 99).toFixed(2),
+    mean_us: +(samples.reduce((a, b) => a + b, 0) / n).toFixed(2),
+  };
 }
 
 /** Admissions per second with `inFlight` concurrent callers. */

@@ -30,7 +30,10 @@ const cases: { name: string; f: () => unknown }[] = [
     name: `${n} unknown fields`,
     f: () => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 1])),
   })),
-  ...list('BENCH_INPUT_STATUSES', '20000,200000').map((n) => ({ name: `${n} invalid statuses`, f: () => ({ status: Array(n).fill('X') }) })),
+  ...list('BENCH_INPUT_STATUSES', '20000,200000').map((n) => ({
+    name: `${n} invalid statuses`,
+    f: () => ({ status: Array(n).fill('X') }),
+  })),
   ...list('BENCH_INPUT_SPREAD', '19').map((n) => ({
     name: `${n} lists of 1000 invalid statuses`,
     f: () => ({ and: Array.from({ length: n }, () => ({ status: Array(1_000).fill('X') })) }),
@@ -61,13 +64,19 @@ async function post(body: string): Promise<{ ms: number; status: number | string
     const error = first ? `${first.extensions?.code}: ${first.message.slice(0, 90)}` : 'none';
     return { ms: performance.now() - started, status: response.status, error };
   } catch (error) {
-    return { ms: performance.now() - started, status: (error as Error).name, error: (error as Error).message.slice(0, 90) };
+    return {
+      ms: performance.now() - started,
+      status: (error as Error).name,
+      error: (error as Error).message.slice(0, 90),
+    };
   }
 }
 
 const cheapBody = JSON.stringify({ query: '{ __typename }' });
 await post(cheapBody); // warm-up: the first request builds the schema's caches
-console.log(`| case | body | answer | its time | cheap request beside it | CPU of the process |\n|---|---|---|---|---|---|`);
+console.log(
+  `| case | body | answer | its time | cheap request beside it | CPU of the process |\n|---|---|---|---|---|---|`,
+);
 for (const { name, f } of cases) {
   const body = JSON.stringify({ query: LIST, variables: { f: f() } });
   const run = async () => {
@@ -83,7 +92,9 @@ for (const { name, f } of cases) {
   const { answer, cheap, used } = round;
   const kb = `${Math.round(body.length / 1024)} KB`;
   const cpuMs = Math.round((used.user + used.system) / 1000);
-  console.log(`| ${name} | ${kb} | ${answer.status} ${answer.error} | ${Math.round(answer.ms)} ms | ${cheap.status}, ${Math.round(cheap.ms)} ms | ${cpuMs} ms |`);
+  console.log(
+    `| ${name} | ${kb} | ${answer.status} ${answer.error} | ${Math.round(answer.ms)} ms | ${cheap.status}, ${Math.round(cheap.ms)} ms | ${cpuMs} ms |`,
+  );
 }
 console.log(`RSS at the end: ${Math.round(process.memoryUsage().rss / 1024 / 1024)} MB`);
 

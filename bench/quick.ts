@@ -29,7 +29,8 @@ const CONNECTIONS = env('BENCH_CONNECTIONS', 32);
 const TSX = ['--import', 'tsx'];
 
 async function dataset(): Promise<{ url: string; plan: Plan }> {
-  if (existsSync(PLAN_FILE) && !process.env.BENCH_QUICK_RESEED) return JSON.parse(readFileSync(PLAN_FILE, 'utf8')) as { url: string; plan: Plan };
+  if (existsSync(PLAN_FILE) && !process.env.BENCH_QUICK_RESEED)
+    return JSON.parse(readFileSync(PLAN_FILE, 'utf8')) as { url: string; plan: Plan };
   const created = await createBenchDatabase(process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL);
   const db = await openDatabase(created.url);
   await applyMigrations(db.adapterFactory);
@@ -51,9 +52,18 @@ const PROFILE = process.env.BENCH_QUICK_PROFILE === '1';
 // Only this run's profiles: the summary below reads the largest file in the folder.
 if (PROFILE) for (const dir of [PROFILE_DIR, BASELINE_PROFILE_DIR]) rmSync(dir, { recursive: true, force: true });
 
-async function start(name: string, script: string, extra: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+async function start(
+  name: string,
+  script: string,
+  extra: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<Child> {
   const port = await freePort();
-  const child = startChild(name, [...nodeArgs, ...TSX, join(ROOT, script)], { env: { PORT: String(port), ...extra }, port, core: 0 });
+  const child = startChild(name, [...nodeArgs, ...TSX, join(ROOT, script)], {
+    env: { PORT: String(port), ...extra },
+    port,
+    core: 0,
+  });
   await waitForHttp(child, '/api/me');
   return child;
 }
@@ -61,25 +71,37 @@ async function start(name: string, script: string, extra: Record<string, string>
 const { url, plan } = await dataset();
 pinSelf(1);
 const user = noAuthUser(plan);
-const app = await start('app', 'src/server.ts', {
-  HOST: '127.0.0.1',
-  DATABASE_URL: url,
-  LOG_LEVEL: 'warn',
-  PAT_CACHE: 'on',
-  NODE_ENV: 'production',
-  MIGRATE_ON_START: 'false',
-}, PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
-const baseline = await start('baseline', 'bench/baseline-server.ts', {
-  DATABASE_URL: url,
-  BASELINE_NOAUTH_USER: user.id,
-  BASELINE_NOAUTH_ORG: plan.orgId,
-  BASELINE_NOAUTH_ROLE: user.role,
-}, PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${BASELINE_PROFILE_DIR}`] : []);
+const app = await start(
+  'app',
+  'src/server.ts',
+  {
+    HOST: '127.0.0.1',
+    DATABASE_URL: url,
+    LOG_LEVEL: 'warn',
+    PAT_CACHE: 'on',
+    NODE_ENV: 'production',
+    MIGRATE_ON_START: 'false',
+  },
+  PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+);
+const baseline = await start(
+  'baseline',
+  'bench/baseline-server.ts',
+  {
+    DATABASE_URL: url,
+    BASELINE_NOAUTH_USER: user.id,
+    BASELINE_NOAUTH_ORG: plan.orgId,
+    BASELINE_NOAUTH_ROLE: user.role,
+  },
+  PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${BASELINE_PROFILE_DIR}`] : [],
+);
 const all = workloads(plan);
 /** When each server's last measured run was, and when it stopped (a profile is summarised over that run alone). */
 const loaded = new Map<Child, { from: number; to: number }>();
 const stoppedAt = new Map<Child, number>();
-const chosen = (process.argv.slice(2).length ? process.argv.slice(2) : ['rest_read', 'rest_create', 'rest_me', 'graphql_nested']) as WorkloadId[];
+const chosen = (
+  process.argv.slice(2).length ? process.argv.slice(2) : ['rest_read', 'rest_create', 'rest_me', 'graphql_nested']
+) as WorkloadId[];
 try {
   for (const id of chosen) {
     const workload = all[id];
@@ -96,7 +118,9 @@ try {
         const cpu = ((cpuSeconds(child.proc.pid) - before) * 1e6) / Math.max(1, result.requests);
         const bad = result.non2xx || result.errors ? ` NON-2XX ${result.non2xx} ERRORS ${result.errors}` : '';
         rps.push(result.rps);
-        line.push(`${child.name} ${result.rps.toFixed(0)} req/s p50 ${result.p50_ms} ms cpu ${cpu.toFixed(0)} us/req${bad}`);
+        line.push(
+          `${child.name} ${result.rps.toFixed(0)} req/s p50 ${result.p50_ms} ms cpu ${cpu.toFixed(0)} us/req${bad}`,
+        );
       }
       process.stdout.write(`${id} r${round}: ${((100 * rps[0]!) / rps[1]!).toFixed(0)}% | ${line.join(' | ')}\n`);
     }
@@ -108,13 +132,25 @@ try {
   }
 }
 if (PROFILE) {
-  for (const [child, dir] of [[app, PROFILE_DIR], [baseline, BASELINE_PROFILE_DIR]] as const) {
-    const largest = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0]!; // the main thread's (tsx's loader thread writes one too)
+  for (const [child, dir] of [
+    [app, PROFILE_DIR],
+    [baseline, BASELINE_PROFILE_DIR],
+  ] as const) {
+    const largest = readdirSync(dir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => join(dir, f))
+      .sort((a, b) => statSync(b).size - statSync(a).size)[0]!; // the main thread's (tsx's loader thread writes one too)
     const run = loaded.get(child)!;
     const end = stoppedAt.get(child)!;
-    const summary = summariseProfile(largest, { fromEndSeconds: (end - run.from) / 1000, toEndSeconds: (end - run.to) / 1000 }, 25);
+    const summary = summariseProfile(
+      largest,
+      { fromEndSeconds: (end - run.from) / 1000, toEndSeconds: (end - run.to) / 1000 },
+      25,
+    );
     process.stdout.write(`${child.name} profile ${largest}\n`);
-    for (const p of summary.by_package.slice(0, 15)) process.stdout.write(`  ${p.percent.toFixed(1).padStart(5)}%  ${p.package}\n`);
-    for (const f of summary.top_functions) process.stdout.write(`  ${f.percent.toFixed(1).padStart(5)}%  ${f.function}  ${f.where}\n`);
+    for (const p of summary.by_package.slice(0, 15))
+      process.stdout.write(`  ${p.percent.toFixed(1).padStart(5)}%  ${p.package}\n`);
+    for (const f of summary.top_functions)
+      process.stdout.write(`  ${f.percent.toFixed(1).padStart(5)}%  ${f.function}  ${f.where}\n`);
   }
 }

@@ -19,13 +19,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/migrations.js';
-import {
-  CREATE_ISSUE_SQL,
-  ISSUES_PAGE_SQL,
-  NESTED_TREE_SQL,
-  PAT_LOOKUP_SQL,
-  USER_SQL,
-} from './lib/baseline-sql.js';
+import { CREATE_ISSUE_SQL, ISSUES_PAGE_SQL, NESTED_TREE_SQL, PAT_LOOKUP_SQL, USER_SQL } from './lib/baseline-sql.js';
 import { capture, compareResponses, type Comparison } from './lib/compare.js';
 import { issueCountMismatches, planDataset, resizedPlan, seedBase, seedIssues, type Plan } from './lib/dataset.js';
 import { explain, type Explained } from './lib/explain.js';
@@ -35,7 +29,18 @@ import { captureSql, layerCosts, type measureAuthCost } from './lib/inprocess.js
 type AuthCost = Awaited<ReturnType<typeof measureAuthCost>>;
 import { drive, type LoadResult } from './lib/load.js';
 import { createBenchDatabase, DEFAULT_POSTGRES_URL, redactUrl } from './lib/pg-admin.js';
-import { busyProcesses, cpuSeconds, freePort, hasTaskset, machineBusySeconds, pinSelf, runToEnd, startChild, waitForHttp, type Child } from './lib/proc.js';
+import {
+  busyProcesses,
+  cpuSeconds,
+  freePort,
+  hasTaskset,
+  machineBusySeconds,
+  pinSelf,
+  runToEnd,
+  startChild,
+  waitForHttp,
+  type Child,
+} from './lib/proc.js';
 import { summariseProfile, type ProfileSummary } from './lib/profile.js';
 import { writeReports } from './lib/report.js';
 import { noAuthUser, workloads, type Workload, type WorkloadId } from './lib/workloads.js';
@@ -65,10 +70,9 @@ const LOAD_CORE = 1;
 const ROOT = resolve(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'bench', 'results');
 
-
 const started = Date.now();
-const log = (message: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
-
+const log = (message: string) =>
+  process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
 
 export interface RunRecord {
   target: 'postgres' | 'pglite';
@@ -92,7 +96,9 @@ let monitorDbs: string[] = [];
 async function backendTicks(): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   if (!monitor || monitorDbs.length === 0) return out;
-  const { rows } = await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1)', [monitorDbs]);
+  const { rows } = await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1)', [
+    monitorDbs,
+  ]);
   for (const { pid } of rows) out.set(pid, cpuSeconds(pid));
   return out;
 }
@@ -146,7 +152,10 @@ async function measure(
     foreign_cores: +Math.max(0, foreign / result.duration_s).toFixed(2),
     baseline_statements_per_req: isBaseline ? +((after.statements - before.statements) / n).toFixed(2) : null,
   };
-  const bad = result.non2xx || result.errors ? `  NON-2XX ${result.non2xx} ERRORS ${result.errors} ${JSON.stringify(result.statuses)}` : '';
+  const bad =
+    result.non2xx || result.errors
+      ? `  NON-2XX ${result.non2xx} ERRORS ${result.errors} ${JSON.stringify(result.statuses)}`
+      : '';
   log(
     `${target}/${phase} ${workload.id} ${server.padEnd(10)} r${round}: ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50_ms.toFixed(2)} ms  p99 ${result.p99_ms.toFixed(2)} ms  cpu ${record.server_cpu_us_per_req} us/req  foreign ${record.foreign_cores} cores${bad}`,
   );
@@ -155,7 +164,8 @@ async function measure(
 
 /** Load before the first measured run of a phase, on every server alike. */
 async function warmUp(servers: Child[], workload: Workload): Promise<void> {
-  for (const child of servers) await drive(child.port, workload, { connections: CONNECTIONS, durationS: Math.max(5, WARMUP) });
+  for (const child of servers)
+    await drive(child.port, workload, { connections: CONNECTIONS, durationS: Math.max(5, WARMUP) });
 }
 
 // --- children ---------------------------------------------------------------------------------
@@ -175,7 +185,11 @@ const appEnv = (databaseUrl: string, port: number) => ({
 
 async function startApp(databaseUrl: string, extraNodeArgs: string[] = []): Promise<Child> {
   const port = await freePort();
-  const child = startChild('app', [...extraNodeArgs, ...TSX, join(ROOT, 'src/server.ts')], { env: appEnv(databaseUrl, port), port, core: SERVER_CORE });
+  const child = startChild('app', [...extraNodeArgs, ...TSX, join(ROOT, 'src/server.ts')], {
+    env: appEnv(databaseUrl, port),
+    port,
+    core: SERVER_CORE,
+  });
   await waitForHttp(child, '/api/me');
   return child;
 }
@@ -239,8 +253,10 @@ async function interleavedRounds(
   const { app, noauth, base, common } = servers;
   for (let r = 1; r <= rounds; r++) {
     for (const id of ids) {
-      const appSide: [RunRecord['server'], Child] = id === 'rest_read_noauth' && noauth ? ['app-noauth', noauth] : ['app', app];
-      const order: [RunRecord['server'], Child][] = r % 2 === 1 ? [appSide, ['baseline', base]] : [['baseline', base], appSide];
+      const appSide: [RunRecord['server'], Child] =
+        id === 'rest_read_noauth' && noauth ? ['app-noauth', noauth] : ['app', app];
+      const order: [RunRecord['server'], Child][] =
+        r % 2 === 1 ? [appSide, ['baseline', base]] : [['baseline', base], appSide];
       for (const [name, child] of order) runs.push(await measure(target, 'full', name, child, w[id], r));
       if (COMMON_WORKLOADS.includes(id)) runs.push(await measure(target, 'full', 'common', common, w[id], r));
     }
@@ -272,7 +288,10 @@ async function comparisons(app: Child, base: Child, noauth: Child, plan: Plan): 
     const request = w[id].request(0);
     out[id] = compareResponses(await capture(app.port, request), await capture(base.port, request));
   }
-  out.rest_read_noauth = compareResponses(await capture(noauth.port, w.rest_read_noauth.request(0)), await capture(base.port, w.rest_read_noauth.request(0)));
+  out.rest_read_noauth = compareResponses(
+    await capture(noauth.port, w.rest_read_noauth.request(0)),
+    await capture(base.port, w.rest_read_noauth.request(0)),
+  );
   // Two creates with the same body: the id, number and times are necessarily different.
   const create = w.rest_create.request(7);
   out.rest_create = compareResponses(await capture(app.port, create), await capture(base.port, create), (path) =>
@@ -286,8 +305,14 @@ async function commonComparisons(app: Child, common: Child, plan: Plan): Promise
   const w = workloads(plan);
   const create = w.rest_create.request(8);
   return {
-    common_rest_read: compareResponses(await capture(app.port, w.rest_read.request(0)), await capture(common.port, w.rest_read.request(0))),
-    common_rest_me: compareResponses(await capture(app.port, w.rest_me.request(0)), await capture(common.port, w.rest_me.request(0))),
+    common_rest_read: compareResponses(
+      await capture(app.port, w.rest_read.request(0)),
+      await capture(common.port, w.rest_read.request(0)),
+    ),
+    common_rest_me: compareResponses(
+      await capture(app.port, w.rest_me.request(0)),
+      await capture(common.port, w.rest_me.request(0)),
+    ),
     common_rest_create: compareResponses(await capture(app.port, create), await capture(common.port, create), (path) =>
       ['.id', '.key', '.number', '.created_at', '.updated_at'].includes(path),
     ),
@@ -315,11 +340,17 @@ async function main() {
   // ±30% between the stages with the machine, more than the ±20% the target allows.
   const created1k = await createBenchDatabase(PG_SERVER);
   const createdXl = SCALE_ISSUES > 0 ? await createBenchDatabase(PG_SERVER) : null;
-  log(`PostgreSQL: databases ${created.name} (full), ${created1k.name} (1k)${createdXl ? ` and ${createdXl.name} (${SCALE_ISSUES})` : ''} on ${redactUrl(PG_SERVER)}`);
+  log(
+    `PostgreSQL: databases ${created.name} (full), ${created1k.name} (1k)${createdXl ? ` and ${createdXl.name} (${SCALE_ISSUES})` : ''} on ${redactUrl(PG_SERVER)}`,
+  );
   monitor = new pg.Client({ connectionString: PG_SERVER });
   await monitor.connect();
   monitorDbs = [created.name, created1k.name, ...(createdXl ? [createdXl.name] : [])];
-  const pgReport: Record<string, unknown> = { database: created.name, database_1k: created1k.name, database_xl: createdXl?.name ?? null };
+  const pgReport: Record<string, unknown> = {
+    database: created.name,
+    database_1k: created1k.name,
+    database_xl: createdXl?.name ?? null,
+  };
   let servers: Child[] = [];
   try {
     const db = await openDatabase(created.url);
@@ -338,7 +369,9 @@ async function main() {
     await seedIssues(db1k.prisma, plan, 'initial');
     await db1k.prisma.$executeRawUnsafe('VACUUM ANALYZE');
     await db1k.close();
-    log(`seeded org, ${plan.users.length} members, ${plan.users.length * plan.users[0]!.tokens.length} keys (${seedBaseMs} ms), ${plan.initialIssues} issues (${seedInitialMs} ms); the same in the 1k database`);
+    log(
+      `seeded org, ${plan.users.length} members, ${plan.users.length * plan.users[0]!.tokens.length} keys (${seedBaseMs} ms), ${plan.initialIssues} issues (${seedInitialMs} ms); the same in the 1k database`,
+    );
     let seedXlMs: number | null = null;
     if (createdXl) {
       // The same organization, keys and project ids, so the same requests read the same projects.
@@ -360,7 +393,9 @@ async function main() {
     const common = await startCommon(created.url);
     const app1k = await startApp(created1k.url);
     const base1k = await startBaseline(created1k.url, plan);
-    const xl = createdXl ? { app: await startApp(createdXl.url), base: await startBaseline(createdXl.url, plan) } : null;
+    const xl = createdXl
+      ? { app: await startApp(createdXl.url), base: await startBaseline(createdXl.url, plan) }
+      : null;
     const xlServers = xl ? [xl.app, xl.base] : [];
     servers = [app, base, noauth, common, app1k, base1k, ...xlServers];
     children.push(...servers);
@@ -413,20 +448,28 @@ async function main() {
         ['1k', 'app', app1k, w.rest_read_small],
         ['full', 'app', app, w.rest_read_small],
         ['scale', 'app', app, w.rest_read],
-        ...(xl ? ([['xl', 'app', xl.app, w.rest_read_small], ['xl-largest', 'app', xl.app, w.rest_read]] satisfies Run[]) : []),
+        ...(xl
+          ? ([
+              ['xl', 'app', xl.app, w.rest_read_small],
+              ['xl-largest', 'app', xl.app, w.rest_read],
+            ] satisfies Run[])
+          : []),
         ['1k', 'baseline', base1k, w.rest_read_small],
         ['full', 'baseline', base, w.rest_read_small],
         ...(xl ? ([['xl', 'baseline', xl.base, w.rest_read_small]] satisfies Run[]) : []),
       ];
       if (r % 2 === 0) order.reverse();
-      for (const [phase, name, child, workload] of order) runs.push(await measure('postgres', phase, name, child, workload, r));
+      for (const [phase, name, child, workload] of order)
+        runs.push(await measure('postgres', phase, name, child, workload, r));
     }
     for (const child of [app1k, base1k, ...xlServers]) await child.stop();
 
     const compared = await comparisons(app, base, noauth, plan);
     Object.assign(compared, await commonComparisons(app, common, plan));
     for (const [id, c] of Object.entries(compared)) {
-      log(`response check ${id}: ${c.differences.length ? `MISMATCH ${c.differences.slice(0, 3).join('; ')}` : 'same'}${c.bytes_equal ? ' (byte-identical)' : ''}`);
+      log(
+        `response check ${id}: ${c.differences.length ? `MISMATCH ${c.differences.slice(0, 3).join('; ')}` : 'same'}${c.bytes_equal ? ' (byte-identical)' : ''}`,
+      );
     }
 
     log('in-process: SQL per request and authentication cost');
@@ -442,20 +485,37 @@ async function main() {
     // The process with the median p50 is the figure; all three are reported.
     const authRuns: AuthCost[] = [];
     for (let i = 0; i < AUTH_PROCESSES; i++) {
-      authRuns.push(JSON.parse(await runToEnd([...TSX, join(ROOT, 'bench/auth-cost.ts')], { input: JSON.stringify({ url: created.url, plan }), core: SERVER_CORE })) as AuthCost);
+      authRuns.push(
+        JSON.parse(
+          await runToEnd([...TSX, join(ROOT, 'bench/auth-cost.ts')], {
+            input: JSON.stringify({ url: created.url, plan }),
+            core: SERVER_CORE,
+          }),
+        ) as AuthCost,
+      );
     }
     const byP50 = [...authRuns].sort((a, b) => a.auth_plus_rate_limit.p50_us - b.auth_plus_rate_limit.p50_us);
-    const auth = { ...byP50[Math.floor(byP50.length / 2)]!, p50_us_per_process: authRuns.map((a) => a.auth_plus_rate_limit.p50_us) };
-    log(`auth + rate limit p50 ${auth.auth_plus_rate_limit.p50_us} us, the median of ${auth.p50_us_per_process.join(' / ')} us in ${AUTH_PROCESSES} processes (bare PAT lookup ${auth.bare_pat_lookup_sql_over_pg.p50_us} us)`);
+    const auth = {
+      ...byP50[Math.floor(byP50.length / 2)]!,
+      p50_us_per_process: authRuns.map((a) => a.auth_plus_rate_limit.p50_us),
+    };
+    log(
+      `auth + rate limit p50 ${auth.auth_plus_rate_limit.p50_us} us, the median of ${auth.p50_us_per_process.join(' / ')} us in ${AUTH_PROCESSES} processes (bare PAT lookup ${auth.bare_pat_lookup_sql_over_pg.p50_us} us)`,
+    );
     const layers = await layerCosts(created.url, plan, Math.min(1, Math.max(0.2, DURATION / 20)));
-    log(`layers (CPU us/request): REST read raw ${layers.rest_read.raw_pg_query_and_json.cpu_us}, Prisma ${layers.rest_read.prisma_findMany.cpu_us}, DirectSql ${layers.rest_read.direct_sql.cpu_us}, REST handler ${layers.rest_read.rest_handler_operation.cpu_us}, full ${layers.rest_read.full_app_fetch.cpu_us}`);
+    log(
+      `layers (CPU us/request): REST read raw ${layers.rest_read.raw_pg_query_and_json.cpu_us}, Prisma ${layers.rest_read.prisma_findMany.cpu_us}, DirectSql ${layers.rest_read.direct_sql.cpu_us}, REST handler ${layers.rest_read.rest_handler_operation.cpu_us}, full ${layers.rest_read.full_app_fetch.cpu_us}`,
+    );
     await sampleBusy('postgres, before the main runs');
     // Every server on every workload it is measured on, right before the rounds: the start-up
     // warm-up ran reads only, and 2 s before a run left the app's first create and nested runs
     // compiling their code on the same core as they served (round 1 cost 1.4x and 2x the CPU per
     // request of round 2; the baseline's code is a fraction of that size).
     for (const id of ids) {
-      await warmUp(id === 'rest_read_noauth' ? [noauth, base] : COMMON_WORKLOADS.includes(id) ? [app, base, common] : [app, base], w[id]);
+      await warmUp(
+        id === 'rest_read_noauth' ? [noauth, base] : COMMON_WORKLOADS.includes(id) ? [app, base, common] : [app, base],
+        w[id],
+      );
     }
 
     await interleavedRounds('postgres', ROUNDS, ids, w, { app, noauth, base, common });
@@ -466,7 +526,11 @@ async function main() {
     const missed = missedTargets(ratios, auth.auth_plus_rate_limit.p50_us, scale);
     const profiles: Record<string, ProfileSummary> = {};
     const toProfile: WorkloadId[] =
-      PROFILE === 'none' ? [] : PROFILE === 'all' ? ['rest_read', 'rest_create', 'rest_me', 'graphql_nested'] : profileFor(missed);
+      PROFILE === 'none'
+        ? []
+        : PROFILE === 'all'
+          ? ['rest_read', 'rest_create', 'rest_me', 'graphql_nested']
+          : profileFor(missed);
     for (const id of toProfile) {
       log(`profiling the app on ${id} (${PROFILE_SECONDS}s)`);
       profiles[id] = await profileApp(created.url, w[id]);
@@ -520,7 +584,9 @@ async function main() {
       cpSync(copies.app, copies.baseline, { recursive: true });
       cpSync(copies.app, copies.common, { recursive: true });
       const seedMs = Date.now() - t;
-      log(`PGlite: seeded ${ISSUES} issues in ${copies.app}, copied for the baseline and the common stack (${seedMs} ms)`);
+      log(
+        `PGlite: seeded ${ISSUES} issues in ${copies.app}, copied for the baseline and the common stack (${seedMs} ms)`,
+      );
       t = Date.now();
       // Kept as soon as it is up, so that `finally` stops it even if a later one fails to start.
       const keep = async (starting: Promise<Child>) => {
@@ -532,10 +598,16 @@ async function main() {
       const app = await keep(startApp(`file:${copies.app}`));
       const base = await keep(startBaseline(`file:${copies.baseline}`, plan));
       const common = await keep(startCommon(`file:${copies.common}`));
-      log(`PGlite servers up in ${Date.now() - t} ms: app :${app.port}, baseline :${base.port}, common stack :${common.port}`);
+      log(
+        `PGlite servers up in ${Date.now() - t} ms: app :${app.port}, baseline :${base.port}, common stack :${common.port}`,
+      );
       const w = workloads(plan);
       const liteIds: WorkloadId[] = ['rest_read', 'rest_create', 'rest_me', 'graphql_nested'];
-      for (const [child, served] of [[app, liteIds], [base, liteIds], [common, COMMON_WORKLOADS]] as const) {
+      for (const [child, served] of [
+        [app, liteIds],
+        [base, liteIds],
+        [common, COMMON_WORKLOADS],
+      ] as const) {
         for (const id of served) await drive(child.port, w[id], { connections: CONNECTIONS, durationS: PGLITE_WARMUP });
       }
       await interleavedRounds('pglite', PGLITE_ROUNDS, liteIds, w, { app, base, common });
@@ -561,7 +633,8 @@ async function main() {
   const loadAfter = loadavg();
   const foreign = runs.map((r) => r.foreign_cores).sort((a, b) => a - b);
   const medianForeign = foreign[Math.floor(foreign.length / 2)] ?? 0;
-  const shared = medianForeign >= 0.15 || busySamples.some((s) => s.processes.reduce((a, p) => a + p.cpu_percent, 0) >= 25);
+  const shared =
+    medianForeign >= 0.15 || busySamples.some((s) => s.processes.reduce((a, p) => a + p.cpu_percent, 0) >= 25);
   const full = {
     generated_at: new Date().toISOString(),
     wall_seconds: Math.round((Date.now() - started) / 1000),
@@ -579,8 +652,22 @@ async function main() {
       busy_processes: busySamples,
       shared,
     },
-    config: { duration_s: DURATION, warmup_s: WARMUP, connections: CONNECTIONS, issues: ISSUES, rounds: ROUNDS, scale_rounds: SCALE_ROUNDS, scale_issues: SCALE_ISSUES, pglite_rounds: PGLITE_ROUNDS, postgres_server: redactUrl(PG_SERVER) },
-    targets: { ratios: RATIO_TARGETS, auth_rate_limit_p50_us: AUTH_RATE_LIMIT_P50_US, read_flat_within: READ_FLAT_WITHIN },
+    config: {
+      duration_s: DURATION,
+      warmup_s: WARMUP,
+      connections: CONNECTIONS,
+      issues: ISSUES,
+      rounds: ROUNDS,
+      scale_rounds: SCALE_ROUNDS,
+      scale_issues: SCALE_ISSUES,
+      pglite_rounds: PGLITE_ROUNDS,
+      postgres_server: redactUrl(PG_SERVER),
+    },
+    targets: {
+      ratios: RATIO_TARGETS,
+      auth_rate_limit_p50_us: AUTH_RATE_LIMIT_P50_US,
+      read_flat_within: READ_FLAT_WITHIN,
+    },
     ...report,
     runs,
   };
@@ -658,7 +745,11 @@ function summarise(records: RunRecord[]): Record<string, WorkloadSummary> {
 
 function scaling(records: RunRecord[]) {
   const pick = (phase: string, server: string, workload: WorkloadId) =>
-    side(records.filter((r) => r.target === 'postgres' && r.phase === phase && r.server === server && r.workload === workload));
+    side(
+      records.filter(
+        (r) => r.target === 'postgres' && r.phase === phase && r.server === server && r.workload === workload,
+      ),
+    );
   const small1k = pick('1k', 'app', 'rest_read_small');
   const smallFull = pick('full', 'app', 'rest_read_small');
   const bigFull = pick('scale', 'app', 'rest_read');
@@ -667,7 +758,8 @@ function scaling(records: RunRecord[]) {
   const base1k = pick('1k', 'baseline', 'rest_read_small');
   const baseFull = pick('full', 'baseline', 'rest_read_small');
   const baseXl = pick('xl', 'baseline', 'rest_read_small');
-  const change = (a: SideSummary | null, b: SideSummary | null) => (a && b ? +(b.p50_ms / a.p50_ms - 1).toFixed(3) : null);
+  const change = (a: SideSummary | null, b: SideSummary | null) =>
+    a && b ? +(b.p50_ms / a.p50_ms - 1).toFixed(3) : null;
   const changes = {
     app_p50_change_small_project: change(small1k, smallFull),
     app_p50_change_big_project_vs_1k: change(small1k, bigFull),
@@ -688,8 +780,18 @@ function scaling(records: RunRecord[]) {
       small_project_at_xl: smallXl?.p50_ms ?? null,
       big_project_at_xl: bigXl?.p50_ms ?? null,
     },
-    app_rps: { small_project_at_1k: small1k?.rps ?? null, small_project_at_full: smallFull?.rps ?? null, big_project_at_full: bigFull?.rps ?? null, small_project_at_xl: smallXl?.rps ?? null, big_project_at_xl: bigXl?.rps ?? null },
-    baseline_p50_ms: { small_project_at_1k: base1k?.p50_ms ?? null, small_project_at_full: baseFull?.p50_ms ?? null, small_project_at_xl: baseXl?.p50_ms ?? null },
+    app_rps: {
+      small_project_at_1k: small1k?.rps ?? null,
+      small_project_at_full: smallFull?.rps ?? null,
+      big_project_at_full: bigFull?.rps ?? null,
+      small_project_at_xl: smallXl?.rps ?? null,
+      big_project_at_xl: bigXl?.rps ?? null,
+    },
+    baseline_p50_ms: {
+      small_project_at_1k: base1k?.p50_ms ?? null,
+      small_project_at_full: baseFull?.p50_ms ?? null,
+      small_project_at_xl: baseXl?.p50_ms ?? null,
+    },
     ...changes,
     baseline_p50_change_small_project: change(base1k, baseFull),
     baseline_p50_change_small_project_xl: change(base1k, baseXl),
@@ -731,9 +833,14 @@ async function profileApp(databaseUrl: string, workload: Workload): Promise<Prof
   await child.stop();
   const tail = (Date.now() - loadEnd) / 1000;
   const files = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile'));
-  const main = files.find((name) => name.includes(`.${pid}.0.`)) ?? files.sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)[0];
+  const main =
+    files.find((name) => name.includes(`.${pid}.0.`)) ??
+    files.sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)[0];
   if (!main) throw new Error(`no CPU profile written in ${dir}`);
-  const summary = summariseProfile(join(dir, main), { fromEndSeconds: tail + (loadEnd - loadStart) / 1000, toEndSeconds: tail });
+  const summary = summariseProfile(join(dir, main), {
+    fromEndSeconds: tail + (loadEnd - loadStart) / 1000,
+    toEndSeconds: tail,
+  });
   return { ...summary, load: { rps: result.rps, p50_ms: result.p50_ms } };
 }
 

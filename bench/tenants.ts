@@ -196,7 +196,12 @@ interface Attack {
 }
 
 /** Sends `request()` at the allowed rate (up to `inFlight` at once) until `signal` aborts. */
-async function paced(signal: AbortSignal, statuses: Map<number, number>, request: () => Promise<number>, options: { rps?: number; inFlight?: number } = {}) {
+async function paced(
+  signal: AbortSignal,
+  statuses: Map<number, number>,
+  request: () => Promise<number>,
+  options: { rps?: number; inFlight?: number } = {},
+) {
   const rps = options.rps ?? ALLOWED_RPS;
   const inFlight = options.inFlight ?? 20;
   const running = new Set<Promise<void>>();
@@ -215,11 +220,23 @@ async function paced(signal: AbortSignal, statuses: Map<number, number>, request
 
 /** A GraphQL POST; a body given as text is sent as it is (the large ones are written once, not per request). */
 const graphql = (token: string, body: unknown, headers: Record<string, string> = {}) =>
-  settle(call(token, '/api/graphql', { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers }));
+  settle(
+    call(token, '/api/graphql', {
+      method: 'POST',
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      headers,
+    }),
+  );
 
 const FILTERED_LIST = 'query($f: IssueFilter){ issues(filter:$f, first:1){ edges{ node{ id } } } }';
-const wideVariables = JSON.stringify({ query: FILTERED_LIST, variables: { f: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1])) } });
-const invalidEnums = JSON.stringify({ query: FILTERED_LIST, variables: { f: { status: Array.from({ length: 200_000 }, () => 'X') } } });
+const wideVariables = JSON.stringify({
+  query: FILTERED_LIST,
+  variables: { f: Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1])) },
+});
+const invalidEnums = JSON.stringify({
+  query: FILTERED_LIST,
+  variables: { f: { status: Array.from({ length: 200_000 }, () => 'X') } },
+});
 const bigAnswerQuery = `query {
   a: issues(filter: { projectId: "${attacker.projects[0]!.id}" }, first: 100) { edges { node { id description } } }
   b: issues(filter: { projectId: "${attacker.projects[0]!.id}" }, first: 100) { edges { node { id description } } }
@@ -230,15 +247,19 @@ let mcpSequence = 0;
 /** The largest batch the endpoint runs (src/mcp/batch.ts); the finding's batches of 100 are refused whole. */
 const mcpBatch = (name: string, args: (i: number) => Record<string, unknown>) =>
   JSON.stringify(
-    Array.from({ length: MAX_BATCH_MESSAGES }, (_, i) => ({ jsonrpc: '2.0', id: ++mcpSequence, method: 'tools/call', params: { name, arguments: args(i) } })),
+    Array.from({ length: MAX_BATCH_MESSAGES }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: ++mcpSequence,
+      method: 'tools/call',
+      params: { name, arguments: args(i) },
+    })),
   );
 
 const attacks: Attack[] = [
   {
     id: 'graphql-wide-variables',
     what: 'IssueFilter variable with 60,000 unknown fields (finding 1)',
-    run: (signal, statuses) =>
-      paced(signal, statuses, () => graphql(attackerViewer, wideVariables)),
+    run: (signal, statuses) => paced(signal, statuses, () => graphql(attackerViewer, wideVariables)),
   },
   {
     id: 'graphql-invalid-enums',
@@ -248,11 +269,16 @@ const attacks: Attack[] = [
   {
     id: 'idempotent-big-queries',
     what: 'keyed GraphQL queries of 3 x 100 issues x 50 KB (finding 3)',
-    run: (signal, statuses) => paced(signal, statuses, () => graphql(attackerViewer, { query: bigAnswerQuery }, { 'idempotency-key': crypto.randomUUID() })),
+    run: (signal, statuses) =>
+      paced(signal, statuses, () =>
+        graphql(attackerViewer, { query: bigAnswerQuery }, { 'idempotency-key': crypto.randomUUID() }),
+      ),
     extra: async () => {
       const db = await openDatabase(server.url);
       try {
-        const rows = await db.prisma.$queryRawUnsafe<{ bytes: bigint }[]>(`SELECT pg_total_relation_size('idempotency_keys') AS bytes`);
+        const rows = await db.prisma.$queryRawUnsafe<{ bytes: bigint }[]>(
+          `SELECT pg_total_relation_size('idempotency_keys') AS bytes`,
+        );
         return { idempotency_table_mb: Math.round(Number(rows[0]!.bytes) / 1048576) };
       } finally {
         await db.close();
@@ -278,13 +304,23 @@ const attacks: Attack[] = [
     what: `MCP batches of ${MAX_BATCH_MESSAGES} list_issues of 100 issues (finding 4)`,
     run: (signal, statuses) =>
       paced(signal, statuses, () =>
-        settle(call(attackerViewer, '/api/mcp', { method: 'POST', headers: mcpHeaders, body: mcpBatch('list_issues', () => ({ limit: 100 })) })),
+        settle(
+          call(attackerViewer, '/api/mcp', {
+            method: 'POST',
+            headers: mcpHeaders,
+            body: mcpBatch('list_issues', () => ({ limit: 100 })),
+          }),
+        ),
       ),
   },
   {
     id: 'big-answers',
     what: '20 concurrent GraphQL queries of the largest answers (finding 7)',
-    run: (signal, statuses) => paced(signal, statuses, () => graphql(attackerViewer, { query: bigAnswerQuery }), { rps: ALLOWED_RPS, inFlight: 20 }),
+    run: (signal, statuses) =>
+      paced(signal, statuses, () => graphql(attackerViewer, { query: bigAnswerQuery }), {
+        rps: ALLOWED_RPS,
+        inFlight: 20,
+      }),
   },
   {
     id: 'open-streams',
@@ -296,7 +332,11 @@ const attacks: Attack[] = [
         controllers.push(c);
         const status = await fetch(`${base}/api/graphql`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${attackerViewer}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+          headers: {
+            authorization: `Bearer ${attackerViewer}`,
+            'content-type': 'application/json',
+            accept: 'text/event-stream',
+          },
           body: JSON.stringify({ query: 'subscription { issueChanged { kind } }' }),
           signal: c.signal,
         }).then(
@@ -317,11 +357,21 @@ const attacks: Attack[] = [
       what: "20 endpoints that never answer, then issue writes at the allowed rate (finding 5); extra: the victim's own webhook latency",
       run: async (signal: AbortSignal, statuses: Map<number, number>) => {
         for (let i = 0; i < 20; i++) {
-          const status = await settle(call(attackerOwner, '/api/webhooks', { method: 'POST', body: JSON.stringify({ url: urlOf(hangingReceiver), events: ['*'] }) }));
+          const status = await settle(
+            call(attackerOwner, '/api/webhooks', {
+              method: 'POST',
+              body: JSON.stringify({ url: urlOf(hangingReceiver), events: ['*'] }),
+            }),
+          );
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
         }
         // The victim's own webhook, and one issue of its every 2 s, timed from commit to arrival.
-        await settle(call(victimOwner, '/api/webhooks', { method: 'POST', body: JSON.stringify({ url: urlOf(victimReceiver), events: ['issue.created'] }) }));
+        await settle(
+          call(victimOwner, '/api/webhooks', {
+            method: 'POST',
+            body: JSON.stringify({ url: urlOf(victimReceiver), events: ['issue.created'] }),
+          }),
+        );
         const victimWrites = (async () => {
           while (!signal.aborted) {
             const response = await call(victimOwner, '/api/issues', {
@@ -335,7 +385,12 @@ const attacks: Attack[] = [
           }
         })();
         await paced(signal, statuses, () =>
-          settle(call(attackerMember, '/api/issues', { method: 'POST', body: JSON.stringify({ project_id: attacker.projects[2]!.id, title: 'noise' }) })),
+          settle(
+            call(attackerMember, '/api/issues', {
+              method: 'POST',
+              body: JSON.stringify({ project_id: attacker.projects[2]!.id, title: 'noise' }),
+            }),
+          ),
         );
         await victimWrites;
       },
@@ -377,7 +432,9 @@ interface Row {
 let maxRss = 0;
 const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssMb() || 0)), 200);
 
-log(`noisy-neighbour bench: ${SECONDS} s per phase, victim ${VICTIM_RPS} req/s, attacker ${ALLOWED_RPS} req/s (one token's budget)`);
+log(
+  `noisy-neighbour bench: ${SECONDS} s per phase, victim ${VICTIM_RPS} req/s, attacker ${ALLOWED_RPS} req/s (one token's budget)`,
+);
 await probeVictim(3); // warm up
 maxRss = 0;
 const alone = await probeVictim(SECONDS);
@@ -425,7 +482,9 @@ const table = [
   ...rows.map(
     (r) =>
       `| ${r.attack} | ${r.victim.p50_ms} | ${r.victim.p99_ms} | ${r.p99_ratio.toFixed(2)} | ${r.victim.failed}/${r.victim.sent} | ${r.max_rss_mb} | ` +
-      `${Object.entries(r.attacker_statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} | ` +
+      `${Object.entries(r.attacker_statuses)
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(', ')} | ` +
       `${r.p99_ratio <= 2 && r.max_rss_mb <= RSS_LIMIT_MB && r.service_alive && r.victim.failed === 0 ? '✅' : '❌'} |`,
   ),
 ].join('\n');

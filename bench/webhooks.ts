@@ -55,17 +55,34 @@ let limiterClock = 0;
 const db = await openDatabase(databaseUrl);
 await applyMigrations(db.adapterFactory);
 const seed = await seedDemo(db.prisma);
-const app = await createApp(testConfig({ databaseUrl, webhooks: { allowPrivateNetworks: true, secretKey: 'bench key for sealing webhook secrets', worker: true, leaseSeconds: 60 } }), {
-  db,
-  // The rate limiter's clock jumps a minute per look: what is measured is delivery, not the 600/min budget of one key.
-  limiterStore: new MemoryStore({ now: () => (limiterClock += 61_000) }),
-});
+const app = await createApp(
+  testConfig({
+    databaseUrl,
+    webhooks: {
+      allowPrivateNetworks: true,
+      secretKey: 'bench key for sealing webhook secrets',
+      worker: true,
+      leaseSeconds: 60,
+    },
+  }),
+  {
+    db,
+    // The rate limiter's clock jumps a minute per look: what is measured is delivery, not the 600/min budget of one key.
+    limiterStore: new MemoryStore({ now: () => (limiterClock += 61_000) }),
+  },
+);
 const admin = seed.users.find((u) => u.username === 'adam')!.token;
 const member = seed.users.find((u) => u.username === 'mark' && u.org_id === seed.orgs[0]!.id)!.token;
 const projectId = seed.orgs[0]!.projects[0]!.id;
 
 const call = (token: string, path: string, body: unknown) =>
-  app.fetch(new Request(`${app.config.baseUrl}/api${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  app.fetch(
+    new Request(`${app.config.baseUrl}/api${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
 const hook = await (await call(admin, '/webhooks', { url, events: ['*'] })).json();
 secret = hook.secret;
 
@@ -89,9 +106,11 @@ const latencies = (ids: string[]) => ids.map((id) => arrivedAt.get(id)! - commit
 // 1. A burst: EVENTS creates, CONCURRENCY at a time; throughput from the first commit to the last delivery.
 const started = performance.now();
 let next = 0;
-await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-  while (next < EVENTS) await createIssue(next++);
-}));
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    while (next < EVENTS) await createIssue(next++);
+  }),
+);
 const writesDone = performance.now();
 await waitFor(EVENTS);
 const burstEnd = performance.now();
@@ -111,9 +130,11 @@ const singleIds = [...committedAt.keys()].slice(EVENTS);
 await app.deliveryWorker!.stop();
 next = 0;
 const backlogStart = arrivedAt.size;
-await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-  while (next < EVENTS) await createIssue(2 * EVENTS + next++);
-}));
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    while (next < EVENTS) await createIssue(2 * EVENTS + next++);
+  }),
+);
 const released = performance.now();
 const worker = new DeliveryWorker(db.prisma, app.config.webhooks, app.logger);
 worker.start();
@@ -121,14 +142,28 @@ await waitFor(backlogStart + EVENTS);
 const drained = performance.now();
 await worker.stop();
 
-console.log(`Webhook delivery on ${db.kind}, Node ${process.version}, receiver on 127.0.0.1 (signature verified on every request: ${badSignatures} bad)`);
-console.log(`burst: ${EVENTS} events (${CONCURRENCY} concurrent creates): writes took ${((writesDone - started) / 1000).toFixed(2)} s; all delivered ${((burstEnd - started) / 1000).toFixed(2)} s after the first request`);
-console.log(`  delivery throughput: ${(EVENTS / ((burstEnd - firstCommit) / 1000)).toFixed(0)} deliveries/s (first commit to last delivery)`);
+console.log(
+  `Webhook delivery on ${db.kind}, Node ${process.version}, receiver on 127.0.0.1 (signature verified on every request: ${badSignatures} bad)`,
+);
+console.log(
+  `burst: ${EVENTS} events (${CONCURRENCY} concurrent creates): writes took ${((writesDone - started) / 1000).toFixed(2)} s; all delivered ${((burstEnd - started) / 1000).toFixed(2)} s after the first request`,
+);
+console.log(
+  `  delivery throughput: ${(EVENTS / ((burstEnd - firstCommit) / 1000)).toFixed(0)} deliveries/s (first commit to last delivery)`,
+);
 console.log(`  commit-to-delivery under the burst: ${percentiles(latencies(burstIds))}`);
-console.log(`backlog: ${EVENTS} queued events drained in ${((drained - released) / 1000).toFixed(2)} s: ${(EVENTS / ((drained - released) / 1000)).toFixed(0)} deliveries/s`);
+console.log(
+  `backlog: ${EVENTS} queued events drained in ${((drained - released) / 1000).toFixed(2)} s: ${(EVENTS / ((drained - released) / 1000)).toFixed(0)} deliveries/s`,
+);
 console.log(`single: ${SINGLE} events one at a time: commit-to-delivery ${percentiles(latencies(singleIds))}`);
-const retried = await db.prisma.webhookDelivery.groupBy({ by: ['state'], where: { attempts: { gt: 1 } }, _count: true });
-console.log(`deliveries that needed more than one attempt (a timeout or an error first): ${retried.map((r) => `${r._count} now ${r.state}`).join('; ') || 'none'}`);
+const retried = await db.prisma.webhookDelivery.groupBy({
+  by: ['state'],
+  where: { attempts: { gt: 1 } },
+  _count: true,
+});
+console.log(
+  `deliveries that needed more than one attempt (a timeout or an error first): ${retried.map((r) => `${r._count} now ${r.state}`).join('; ') || 'none'}`,
+);
 await app.close();
 await db.close();
 receiver.close();

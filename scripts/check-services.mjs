@@ -22,7 +22,13 @@ else {
 
 if (!redisUrl) problems.push('TEST_REDIS_URL is not set');
 else {
-  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 5000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 5000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     await redis.ping();

@@ -20,7 +20,13 @@ import { apiCompare } from 'api-smart-diff';
 // The repository checked is the working directory (npm and .ci/run run from the project's root).
 const root = process.cwd();
 const tools = new URL('..', import.meta.url).pathname;
-const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+const git = (...args) =>
+  execFileSync('git', args, {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 const tryGit = (...args) => {
   try {
     return git(...args);
@@ -64,7 +70,9 @@ function intended(change) {
 function openApiBreaks(before, after) {
   const { diffs } = apiCompare(JSON.parse(before), JSON.parse(after));
   // Components are compared where they are used ($refs resolved into paths), except security schemes, used by name.
-  const counted = diffs.filter((d) => d.type === 'breaking' && (d.path[0] !== 'components' || d.path[1] === 'securitySchemes'));
+  const counted = diffs.filter(
+    (d) => d.type === 'breaking' && (d.path[0] !== 'components' || d.path[1] === 'securitySchemes'),
+  );
   return counted.map((d) => `${d.action} ${d.path.join('.')}${d.description ? `: ${d.description}` : ''}`);
 }
 
@@ -103,9 +111,15 @@ for (const { file, breaks } of CONTRACTS) {
     continue;
   }
   const why = intended(change);
-  const shown = found.slice(0, 40).map((line) => `  - ${line}`).join('\n') + (found.length > 40 ? `\n  ... and ${found.length - 40} more` : '');
+  const shown =
+    found
+      .slice(0, 40)
+      .map((line) => `  - ${line}`)
+      .join('\n') + (found.length > 40 ? `\n  ... and ${found.length - 40} more` : '');
   if (why) {
-    console.log(`${file}: ${found.length} breaking change(s) since ${change.base} (${change.what}), intended (${why}):\n${shown}`);
+    console.log(
+      `${file}: ${found.length} breaking change(s) since ${change.base} (${change.what}), intended (${why}):\n${shown}`,
+    );
   } else {
     failed = true;
     console.error(

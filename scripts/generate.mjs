@@ -22,7 +22,8 @@ const env = {
   CHECKPOINT_DISABLE: '1',
   PRISMA_HIDE_UPDATE_MESSAGE: '1',
 };
-if (!hasNativeEngine && !env.PRISMA_SCHEMA_ENGINE_BINARY) env.PRISMA_SCHEMA_ENGINE_BINARY = fileURLToPath(import.meta.url);
+if (!hasNativeEngine && !env.PRISMA_SCHEMA_ENGINE_BINARY)
+  env.PRISMA_SCHEMA_ENGINE_BINARY = fileURLToPath(import.meta.url);
 
 const prisma = require.resolve('prisma/build/index.js');
 const result = spawnSync(process.execPath, [prisma, 'generate'], { stdio: 'inherit', env });

@@ -8,4 +8,8 @@ if (!name || !/^[a-z0-9_]+$/.test(name)) {
   process.exit(2);
 }
 const dir = await createMigration(name);
-console.log(dir ? `wrote ${relative(process.cwd(), dir)}/migration.sql` : 'schema.prisma matches the migrations: nothing to write');
+console.log(
+  dir
+    ? `wrote ${relative(process.cwd(), dir)}/migration.sql`
+    : 'schema.prisma matches the migrations: nothing to write',
+);

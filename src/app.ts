@@ -89,7 +89,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ? new RedisEpoch(limiter.store.redis, {
           readTimeoutMs: limiter.store.timeoutMs,
           onBumpError: (error) =>
-            logger.error({ err: error }, 'could not announce a credential change through Redis: other instances may accept the changed key for up to 60 s (the cache TTL)'),
+            logger.error(
+              { err: error },
+              'could not announce a credential change through Redis: other instances may accept the changed key for up to 60 s (the cache TTL)',
+            ),
         })
       : localEpoch);
   const patCache = config.patCache ? new PatCache() : null;
@@ -103,7 +106,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // The consent page describes a token's powers with the REST route declarations' areas and summaries.
   const oauth = createOAuthRouter(logger, keys, config, ROUTES);
   const rest = createRestRouter(logger);
-  const services: Services = { config, prisma: db.prisma, keys, limiter, credentialEpoch, patCache, liveUpdates, mailer };
+  const services: Services = {
+    config,
+    prisma: db.prisma,
+    keys,
+    limiter,
+    credentialEpoch,
+    patCache,
+    liveUpdates,
+    mailer,
+  };
   const cors = createCors(config.corsOrigins);
 
   /** An unexpected error below is logged with the request's id and answered 500; the headers above still apply. */
@@ -140,7 +152,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       idempotency(config),
     ],
     createDispatch({
-      publicDocuments: (request, path) => serveApiDocs(request, path, config) ?? serveGraphiQLAsset(request, path) ?? serveChartAssets(request, path),
+      publicDocuments: (request, path) =>
+        serveApiDocs(request, path, config) ?? serveGraphiQLAsset(request, path) ?? serveChartAssets(request, path),
       pages: web,
       oauth,
       rest,

@@ -6,16 +6,17 @@ const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 
-const databaseUrl = z
-  .string()
-  .refine((v) => /^(file:.+|memory:\/\/.*|postgres(ql)?:\/\/.+)$/.test(v), {
-    message: 'must be file:<dir>, memory://, postgres://... or postgresql://...',
-  });
+const databaseUrl = z.string().refine((v) => /^(file:.+|memory:\/\/.*|postgres(ql)?:\/\/.+)$/.test(v), {
+  message: 'must be file:<dir>, memory://, postgres://... or postgresql://...',
+});
 
 /** `*`, or origins (`https://app.example.org`, no path) separated by commas. */
 const corsOrigins = z.string().transform((value, ctx): '*' | string[] => {
   if (value.trim() === '*') return '*';
-  const origins = value.split(',').map((o) => o.trim()).filter(Boolean);
+  const origins = value
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   for (const origin of origins) {
     let parsed: URL | null = null;
     try {
@@ -24,7 +25,10 @@ const corsOrigins = z.string().transform((value, ctx): '*' | string[] => {
       // reported below
     }
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
-      ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin: scheme://host[:port], no path or trailing slash, or * for any` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${origin}" is not an origin: scheme://host[:port], no path or trailing slash, or * for any`,
+      });
     }
   }
   if (!origins.length) ctx.addIssue({ code: 'custom', message: 'must be * or at least one origin' });
@@ -34,76 +38,101 @@ const corsOrigins = z.string().transform((value, ctx): '*' | string[] => {
 const milliseconds = z.coerce.number().int().min(1).max(3_600_000);
 
 /** Every variable the service reads, with its default. docs/configuration.md documents each one (a test checks). */
-const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  BASE_URL: z
-    .url({ protocol: /^https?$/ })
-    .refine((u) => !/[?#]/.test(u), { message: 'must not have a query or fragment' })
-    .optional(),
-  DATABASE_URL: databaseUrl.optional(),
-  REDIS_URL: z
-    .string()
-    .refine((v) => /^rediss?:\/\/.+/.test(v), { message: 'must be redis://... or rediss://...' })
-    .optional(),
-  MIGRATE_ON_START: bool.default(true),
-  TRUST_PROXY: bool.default(false),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  GRAPHQL_INTROSPECTION: bool.optional(),
-  PAT_CACHE: z.enum(['auto', 'on', 'off']).default('auto'),
-  // Connections (src/http/node-server.ts); docs/configuration.md explains each.
-  HTTP_HEADERS_TIMEOUT_MS: milliseconds.default(10_000),
-  HTTP_REQUEST_TIMEOUT_MS: milliseconds.default(60_000),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds.optional(),
-  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(4096),
-  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).optional(),
-  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-  // Long enough that guessing is hopeless (`openssl rand -hex 32` gives 64 characters).
-  METRICS_TOKEN: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
-  SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(600).default(0),
-  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
-  GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
-  GRAPHQL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(8 * 1024 * 1024),
-  // Load shedding (src/ops/load-shedding.ts): the event-loop lag past which new requests get 503; 0 turns it off.
-  LOAD_SHED_LAG_MS: z.coerce.number().int().min(0).max(60_000).default(300),
-  // How many times a query document runs on yoga's executor before it is compiled (src/graphql/compiled-execution.ts); `never` keeps every query there.
-  GRAPHQL_COMPILE_AFTER: z.union([z.literal('never').transform(() => Number.POSITIVE_INFINITY), z.coerce.number().int().min(0)]).default(1),
-  CORS_ORIGINS: corsOrigins.default('*'),
-  // Hosts whose client metadata documents may be fetched although they resolve to private,
-  // loopback or link-local addresses (an intranet tool, a test): comma-separated host names.
-  OAUTH_CLIENT_METADATA_ALLOWED_HOSTS: z
-    .string()
-    .transform((v) => v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
-    .default([]),
-  // PEM file of extra certificate authorities for those fetches (an internal CA).
-  OAUTH_CLIENT_METADATA_CA_FILE: z.string().optional(),
-  // Trusted documents (src/graphql/trusted-documents.ts): the registered documents, and the credential kinds limited to them.
-  GRAPHQL_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
-  GRAPHQL_TRUSTED_ONLY: z
-    .string()
-    .transform((v) => v.split(',').map((kind) => kind.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(['pat', 'oauth', 'session'], { message: 'must list pat, oauth or session, separated by commas' })))
-    .default([]),
-  // Webhooks (src/webhooks); docs/configuration.md explains each, and the risk of the first.
-  WEBHOOKS_ALLOW_PRIVATE_NETWORKS: bool.default(false),
-  WEBHOOKS_SECRET_KEY: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
-  WEBHOOKS_WORKER: bool.default(true),
-  WEBHOOKS_LEASE_SECONDS: z.coerce.number().int().min(11).max(3600).default(60),
-  // Subscriptions (src/live/stream-slots.ts); docs/configuration.md explains each.
-  SUBSCRIPTION_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(10),
-  SUBSCRIPTION_STREAMS_PER_ORG: z.coerce.number().int().min(1).default(100),
-  SUBSCRIPTION_RECHECK_MS: milliseconds.default(5_000),
-  // Mail (src/mail/mailer.ts): invitation and password links go out by mail when this is set.
-  SMTP_URL: z
-    .url({ protocol: /^smtps?$/, error: 'must be smtp://[user:password@]host[:port] or smtps://...' })
-    .optional(),
-  MAIL_FROM: z.string().min(3).max(254).optional(),
-}).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
-  // Node refuses a headers timeout longer than the request timeout it is part of.
-  message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
-  path: ['HTTP_HEADERS_TIMEOUT_MS'],
-});
+const EnvSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    BASE_URL: z
+      .url({ protocol: /^https?$/ })
+      .refine((u) => !/[?#]/.test(u), { message: 'must not have a query or fragment' })
+      .optional(),
+    DATABASE_URL: databaseUrl.optional(),
+    REDIS_URL: z
+      .string()
+      .refine((v) => /^rediss?:\/\/.+/.test(v), { message: 'must be redis://... or rediss://...' })
+      .optional(),
+    MIGRATE_ON_START: bool.default(true),
+    TRUST_PROXY: bool.default(false),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    GRAPHQL_INTROSPECTION: bool.optional(),
+    PAT_CACHE: z.enum(['auto', 'on', 'off']).default('auto'),
+    // Connections (src/http/node-server.ts); docs/configuration.md explains each.
+    HTTP_HEADERS_TIMEOUT_MS: milliseconds.default(10_000),
+    HTTP_REQUEST_TIMEOUT_MS: milliseconds.default(60_000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds.optional(),
+    MAX_CONNECTIONS: z.coerce.number().int().min(1).default(4096),
+    MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).optional(),
+    METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    // Long enough that guessing is hopeless (`openssl rand -hex 32` gives 64 characters).
+    METRICS_TOKEN: z.string().min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' }).optional(),
+    SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(600).default(0),
+    SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(3600).default(10),
+    GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+    GRAPHQL_MAX_RESPONSE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(8 * 1024 * 1024),
+    // Load shedding (src/ops/load-shedding.ts): the event-loop lag past which new requests get 503; 0 turns it off.
+    LOAD_SHED_LAG_MS: z.coerce.number().int().min(0).max(60_000).default(300),
+    // How many times a query document runs on yoga's executor before it is compiled (src/graphql/compiled-execution.ts); `never` keeps every query there.
+    GRAPHQL_COMPILE_AFTER: z
+      .union([z.literal('never').transform(() => Number.POSITIVE_INFINITY), z.coerce.number().int().min(0)])
+      .default(1),
+    CORS_ORIGINS: corsOrigins.default('*'),
+    // Hosts whose client metadata documents may be fetched although they resolve to private,
+    // loopback or link-local addresses (an intranet tool, a test): comma-separated host names.
+    OAUTH_CLIENT_METADATA_ALLOWED_HOSTS: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .default([]),
+    // PEM file of extra certificate authorities for those fetches (an internal CA).
+    OAUTH_CLIENT_METADATA_CA_FILE: z.string().optional(),
+    // Trusted documents (src/graphql/trusted-documents.ts): the registered documents, and the credential kinds limited to them.
+    GRAPHQL_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
+    GRAPHQL_TRUSTED_ONLY: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((kind) => kind.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(
+          z.enum(['pat', 'oauth', 'session'], { message: 'must list pat, oauth or session, separated by commas' }),
+        ),
+      )
+      .default([]),
+    // Webhooks (src/webhooks); docs/configuration.md explains each, and the risk of the first.
+    WEBHOOKS_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+    WEBHOOKS_SECRET_KEY: z
+      .string()
+      .min(32, { message: 'must be at least 32 characters (openssl rand -hex 32)' })
+      .optional(),
+    WEBHOOKS_WORKER: bool.default(true),
+    WEBHOOKS_LEASE_SECONDS: z.coerce.number().int().min(11).max(3600).default(60),
+    // Subscriptions (src/live/stream-slots.ts); docs/configuration.md explains each.
+    SUBSCRIPTION_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(10),
+    SUBSCRIPTION_STREAMS_PER_ORG: z.coerce.number().int().min(1).default(100),
+    SUBSCRIPTION_RECHECK_MS: milliseconds.default(5_000),
+    // Mail (src/mail/mailer.ts): invitation and password links go out by mail when this is set.
+    SMTP_URL: z
+      .url({ protocol: /^smtps?$/, error: 'must be smtp://[user:password@]host[:port] or smtps://...' })
+      .optional(),
+    MAIL_FROM: z.string().min(3).max(254).optional(),
+  })
+  .refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
+    // Node refuses a headers timeout longer than the request timeout it is part of.
+    message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
+    path: ['HTTP_HEADERS_TIMEOUT_MS'],
+  });
 
 /** Whether DATABASE_URL names PostgreSQL (anything else is the embedded database). */
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
@@ -241,7 +270,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     try {
       caPem = readFileSync(e.OAUTH_CLIENT_METADATA_CA_FILE, 'utf8');
     } catch (error) {
-      throw new ConfigError([`OAUTH_CLIENT_METADATA_CA_FILE: cannot read ${e.OAUTH_CLIENT_METADATA_CA_FILE} (${(error as Error).message})`]);
+      throw new ConfigError([
+        `OAUTH_CLIENT_METADATA_CA_FILE: cannot read ${e.OAUTH_CLIENT_METADATA_CA_FILE} (${(error as Error).message})`,
+      ]);
     }
   }
   const dataUrl = e.DATABASE_URL ?? 'file:./data';
@@ -301,5 +332,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   // No delivery worker unless a test asks for one: its polls would count in tests that count statements.
   // Queries compiled from their first run, so that the suite's queries run on the executor production runs them on.
   // No load shedding unless a test asks for it: on a busy test machine the loop lags, and a 503 would fail an unrelated test.
-  return { ...base, databaseUrl: 'memory://', webhooks: { ...base.webhooks, worker: false }, graphqlCompileAfter: 0, loadShedLagMs: 0, ...overrides };
+  return {
+    ...base,
+    databaseUrl: 'memory://',
+    webhooks: { ...base.webhooks, worker: false },
+    graphqlCompileAfter: 0,
+    loadShedLagMs: 0,
+    ...overrides,
+  };
 }

@@ -13,7 +13,13 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     {
       level,
       redact: {
-        paths: ['req.headers.authorization', 'req.headers["x-auth-token"]', 'req.headers.cookie', '*.token', '*.password'],
+        paths: [
+          'req.headers.authorization',
+          'req.headers["x-auth-token"]',
+          'req.headers.cookie',
+          '*.token',
+          '*.password',
+        ],
         censor: '[redacted]',
       },
     },
@@ -32,7 +38,14 @@ export function logFormat(stdoutIsTTY: boolean | undefined, production: boolean)
   return stdoutIsTTY === true && !production ? 'human' : 'json';
 }
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 /** Fields every pino line has; the human line shows the rest only when they say something. */
 const PINO_FIELDS = new Set(['level', 'time', 'pid', 'hostname', 'msg']);
 

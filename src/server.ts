@@ -34,21 +34,37 @@ function httpServer(config: Config, handle: (request: Request, info: RequestInfo
 async function start(config: Config): Promise<App> {
   let app: App | null = null;
   // Bound first: a port in use ends the start before the database is opened or migrated.
-  const main = httpServer(config, async (request, info) => (app ? app.fetch(request, info) : startingResponse(request)));
+  const main = httpServer(config, async (request, info) =>
+    app ? app.fetch(request, info) : startingResponse(request),
+  );
   const port = await listen(main, config.port, config.host);
-  const metrics = config.metricsPort === undefined ? null : httpServer(config, async (request) => (app ? app.ops.metricsEndpoint(request) : startingResponse(request)));
+  const metrics =
+    config.metricsPort === undefined
+      ? null
+      : httpServer(config, async (request) => (app ? app.ops.metricsEndpoint(request) : startingResponse(request)));
   if (metrics) await listen(metrics, config.metricsPort!, config.host, 'METRICS_PORT');
   await preflight(config, { migrate: config.migrateOnStart });
   // A terminal in development gets short lines; production and piped output get JSON lines.
   const human = logFormat(process.stdout.isTTY, config.production) === 'human';
-  app = await createApp(config, { logger: createLogger(config.logLevel, human ? humanDestination(process.stdout) : undefined) });
+  app = await createApp(config, {
+    logger: createLogger(config.logLevel, human ? humanDestination(process.stdout) : undefined),
+  });
   const ready = app;
   ready.logger.info(
-    { url: config.baseUrl, host: config.host, port, metricsPort: config.metricsPort, database: ready.db.kind, patCache: config.patCache },
+    {
+      url: config.baseUrl,
+      host: config.host,
+      port,
+      metricsPort: config.metricsPort,
+      database: ready.db.kind,
+      patCache: config.patCache,
+    },
     'listening',
   );
   // On the embedded database, which no other process may open, admin commands run in here.
-  const adminSocket = config.databaseUrl.startsWith('file:') ? await serveAdminSocket(ready, config.databaseUrl.slice('file:'.length)) : null;
+  const adminSocket = config.databaseUrl.startsWith('file:')
+    ? await serveAdminSocket(ready, config.databaseUrl.slice('file:'.length))
+    : null;
   handleShutdownSignals({
     servers,
     health: ready.ops.health,

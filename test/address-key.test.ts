@@ -20,6 +20,7 @@ describe('addressKey', () => {
   });
 
   test('anything else as it is', () => {
-    for (const value of ['unknown', '', 'console', 'not an address', '999.1.1.1']) expect(addressKey(value)).toBe(value);
+    for (const value of ['unknown', '', 'console', 'not an address', '999.1.1.1'])
+      expect(addressKey(value)).toBe(value);
   });
 });

@@ -28,12 +28,19 @@ const countingFetch: typeof fetch = async (input, init) => {
 
 beforeAll(async () => {
   t = await startTestApp();
-  server = createServer(createServerAdapter<{ req: IncomingMessage }>((request, { req }) => app.fetch(request, { remoteAddress: req.socket.remoteAddress })));
+  server = createServer(
+    createServerAdapter<{ req: IncomingMessage }>((request, { req }) =>
+      app.fetch(request, { remoteAddress: req.socket.remoteAddress }),
+    ),
+  );
   // Long keep-alive: a loaded test machine must not race an idle-socket close against fetch's reuse of it.
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  app = await createApp(testConfig({ baseUrl: base }), { db: t.app.db, limiterStore: new MemoryStore({ now: () => clock }) });
+  app = await createApp(testConfig({ baseUrl: base }), {
+    db: t.app.db,
+    limiterStore: new MemoryStore({ now: () => clock }),
+  });
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -59,7 +66,8 @@ describe('the client helper against the real server', () => {
   test('on a 429 it waits X-RateLimit-Reset seconds and retries once', async () => {
     const token = await freshToken();
     const start = clock;
-    for (let i = 0; i < 600; i++) await app.fetch(new Request(`${base}/api/me`, { headers: { authorization: `Bearer ${token}` } }));
+    for (let i = 0; i < 600; i++)
+      await app.fetch(new Request(`${base}/api/me`, { headers: { authorization: `Bearer ${token}` } }));
     statuses.length = 0;
     const client = new ApiClient({ baseUrl: base, token, sleep, fetch: countingFetch });
     const response = await client.request('GET', '/api/me');
@@ -71,20 +79,36 @@ describe('the client helper against the real server', () => {
 
   test('a 401 is not retried', async () => {
     statuses.length = 0;
-    const client = new ApiClient({ baseUrl: base, token: 'tok_live_00000000000000000000000000000000', sleep, fetch: countingFetch });
+    const client = new ApiClient({
+      baseUrl: base,
+      token: 'tok_live_00000000000000000000000000000000',
+      sleep,
+      fetch: countingFetch,
+    });
     await expect(client.json('GET', '/api/me')).rejects.toBeInstanceOf(ApiError);
     expect(statuses).toEqual([401]);
   });
 
   test('a bulk export with one token per worker visits every issue once', async () => {
-    const project = await t.app.db.prisma.project.create({ data: { orgId: t.org('acme').id, name: 'Bulk', key: 'BULK' } });
+    const project = await t.app.db.prisma.project.create({
+      data: { orgId: t.org('acme').id, name: 'Bulk', key: 'BULK' },
+    });
     await t.app.db.prisma.issue.createMany({
-      data: Array.from({ length: 250 }, (_, i) => ({ orgId: project.orgId, projectId: project.id, number: i + 1, title: `bulk ${i}`, status: 'Todo', priority: 'low' })),
+      data: Array.from({ length: 250 }, (_, i) => ({
+        orgId: project.orgId,
+        projectId: project.id,
+        number: i + 1,
+        title: `bulk ${i}`,
+        status: 'Todo',
+        priority: 'low',
+      })),
     });
     const tokens = await Promise.all(['olivia', 'adam', 'maya', 'mark'].map((u) => freshToken(u)));
     const seen: string[] = [];
     const projectIds = [project.id, ...t.org('acme').projects.map((p) => p.id)];
-    const result = await exportIssues({ baseUrl: base, tokens, projectIds, sleep }, (issue) => seen.push(issue.id as string));
+    const result = await exportIssues({ baseUrl: base, tokens, projectIds, sleep }, (issue) =>
+      seen.push(issue.id as string),
+    );
     const expected = await t.app.db.prisma.issue.count({ where: { projectId: { in: projectIds } } });
     expect(result.issues).toBe(expected);
     expect(new Set(seen).size).toBe(expected);
@@ -97,17 +121,38 @@ describe('backoff when the server keeps refusing', () => {
     let calls = 0;
     const refusing: typeof fetch = async () => {
       calls++;
-      return new Response(null, { status: 429, headers: { 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '3', 'retry-after': '3' } });
+      return new Response(null, {
+        status: 429,
+        headers: {
+          'x-ratelimit-limit': '600',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': '3',
+          'retry-after': '3',
+        },
+      });
     };
-    const client = new ApiClient({ baseUrl: 'http://unused', token: 'x', fetch: refusing, sleep: async (ms) => void waits.push(ms) });
+    const client = new ApiClient({
+      baseUrl: 'http://unused',
+      token: 'x',
+      fetch: refusing,
+      sleep: async (ms) => void waits.push(ms),
+    });
     await expect(client.request('GET', '/api/me')).rejects.toBeInstanceOf(GaveUpError);
     expect(calls).toBe(6);
     // First 429: the reset (3 s). Then doubling from 1 s, never below the reset, capped at 30 s.
     expect(waits).toEqual([3000, 3000, 3000, 4000, 8000]);
 
-    const longReset: typeof fetch = async () => new Response(null, { status: 429, headers: { 'x-ratelimit-reset': '100' } });
+    const longReset: typeof fetch = async () =>
+      new Response(null, { status: 429, headers: { 'x-ratelimit-reset': '100' } });
     const capped: number[] = [];
-    await expect(new ApiClient({ baseUrl: 'http://unused', token: 'x', fetch: longReset, sleep: async (ms) => void capped.push(ms) }).request('GET', '/')).rejects.toBeInstanceOf(GaveUpError);
+    await expect(
+      new ApiClient({
+        baseUrl: 'http://unused',
+        token: 'x',
+        fetch: longReset,
+        sleep: async (ms) => void capped.push(ms),
+      }).request('GET', '/'),
+    ).rejects.toBeInstanceOf(GaveUpError);
     expect(capped).toEqual([100_000, 30_000, 30_000, 30_000, 30_000]);
   });
 
@@ -128,7 +173,10 @@ describe('backoff when the server keeps refusing', () => {
     };
     const title = `lost answer ${Date.now()}`;
     const client = new ApiClient({ baseUrl: base, token, sleep, fetch: losing });
-    const { body, response } = await client.json<{ id: string }>('POST', '/api/issues', { project_id: t.org('acme').projects[0]!.id, title });
+    const { body, response } = await client.json<{ id: string }>('POST', '/api/issues', {
+      project_id: t.org('acme').projects[0]!.id,
+      title,
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get('idempotent-replayed')).toBe('true');
     expect(keys).toHaveLength(2);

@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const get = (path: string, headers: Record<string, string> = {}) => t.app.fetch(new Request(`${ORIGIN}${path}`, { headers }));
+const get = (path: string, headers: Record<string, string> = {}) =>
+  t.app.fetch(new Request(`${ORIGIN}${path}`, { headers }));
 const swaggerFile = (name: string) => readFileSync(createRequire(import.meta.url).resolve(`swagger-ui-dist/${name}`));
 
 /** The page, and the asset URLs it names in <link href> and <script src>. */
@@ -99,7 +100,12 @@ describe('the reference page assets', () => {
   test('are the package files, with their content types, cached for good', async () => {
     const { assets } = await docsPage();
     const byName = Object.fromEntries(assets.map((url) => [url.split('/').pop()!, url]));
-    expect(Object.keys(byName).sort()).toEqual(['api-docs.css', 'api-docs.js', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+    expect(Object.keys(byName).sort()).toEqual([
+      'api-docs.css',
+      'api-docs.js',
+      'swagger-ui-bundle.js',
+      'swagger-ui.css',
+    ]);
     for (const [name, type] of [
       ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
       ['swagger-ui.css', 'text/css; charset=utf-8'],

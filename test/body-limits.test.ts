@@ -63,13 +63,23 @@ async function expectRefusalShape(response: Response, surface: Surface) {
 }
 
 describe('every body is counted as it arrives and refused as it passes its limit', () => {
-  test.each(ENDPOINTS)('%s %s: a 10 MiB chunked body is refused with 413 after about its limit, in the shape of the surface', async (surface, path, headers) => {
-    const { stream, taken } = countedBody(10 * MiB);
-    const response = await t.app.fetch(new Request(`${ORIGIN}${path}`, { method: 'POST', headers: headers(), body: stream, duplex: 'half' } as RequestInit));
-    await expectRefusalShape(response, surface);
-    // The limit, plus the chunk that crossed it, plus one the stream may have prepared.
-    expect(taken.bytes).toBeLessThanOrEqual(LIMIT[surface] + 2 * CHUNK);
-  });
+  test.each(ENDPOINTS)(
+    '%s %s: a 10 MiB chunked body is refused with 413 after about its limit, in the shape of the surface',
+    async (surface, path, headers) => {
+      const { stream, taken } = countedBody(10 * MiB);
+      const response = await t.app.fetch(
+        new Request(`${ORIGIN}${path}`, {
+          method: 'POST',
+          headers: headers(),
+          body: stream,
+          duplex: 'half',
+        } as RequestInit),
+      );
+      await expectRefusalShape(response, surface);
+      // The limit, plus the chunk that crossed it, plus one the stream may have prepared.
+      expect(taken.bytes).toBeLessThanOrEqual(LIMIT[surface] + 2 * CHUNK);
+    },
+  );
 
   test('a body of exactly the limit is read; one byte more is refused', async () => {
     const issue = (size: number) => {
@@ -83,8 +93,10 @@ describe('every body is counted as it arrives and refused as it passes its limit
     const over = await t.call('POST', '/api/issues', { token: t.user('mark').token, body: issue(MiB + 1) });
     expect(over.status).toBe(413);
 
-    const token = (size: number) => `grant_type=refresh_token&refresh_token=${'r'.repeat(size - 'grant_type=refresh_token&refresh_token='.length)}`;
-    const post = (body: string) => t.app.fetch(new Request(`${ORIGIN}/oauth/token`, { method: 'POST', headers: form, body }));
+    const token = (size: number) =>
+      `grant_type=refresh_token&refresh_token=${'r'.repeat(size - 'grant_type=refresh_token&refresh_token='.length)}`;
+    const post = (body: string) =>
+      t.app.fetch(new Request(`${ORIGIN}/oauth/token`, { method: 'POST', headers: form, body }));
     expect((await post(token(BODY_LIMITS.form))).status).not.toBe(413);
     expect((await post(token(BODY_LIMITS.form + 1))).status).toBe(413);
   });
@@ -96,13 +108,25 @@ describe('every body is counted as it arrives and refused as it passes its limit
   });
 
   test('GraphQL: an unsupported media type is a 415 problem with a body', async () => {
-    const response = await t.call('POST', '/api/graphql', { token: t.user('mark').token, body: '{ me { id } }', headers: { 'content-type': 'text/plain' } });
+    const response = await t.call('POST', '/api/graphql', {
+      token: t.user('mark').token,
+      body: '{ me { id } }',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(response.status).toBe(415);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
     expect(response.headers.get('accept-post')).toBe('application/json');
     expect(await response.json()).toMatchObject({ status: 415, code: 'unsupported_media_type' });
     // Other methods keep yoga's 405.
-    expect((await t.call('PUT', '/api/graphql', { token: t.user('mark').token, body: '{}', headers: { 'content-type': 'text/plain' } })).status).toBe(405);
+    expect(
+      (
+        await t.call('PUT', '/api/graphql', {
+          token: t.user('mark').token,
+          body: '{}',
+          headers: { 'content-type': 'text/plain' },
+        })
+      ).status,
+    ).toBe(405);
   });
 });
 
@@ -125,10 +149,12 @@ describe('over a socket', () => {
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-    const results = await Promise.all(uploads.map(([path, headers]) => chunkedUpload(server.port, path, headers, 100 * 1000 * 1000))).finally(() =>
-      clearInterval(sampler),
+    const results = await Promise.all(
+      uploads.map(([path, headers]) => chunkedUpload(server.port, path, headers, 100 * 1000 * 1000)),
+    ).finally(() => clearInterval(sampler));
+    console.log(
+      `6 x 100 MB chunked uploads: RSS ${Math.round(baseline / MiB)} MiB, peak +${Math.round((peak - baseline) / MiB)} MiB`,
     );
-    console.log(`6 x 100 MB chunked uploads: RSS ${Math.round(baseline / MiB)} MiB, peak +${Math.round((peak - baseline) / MiB)} MiB`);
     expect((peak - baseline) / MiB).toBeLessThan(150);
     for (const [i, { connection, sent }] of results.entries()) {
       expect(connection.status, uploads[i]![0]).toBe(413);
@@ -141,7 +167,9 @@ describe('over a socket', () => {
 
   test('a Content-Length over the limit is refused before any byte of the body is sent', async () => {
     const connection = await new RawConnection(server.port).connected();
-    await connection.write(`POST /oauth/token HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-www-form-urlencoded\r\ncontent-length: ${100 * MiB}\r\n\r\n`);
+    await connection.write(
+      `POST /oauth/token HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-www-form-urlencoded\r\ncontent-length: ${100 * MiB}\r\n\r\n`,
+    );
     await connection.closed;
     expect(connection.response().status).toBe(413);
     expect(JSON.parse(connection.response().body)).toMatchObject({ error: 'invalid_request' });

@@ -47,13 +47,17 @@ describe('configuration', () => {
     expect(resolvePatCache('auto', 'postgresql://u@db/wm', undefined)).toBe(false);
     expect(() => loadConfig({ PAT_CACHE: 'yes' })).toThrow(/PAT_CACHE/);
   });
-  test('mail: off without SMTP_URL; the sender defaults to no-reply at BASE_URL\'s host; a URL that is not SMTP is refused', () => {
+  test("mail: off without SMTP_URL; the sender defaults to no-reply at BASE_URL's host; a URL that is not SMTP is refused", () => {
     expect(loadConfig({}).mail).toEqual({ smtpUrl: undefined, from: 'workmgmt <no-reply@localhost>' });
-    expect(loadConfig({ SMTP_URL: 'smtp://u:p@mail.example.com:587', BASE_URL: 'https://work.example.com' }).mail).toEqual({
+    expect(
+      loadConfig({ SMTP_URL: 'smtp://u:p@mail.example.com:587', BASE_URL: 'https://work.example.com' }).mail,
+    ).toEqual({
       smtpUrl: 'smtp://u:p@mail.example.com:587',
       from: 'workmgmt <no-reply@work.example.com>',
     });
-    expect(loadConfig({ SMTP_URL: 'smtps://mail.example.com', MAIL_FROM: 'Team <team@example.com>' }).mail.from).toBe('Team <team@example.com>');
+    expect(loadConfig({ SMTP_URL: 'smtps://mail.example.com', MAIL_FROM: 'Team <team@example.com>' }).mail.from).toBe(
+      'Team <team@example.com>',
+    );
     expect(() => loadConfig({ SMTP_URL: 'http://mail.example.com' })).toThrow(/SMTP_URL: must be smtp:\/\//);
   });
   test('connection limits: defaults for a direct server, proxy defaults with TRUST_PROXY, each overridable', () => {
@@ -64,7 +68,10 @@ describe('configuration', () => {
       maxConnections: 4096,
       maxConnectionsPerAddress: 256,
     });
-    expect(loadConfig({ TRUST_PROXY: 'true' }).connections).toMatchObject({ keepAliveTimeoutMs: 65_000, maxConnectionsPerAddress: 0 });
+    expect(loadConfig({ TRUST_PROXY: 'true' }).connections).toMatchObject({
+      keepAliveTimeoutMs: 65_000,
+      maxConnectionsPerAddress: 0,
+    });
     expect(
       loadConfig({
         TRUST_PROXY: 'true',
@@ -74,7 +81,13 @@ describe('configuration', () => {
         MAX_CONNECTIONS: '10',
         MAX_CONNECTIONS_PER_ADDRESS: '5',
       }).connections,
-    ).toEqual({ headersTimeoutMs: 2_000, requestTimeoutMs: 3_000, keepAliveTimeoutMs: 4_000, maxConnections: 10, maxConnectionsPerAddress: 5 });
+    ).toEqual({
+      headersTimeoutMs: 2_000,
+      requestTimeoutMs: 3_000,
+      keepAliveTimeoutMs: 4_000,
+      maxConnections: 10,
+      maxConnectionsPerAddress: 5,
+    });
     // Node refuses a headers timeout longer than the request it is part of.
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '90000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
     expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS/);
@@ -83,9 +96,15 @@ describe('configuration', () => {
 
   test('subscription streams: 10 per credential, 100 per organization, re-checked every 5 s; each overridable', () => {
     expect(loadConfig({}).liveStreams).toEqual({ perCredential: 10, perOrganization: 100, recheckMs: 5_000 });
-    const env = { SUBSCRIPTION_STREAMS_PER_CREDENTIAL: '2', SUBSCRIPTION_STREAMS_PER_ORG: '7', SUBSCRIPTION_RECHECK_MS: '250' };
+    const env = {
+      SUBSCRIPTION_STREAMS_PER_CREDENTIAL: '2',
+      SUBSCRIPTION_STREAMS_PER_ORG: '7',
+      SUBSCRIPTION_RECHECK_MS: '250',
+    };
     expect(loadConfig(env).liveStreams).toEqual({ perCredential: 2, perOrganization: 7, recheckMs: 250 });
-    expect(() => loadConfig({ SUBSCRIPTION_STREAMS_PER_CREDENTIAL: '0' })).toThrow(/SUBSCRIPTION_STREAMS_PER_CREDENTIAL/);
+    expect(() => loadConfig({ SUBSCRIPTION_STREAMS_PER_CREDENTIAL: '0' })).toThrow(
+      /SUBSCRIPTION_STREAMS_PER_CREDENTIAL/,
+    );
     expect(() => loadConfig({ SUBSCRIPTION_RECHECK_MS: 'often' })).toThrow(/SUBSCRIPTION_RECHECK_MS/);
   });
 });

@@ -13,7 +13,8 @@ const OPENAPI = readFileSync(new URL('../openapi.json', import.meta.url), 'utf8'
 const SDL = readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8');
 
 let repo: string;
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const git = (...args: string[]) =>
+  execFileSync('git', args, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const write = (file: string, text: string) => writeFileSync(join(repo, file), text);
 function commit(message: string) {
   git('add', '-A');
@@ -56,7 +57,17 @@ describe('contract check', () => {
     expect(refused.output).toMatch(/openapi\.json: \d+ breaking change\(s\).*not said to be intended/);
     expect(refused.output).toContain('remove paths./me.get');
 
-    git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--amend', '-m', 'Drop GET /me\n\nBREAKING CHANGE: GET /me is gone; use GET /me/orgs.');
+    git(
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@example.com',
+      'commit',
+      '-q',
+      '--amend',
+      '-m',
+      'Drop GET /me\n\nBREAKING CHANGE: GET /me is gone; use GET /me/orgs.',
+    );
     const accepted = check();
     expect(accepted.output).toContain('intended (a commit message says BREAKING CHANGE)');
     expect(accepted.status).toBe(0);

@@ -34,7 +34,8 @@ describe.skipIf(!redisServerAvailable)('a revocation survives a Redis restart th
     await t?.close();
   });
 
-  const me = (app: App, token: string) => app.fetch(new Request(`${ORIGIN}/api/me`, { headers: { authorization: `Bearer ${token}` } }));
+  const me = (app: App, token: string) =>
+    app.fetch(new Request(`${ORIGIN}/api/me`, { headers: { authorization: `Bearer ${token}` } }));
   const connection = (app: App) => (app.limiter.store as RedisStore).redis;
   /** A command on a connection of its own, as an operator would send it. */
   const redisCli = async <T>(run: (client: Redis) => Promise<T>): Promise<T> => {
@@ -47,7 +48,13 @@ describe.skipIf(!redisServerAvailable)('a revocation survives a Redis restart th
     }
   };
   const epochInRedis = () => redisCli((client) => client.get(DEFAULT_EPOCH_KEY));
-  const bothConnected = () => expect.poll(() => connection(a).status === 'ready' && connection(b).status === 'ready', { timeout: 15_000, interval: 50 }).toBe(true);
+  const bothConnected = () =>
+    expect
+      .poll(() => connection(a).status === 'ready' && connection(b).status === 'ready', {
+        timeout: 15_000,
+        interval: 50,
+      })
+      .toBe(true);
 
   async function cachedKey(name: string) {
     const mark = t.user('mark');
@@ -62,7 +69,10 @@ describe.skipIf(!redisServerAvailable)('a revocation survives a Redis restart th
 
   async function expectRefusedEverywhere(token: string, rounds = 10) {
     for (let i = 0; i < rounds; i++) {
-      for (const [name, app] of [['A', a], ['B', b]] as const) {
+      for (const [name, app] of [
+        ['A', a],
+        ['B', b],
+      ] as const) {
         const response = await me(app, token);
         expect(response.status, `request ${i + 1} on ${name}`).toBe(401);
         expect((await response.json()).code).toBe('token_revoked');
@@ -72,7 +82,11 @@ describe.skipIf(!redisServerAvailable)('a revocation survives a Redis restart th
 
   test('kill Redis, revoke on A, restart Redis with the old epoch: refused on every following request on A and B', async () => {
     const mark = t.user('mark');
-    const { key, token } = await mintApiKey(t.app.db.prisma, { userId: mark.id, orgId: mark.org_id, name: 'survives restarts?' });
+    const { key, token } = await mintApiKey(t.app.db.prisma, {
+      userId: mark.id,
+      orgId: mark.org_id,
+      name: 'survives restarts?',
+    });
 
     // Used on both instances until both serve it from their caches.
     for (const app of [a, b]) {
@@ -85,7 +99,12 @@ describe.skipIf(!redisServerAvailable)('a revocation survives a Redis restart th
 
     await redis.kill();
     const cookie = await t.signIn(mark.email);
-    const revoke = await a.fetch(new Request(`${ORIGIN}/api/api-keys/${key.id}`, { method: 'DELETE', headers: { cookie, origin: ORIGIN, 'x-org-id': mark.org_id } }));
+    const revoke = await a.fetch(
+      new Request(`${ORIGIN}/api/api-keys/${key.id}`, {
+        method: 'DELETE',
+        headers: { cookie, origin: ORIGIN, 'x-org-id': mark.org_id },
+      }),
+    );
     expect(revoke.status).toBe(204);
     expect((await me(a, token)).status).toBe(401);
 
@@ -106,7 +125,11 @@ describe.skipIf(!redisServerAvailable)('a revocation survives a Redis restart th
     const admin = new Redis(redis.url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
     admin.on('error', () => {});
     const warnings: Error[] = [];
-    await revokeApiKey(t.app.db.prisma, key.id, new RedisEpoch(admin, { bumpTimeoutMs: 500, onBumpError: (e) => warnings.push(e) }));
+    await revokeApiKey(
+      t.app.db.prisma,
+      key.id,
+      new RedisEpoch(admin, { bumpTimeoutMs: 500, onBumpError: (e) => warnings.push(e) }),
+    );
     admin.disconnect();
     expect(warnings).toHaveLength(1);
     await redis.restart();
@@ -123,7 +146,12 @@ describe.skipIf(!redisServerAvailable)('a revocation survives a Redis restart th
     await redisCli((client) => client.config('SET', 'min-replicas-to-write', '1'));
     try {
       const cookie = await t.signIn(mark.email);
-      const revoke = await a.fetch(new Request(`${ORIGIN}/api/api-keys/${key.id}`, { method: 'DELETE', headers: { cookie, origin: ORIGIN, 'x-org-id': mark.org_id } }));
+      const revoke = await a.fetch(
+        new Request(`${ORIGIN}/api/api-keys/${key.id}`, {
+          method: 'DELETE',
+          headers: { cookie, origin: ORIGIN, 'x-org-id': mark.org_id },
+        }),
+      );
       expect(revoke.status).toBe(204);
       for (let i = 0; i < 10; i++) expect((await me(a, token)).status, `request ${i + 1} on A`).toBe(401);
     } finally {

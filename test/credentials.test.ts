@@ -71,10 +71,7 @@ function sessionStore(memberships: { orgId: string; role: 'viewer' | 'member' | 
       },
       async update({ where, data }: { where: { id: string }; data: Partial<SessionRow> }) {
         updates.push({ where, data });
-        Object.assign(
-          rows.find((r) => r.id === where.id)!,
-          data,
-        );
+        Object.assign(rows.find((r) => r.id === where.id)!, data);
       },
     },
   };

@@ -8,10 +8,21 @@ import { root } from './support/server-process.js';
 // The README is where users start and stays short; the reference lives in docs/, each fact in
 // one file, every link inside the repository and pointing at something that is there.
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
-const DOCUMENTS = ['README.md', 'CHANGELOG.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const DOCUMENTS = [
+  'README.md',
+  'CHANGELOG.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** GitHub's anchor of a heading: lowercase, punctuation dropped, spaces as dashes. */
-const anchorOf = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-');
 
 /** The text outside fenced code blocks (a link or heading inside one is an example, not one). */
 const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '');
@@ -51,7 +62,9 @@ describe('the documentation', () => {
   test('docs/api.md "Errors" names every stable problem code', () => {
     const api = read('docs/api.md');
     const errors = api.slice(api.indexOf('## Errors'), api.indexOf('\n## ', api.indexOf('## Errors') + 1));
-    const missing = Object.values(PROBLEM_CODES).flat().filter((code) => !errors.includes(`\`${code}\``));
+    const missing = Object.values(PROBLEM_CODES)
+      .flat()
+      .filter((code) => !errors.includes(`\`${code}\``));
     expect(missing).toEqual([]);
   });
 

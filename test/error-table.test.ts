@@ -48,7 +48,13 @@ describe('the error table', () => {
   test('every error code written in src is a key of ERROR_TABLE (problem codes in either case)', () => {
     const written = codesWritten();
     // The scan sees the hand-written places (or it would pass on nothing).
-    for (const code of ['PERSISTED_QUERY_ONLY', 'INTERNAL_SERVER_ERROR', 'batch_answer_too_large', 'access_denied', 'MALFORMED_JSON']) {
+    for (const code of [
+      'PERSISTED_QUERY_ONLY',
+      'INTERNAL_SERVER_ERROR',
+      'batch_answer_too_large',
+      'access_denied',
+      'MALFORMED_JSON',
+    ]) {
       expect(written.has(code), code).toBe(true);
     }
     const unknown = [...written].filter(([code]) => !isErrorCode(code) && !isErrorCode(code.toUpperCase()));
@@ -84,7 +90,11 @@ describe('answers take their status from the table', () => {
       await t.call('POST', '/api/projects', { token, body: '{', headers: { 'content-type': 'application/json' } }),
       await t.call('POST', '/api/projects', { token, body: 'x', headers: { 'content-type': 'text/plain' } }),
       await t.call('DELETE', '/api/me', { token }),
-      await t.call('POST', '/api/graphql', { token, body: { query: '{ viewer { id } }' }, headers: { accept: 'text/html' } }),
+      await t.call('POST', '/api/graphql', {
+        token,
+        body: { query: '{ viewer { id } }' },
+        headers: { accept: 'text/html' },
+      }),
       await t.call('GET', '/api/me?access_token=x'),
     ];
     const codes = [];
@@ -93,7 +103,15 @@ describe('answers take their status from the table', () => {
       expect(response.status, code).toBe(ERROR_TABLE[code].status);
       codes.push(code);
     }
-    expect(codes).toEqual(['NOT_FOUND', 'UNAUTHENTICATED', 'MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'METHOD_NOT_ALLOWED', 'NOT_ACCEPTABLE', 'TOKEN_IN_URL']);
+    expect(codes).toEqual([
+      'NOT_FOUND',
+      'UNAUTHENTICATED',
+      'MALFORMED_JSON',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'METHOD_NOT_ALLOWED',
+      'NOT_ACCEPTABLE',
+      'TOKEN_IN_URL',
+    ]);
   });
 
   test('an RFC 6749 error at the token endpoint, with the headers its code carries', async () => {
@@ -101,7 +119,10 @@ describe('answers take their status from the table', () => {
       new Request(`${ORIGIN}/oauth/token`, {
         method: 'POST',
         body: new URLSearchParams({ grant_type: 'authorization_code', client_id: 'nobody' }),
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${btoa('nobody:wrong')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${btoa('nobody:wrong')}`,
+        },
       }),
     );
     const body = (await response.json()) as { error: 'invalid_client' };

@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const eventsOf = (subjectId: string) => t.app.db.prisma.event.findMany({ where: { subjectId }, orderBy: { seq: 'asc' } });
+const eventsOf = (subjectId: string) =>
+  t.app.db.prisma.event.findMany({ where: { subjectId }, orderBy: { seq: 'asc' } });
 const json = async (response: Response) => {
   if (response.status >= 300) throw new Error(`${response.status}: ${await response.text()}`);
   return response.json();
@@ -23,13 +24,26 @@ describe('history rows, written with the change', () => {
     const mark = t.user('mark');
     const maya = t.user('maya');
     const before = Date.now();
-    const issue = await json(await t.call('POST', '/api/issues', { token: mark.token, body: { project_id: projectId, title: 'Audit me', priority: 'high' } }));
-    await json(await t.call('PATCH', `/api/issues/${issue.id}`, { token: mark.token, body: { status: 'Done', title: 'Audit me', assignee_id: mark.id } }));
+    const issue = await json(
+      await t.call('POST', '/api/issues', {
+        token: mark.token,
+        body: { project_id: projectId, title: 'Audit me', priority: 'high' },
+      }),
+    );
+    await json(
+      await t.call('PATCH', `/api/issues/${issue.id}`, {
+        token: mark.token,
+        body: { status: 'Done', title: 'Audit me', assignee_id: mark.id },
+      }),
+    );
     expect((await t.call('DELETE', `/api/issues/${issue.key}`, { token: maya.token })).status).toBe(204);
 
     const events = await eventsOf(issue.id);
     expect(events.map((e) => e.type)).toEqual(['issue.created', 'issue.updated', 'issue.deleted']);
-    const patId = (token: string) => t.app.db.prisma.apiKey.findFirstOrThrow({ where: { hint: token.slice(-4) }, select: { id: true } }).then((k) => k.id);
+    const patId = (token: string) =>
+      t.app.db.prisma.apiKey
+        .findFirstOrThrow({ where: { hint: token.slice(-4) }, select: { id: true } })
+        .then((k) => k.id);
     expect(events[0]).toMatchObject({
       orgId: t.org('acme').id,
       projectId,
@@ -62,12 +76,24 @@ describe('history rows, written with the change', () => {
     const result = await json(
       await t.call('POST', '/api/graphql', {
         headers: { cookie, origin: 'http://localhost:4000' },
-        body: { query: `mutation { createProject(input: { name: "Events", key: "EVT" }) { ... on MutationCreateProjectSuccess { data { id } } } }` },
+        body: {
+          query: `mutation { createProject(input: { name: "Events", key: "EVT" }) { ... on MutationCreateProjectSuccess { data { id } } } }`,
+        },
       }),
     );
     const id = result.data.createProject.data.id as string;
     expect(await eventsOf(id)).toMatchObject([
-      { type: 'project.created', actorId: t.user('olivia').id, via: 'session', viaId: null, projectId: id, changes: [{ field: 'name', old: null, new: 'Events' }, { field: 'key', old: null, new: 'EVT' }] },
+      {
+        type: 'project.created',
+        actorId: t.user('olivia').id,
+        via: 'session',
+        viaId: null,
+        projectId: id,
+        changes: [
+          { field: 'name', old: null, new: 'Events' },
+          { field: 'key', old: null, new: 'EVT' },
+        ],
+      },
     ]);
 
     const ctx = operatorContext(t.app.db.prisma, { orgId: t.org('acme').id });
@@ -78,7 +104,10 @@ describe('history rows, written with the change', () => {
       { type: 'issue.created', actorId: null, via: 'cli' },
       { type: 'issue.updated', via: 'cli', changes: [{ field: 'description', old: null, new: 'Now with words' }] },
     ]);
-    expect((await eventsOf(id)).at(-1)).toMatchObject({ type: 'project.updated', changes: [{ field: 'name', old: 'Events', new: 'Events!' }] });
+    expect((await eventsOf(id)).at(-1)).toMatchObject({
+      type: 'project.updated',
+      changes: [{ field: 'name', old: 'Events', new: 'Events!' }],
+    });
 
     // Deleting the project with its issues records each issue's delete, then the project's.
     await projectOps.deleteProject.call(ctx, { id, force: true }, undefined);
@@ -92,20 +121,41 @@ describe('history rows, written with the change', () => {
     const victor = t.user('victor').token;
     const mark = t.user('mark').token;
     // Viewer may not write; invalid input; unknown issue; member may not delete; conflict on a project key.
-    expect((await t.call('POST', '/api/issues', { token: victor, body: { project_id: projectId, title: 'no' } })).status).toBe(403);
-    expect((await t.call('POST', '/api/issues', { token: mark, body: { project_id: projectId, title: '' } })).status).toBe(400);
-    expect((await t.call('PATCH', '/api/issues/00000000-0000-4000-8000-000000000000', { token: mark, body: { title: 'x' } })).status).toBe(404);
-    const created = await json(await t.call('POST', '/api/issues', { token: mark, body: { project_id: projectId, title: 'Keep' } }));
+    expect(
+      (await t.call('POST', '/api/issues', { token: victor, body: { project_id: projectId, title: 'no' } })).status,
+    ).toBe(403);
+    expect(
+      (await t.call('POST', '/api/issues', { token: mark, body: { project_id: projectId, title: '' } })).status,
+    ).toBe(400);
+    expect(
+      (await t.call('PATCH', '/api/issues/00000000-0000-4000-8000-000000000000', { token: mark, body: { title: 'x' } }))
+        .status,
+    ).toBe(404);
+    const created = await json(
+      await t.call('POST', '/api/issues', { token: mark, body: { project_id: projectId, title: 'Keep' } }),
+    );
     expect(await count()).toBe(start + 1);
     expect((await t.call('DELETE', `/api/issues/${created.id}`, { token: mark })).status).toBe(403);
     const maya = t.user('maya').token;
     const [first, second] = await t.app.db.prisma.project.findMany({ where: { orgId: t.org('acme').id }, take: 2 });
     const ctx = operatorContext(t.app.db.prisma, { orgId: t.org('acme').id });
-    await expect(projectOps.updateProject.call(ctx, { id: second!.id, key: first!.key }, {})).rejects.toThrow(/already has the key/);
+    await expect(projectOps.updateProject.call(ctx, { id: second!.id, key: first!.key }, {})).rejects.toThrow(
+      /already has the key/,
+    );
     // An assignee who is not a member is refused before anything is written.
-    expect((await t.call('PATCH', `/api/issues/${created.id}`, { token: mark, body: { assignee_id: t.user('bella', 'globex').id } })).status).toBe(400);
+    expect(
+      (
+        await t.call('PATCH', `/api/issues/${created.id}`, {
+          token: mark,
+          body: { assignee_id: t.user('bella', 'globex').id },
+        })
+      ).status,
+    ).toBe(400);
     // Sending the current values changes nothing, so nothing is recorded.
-    expect((await t.call('PATCH', `/api/issues/${created.id}`, { token: mark, body: { title: 'Keep', status: 'Backlog' } })).status).toBe(200);
+    expect(
+      (await t.call('PATCH', `/api/issues/${created.id}`, { token: mark, body: { title: 'Keep', status: 'Backlog' } }))
+        .status,
+    ).toBe(200);
     expect(await count()).toBe(start + 1);
     // A project with issues, deleted without force, is a conflict: no event, issue still there.
     expect((await t.call('DELETE', `/api/projects/${projectId}`, { token: maya })).status).toBe(409);
@@ -116,8 +166,11 @@ describe('history rows, written with the change', () => {
     const prisma = t.app.db.prisma;
     const orgId = t.org('acme').id;
     const mark = t.user('mark');
-    const issue = await json(await t.call('POST', '/api/issues', { token: mark.token, body: { project_id: projectId, title: 'Done twice' } }));
-    for (const status of ['Done', 'Todo', 'Done']) await json(await t.call('PATCH', `/api/issues/${issue.id}`, { token: mark.token, body: { status } }));
+    const issue = await json(
+      await t.call('POST', '/api/issues', { token: mark.token, body: { project_id: projectId, title: 'Done twice' } }),
+    );
+    for (const status of ['Done', 'Todo', 'Done'])
+      await json(await t.call('PATCH', `/api/issues/${issue.id}`, { token: mark.token, body: { status } }));
     expect(await prisma.issueCompletion.count({ where: { issueId: issue.id } })).toBe(1);
     // What the dashboard means by it: issues (still there) moved to Done, once per week.
     const [done] = await prisma.$queryRawUnsafe<{ n: number }[]>(

@@ -1,12 +1,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import type { Db } from '../src/db/client.js';
 import { recordCircuit } from '../src/webhooks/circuit.js';
-import {
-  ENDPOINT_IN_FLIGHT_MAX,
-  InFlight,
-  ORG_IN_FLIGHT_MAX,
-  type DueEndpoint,
-} from '../src/webhooks/fairness.js';
+import { ENDPOINT_IN_FLIGHT_MAX, InFlight, ORG_IN_FLIGHT_MAX, type DueEndpoint } from '../src/webhooks/fairness.js';
 
 // Webhook delivery's sharing rules one module at a time, without an app or a database, so that
 // mutation testing (stryker/fair-delivery.config.mjs) judges each change to them in milliseconds.

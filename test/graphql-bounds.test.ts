@@ -29,12 +29,18 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** A GraphQL request through the real stack; `body` is sent as it is when it is a string. */
-async function gql(body: string | { query: string; variables?: unknown }, options: { token?: string; app?: { fetch: TestApp['app']['fetch'] } } = {}) {
+async function gql(
+  body: string | { query: string; variables?: unknown },
+  options: { token?: string; app?: { fetch: TestApp['app']['fetch'] } } = {},
+) {
   const response = await (options.app ?? t.app).fetch(
     new Request('http://localhost:4000/api/graphql', {
       method: 'POST',
       body: typeof body === 'string' ? body : JSON.stringify(body),
-      headers: { authorization: `Bearer ${options.token ?? t.user('victor').token}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${options.token ?? t.user('victor').token}`,
+        'content-type': 'application/json',
+      },
     }),
   );
   return { status: response.status, body: (await response.json()) as GqlBody };
@@ -48,7 +54,9 @@ describe('the cost of a query counts lists by their size', () => {
     const { token, id: userId, org_id: orgId } = t.user('victor');
     // The key's first use in a minute records last_used_at (off the request path); let it land first.
     await gql('{"query":"{ me { id } }"}', { token });
-    await expect.poll(() => t.app.db.prisma.apiKey.count({ where: { userId, orgId, lastUsedAt: { not: null } } })).toBe(1);
+    await expect
+      .poll(() => t.app.db.prisma.apiKey.count({ where: { userId, orgId, lastUsedAt: { not: null } } }))
+      .toBe(1);
     const before = t.app.db.queries.count;
     const { body } = await gql({ query: CYCLE }, { token });
     expect(t.app.db.queries.count - before).toBe(0);
@@ -62,11 +70,15 @@ describe('the cost of a query counts lists by their size', () => {
   test('a document admitted once is checked again for a caller whose lists are larger', async () => {
     // Cheap for a key (one membership), 100 times dearer for a session, which lists up to 100
     // organizations: the verdict kept for a document without variables is kept per cost scope.
-    const query = '{ memberships { organization { projects(first: 5) { issues(first: 50) { edges { node { id title } } } } } } }';
+    const query =
+      '{ memberships { organization { projects(first: 5) { issues(first: 50) { edges { node { id title } } } } } } }';
     const { token } = t.user('olivia');
     const cookie = await t.signIn('olivia@example.com');
     const asSession = async () => {
-      const response = await t.call('POST', '/api/graphql', { body: { query }, headers: { cookie, origin: 'http://localhost:4000' } });
+      const response = await t.call('POST', '/api/graphql', {
+        body: { query },
+        headers: { cookie, origin: 'http://localhost:4000' },
+      });
       return (await response.json()) as GqlBody;
     };
     for (let round = 0; round < 2; round++) {
@@ -82,8 +94,11 @@ describe('the cost of a query counts lists by their size', () => {
       query: '{ memberships { organization { projects(first: 2) { organization { projects(first: 3) { key } } } } } }',
     });
     expect(body.errors).toBeUndefined();
-    const projects = (body.data as { memberships: { organization: { projects: { organization: { projects: { key: string }[] } }[] } }[] })
-      .memberships[0]!.organization.projects;
+    const projects = (
+      body.data as {
+        memberships: { organization: { projects: { organization: { projects: { key: string }[] } }[] } }[];
+      }
+    ).memberships[0]!.organization.projects;
     expect(projects).toHaveLength(2);
     expect(projects[0]!.organization.projects.map((p) => p.key)).toEqual(['BULK0', 'BULK1', 'BULK10']);
   });
@@ -97,26 +112,41 @@ describe('the cost of a query counts lists by their size', () => {
   test('first and last of connections count as the list size; aliases add up', async () => {
     const page = (n: number) => `issues(first: ${n}) { edges { node { id key } } }`;
     // projects at their bound (1,000) x 100 issues x 4 fields: 401,001.
-    expect((await gql({ query: `{ projects { ${page(100)} } }` })).body.errors?.[0]?.extensions?.code).toBe('COST_LIMIT_EXCEEDED');
+    expect((await gql({ query: `{ projects { ${page(100)} } }` })).body.errors?.[0]?.extensions?.code).toBe(
+      'COST_LIMIT_EXCEEDED',
+    );
     // 50 x 100 x 4: 20,051, and three of them 60,153.
     const one = `projects(first: 50) { ${page(100)} }`;
     expect((await gql({ query: `{ ${one} }` })).body.errors).toBeUndefined();
-    expect((await gql({ query: `{ a: ${one} b: ${one} c: ${one} }` })).body.errors?.[0]?.extensions).toMatchObject({ code: 'COST_LIMIT_EXCEEDED', cost: 60_153 });
+    expect((await gql({ query: `{ a: ${one} b: ${one} c: ${one} }` })).body.errors?.[0]?.extensions).toMatchObject({
+      code: 'COST_LIMIT_EXCEEDED',
+      cost: 60_153,
+    });
     const last = `projects(first: 50) { issues(last: 100) { edges { node { id key } } } }`;
-    expect((await gql({ query: `{ a: ${last} b: ${last} c: ${last} }` })).body.errors?.[0]?.extensions).toMatchObject({ cost: 60_153 });
+    expect((await gql({ query: `{ a: ${last} b: ${last} c: ${last} }` })).body.errors?.[0]?.extensions).toMatchObject({
+      cost: 60_153,
+    });
   });
 
   test('the cost follows variables', async () => {
     const query = 'query($n: Int, $m: Int) { projects(first: $n) { issues(first: $m) { edges { node { id } } } } }';
     expect((await gql({ query, variables: { n: 5, m: 5 } })).body.errors).toBeUndefined();
-    expect((await gql({ query, variables: { n: 1000, m: 100 } })).body.errors?.[0]?.extensions?.code).toBe('COST_LIMIT_EXCEEDED');
+    expect((await gql({ query, variables: { n: 1000, m: 100 } })).body.errors?.[0]?.extensions?.code).toBe(
+      'COST_LIMIT_EXCEEDED',
+    );
   });
 
   test('a list asked for more than its bound is a validation error on first, before it runs', async () => {
-    for (const query of ['{ projects(first: 1001) { id } }', '{ memberships { organization { projects(first: 0) { id } } } }']) {
+    for (const query of [
+      '{ projects(first: 1001) { id } }',
+      '{ memberships { organization { projects(first: 0) { id } } } }',
+    ]) {
       const { body } = await gql({ query });
       expect(body.data).toBeUndefined();
-      expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_FAILED', fieldErrors: [{ field: 'first', message: expect.stringMatching(/between 1 and/) }] });
+      expect(body.errors?.[0]?.extensions).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        fieldErrors: [{ field: 'first', message: expect.stringMatching(/between 1 and/) }],
+      });
     }
   });
 
@@ -126,8 +156,14 @@ describe('the cost of a query counts lists by their size', () => {
       if (type.name.startsWith('__') || !(isObjectType(type) || isInterfaceType(type))) continue;
       for (const field of Object.values(type.getFields())) {
         if (!isListType(getNullableType(field.type))) continue;
-        const complexity = field.extensions.complexity as { multiplier?: number } | ((...args: unknown[]) => unknown) | undefined;
-        if (typeof complexity !== 'function' && (complexity?.multiplier ?? UNDECLARED_LIST_MULTIPLIER) >= UNDECLARED_LIST_MULTIPLIER) {
+        const complexity = field.extensions.complexity as
+          | { multiplier?: number }
+          | ((...args: unknown[]) => unknown)
+          | undefined;
+        if (
+          typeof complexity !== 'function' &&
+          (complexity?.multiplier ?? UNDECLARED_LIST_MULTIPLIER) >= UNDECLARED_LIST_MULTIPLIER
+        ) {
           undeclared.push(`${type.name}.${field.name}`);
         }
       }
@@ -151,12 +187,18 @@ describe('filters: client mistakes are validation errors naming the limit', () =
     const token = t.user('victor').token;
     const comma = await t.call('GET', `/api/issues?status=${Array(70_000).fill('Todo').join(',')}`, { token });
     // 350,000 characters: the input limit on one string (src/schema/core/input-shape.ts) before the filter's rule.
-    expect(await fieldErrors(comma)).toEqual([{ field: 'status', message: `is 349999 characters long, over the limit of ${INPUT_LIMITS.text}` }]);
+    expect(await fieldErrors(comma)).toEqual([
+      { field: 'status', message: `is 349999 characters long, over the limit of ${INPUT_LIMITS.text}` },
+    ]);
     const shorter = await t.call('GET', `/api/issues?status=${Array(7_000).fill('Todo').join(',')}`, { token });
-    expect(await fieldErrors(shorter)).toEqual([{ field: 'status', message: `must have at most ${MAX_FILTER_VALUES} values` }]);
+    expect(await fieldErrors(shorter)).toEqual([
+      { field: 'status', message: `must have at most ${MAX_FILTER_VALUES} values` },
+    ]);
     // As many as a 16 KB request line (Node's default header limit) can carry.
     const repeated = await t.call('GET', `/api/issues?${Array(1_000).fill('priority=low').join('&')}`, { token });
-    expect(await fieldErrors(repeated)).toEqual([{ field: 'priority', message: `must have at most ${MAX_FILTER_VALUES} values` }]);
+    expect(await fieldErrors(repeated)).toEqual([
+      { field: 'priority', message: `must have at most ${MAX_FILTER_VALUES} values` },
+    ]);
   });
 
   test(`a not filter nested 10,000 deep in variables: refused, naming the depth (${INPUT_LIMITS.depth})`, async () => {
@@ -166,7 +208,12 @@ describe('filters: client mistakes are validation errors naming the limit', () =
     expect(body.data).toBeUndefined();
     expect(body.errors?.[0]?.extensions).toMatchObject({
       code: 'VALIDATION_FAILED',
-      fieldErrors: [{ field: `f${'.not'.repeat(INPUT_LIMITS.depth)}`, message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists` }],
+      fieldErrors: [
+        {
+          field: `f${'.not'.repeat(INPUT_LIMITS.depth)}`,
+          message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists`,
+        },
+      ],
     });
   });
 
@@ -184,13 +231,20 @@ describe('filters: client mistakes are validation errors naming the limit', () =
     const { body } = await gql({ query: LIST, variables: { f: level(level(leaf(10))) } });
     expect(body.errors?.[0]?.extensions).toMatchObject({
       code: 'VALIDATION_FAILED',
-      fieldErrors: [{ field: 'filter', message: `must hold at most ${MAX_FILTERS} filters in all (nested ones included)` }],
+      fieldErrors: [
+        { field: 'filter', message: `must hold at most ${MAX_FILTERS} filters in all (nested ones included)` },
+      ],
     });
     // 421 filters of 200 values, 80,000 in all: past PostgreSQL's 65,535 bind parameters, and the input limit on values.
     const larger = await gql({ query: LIST, variables: { f: level(level(leaf(MAX_FILTER_VALUES))) } });
     expect(larger.body.errors?.[0]?.extensions).toMatchObject({
       code: 'VALIDATION_FAILED',
-      fieldErrors: [{ field: 'variables', message: `holds more than ${INPUT_LIMITS.values} values in all (objects, lists and what they hold)` }],
+      fieldErrors: [
+        {
+          field: 'variables',
+          message: `holds more than ${INPUT_LIMITS.values} values in all (objects, lists and what they hold)`,
+        },
+      ],
     });
   });
 });
@@ -217,7 +271,9 @@ describe('each request has a deadline and a response-size cap', () => {
       expect(body.data).toBeUndefined();
       expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'RESPONSE_TOO_LARGE', maxResponseBytes: 500 });
       expect(body.errors?.[0]?.extensions?.bytes).toBeGreaterThan(500);
-      expect((await gql({ query: '{ me { username } }' }, { app })).body).toEqual({ data: { me: { username: 'victor' } } });
+      expect((await gql({ query: '{ me { username } }' }, { app })).body).toEqual({
+        data: { me: { username: 'victor' } },
+      });
     } finally {
       await app.close();
     }
@@ -233,8 +289,12 @@ describe('refused queries are the client mistake: never logged as errors', () =>
       const refused = [
         '{ issues(first: 1) { edges { node { project { organization { projects { issues(first: 1) { edges { node { project { key } } } } } } } } } } }',
         `{ ${Array.from({ length: QUERY_LIMITS.maxAliases + 1 }, (_, i) => `a${i}: me { id }`).join(' ')} }`,
-        `{ me { ${Array(QUERY_LIMITS.maxTokens + 10).fill('id').join(' ')} } }`,
-        `{ me ${Array(QUERY_LIMITS.maxDirectives + 1).fill('@include(if: true)').join(' ')} { id } }`,
+        `{ me { ${Array(QUERY_LIMITS.maxTokens + 10)
+          .fill('id')
+          .join(' ')} } }`,
+        `{ me ${Array(QUERY_LIMITS.maxDirectives + 1)
+          .fill('@include(if: true)')
+          .join(' ')} { id } }`,
         CYCLE,
         '{ projects(first: -1) { id } }',
         '{ issues(first: -1) { edges { node { id } } } }',

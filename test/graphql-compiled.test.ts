@@ -27,13 +27,24 @@ afterAll(async () => {
   await db.close();
 });
 
-const token = (username: string, slug = 'acme') => seed.users.find((u) => u.username === username && u.org_id === seed.orgs.find((o) => o.slug === slug)!.id)!.token;
+const token = (username: string, slug = 'acme') =>
+  seed.users.find((u) => u.username === username && u.org_id === seed.orgs.find((o) => o.slug === slug)!.id)!.token;
 
-async function answer(app: App, who: string, query: string, variables?: Record<string, unknown>, operationName?: string) {
+async function answer(
+  app: App,
+  who: string,
+  query: string,
+  variables?: Record<string, unknown>,
+  operationName?: string,
+) {
   const response = await app.fetch(
     new Request(`${app.config.baseUrl}/api/graphql`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token(who)}`, 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        authorization: `Bearer ${token(who)}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
       body: JSON.stringify({ query, variables, operationName }),
     }),
   );
@@ -52,7 +63,8 @@ interface Case {
 const CASES: Case[] = [
   {
     name: 'the nested dashboard query',
-    query: '{ memberships { role organization { name projects { key name issueCount issues(first: 3) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id key title status priority createdAt assignee { id name } project { key } } } } } } } }',
+    query:
+      '{ memberships { role organization { name projects { key name issueCount issues(first: 3) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id key title status priority createdAt assignee { id name } project { key } } } } } } } }',
     expect: (body) => {
       expect(body.errors).toBeUndefined();
       expect(body.data.memberships[0].organization.projects[0].issues.edges).toHaveLength(3);
@@ -65,34 +77,53 @@ const CASES: Case[] = [
     variables: () => ({ yes: true, no: false }),
     expect: (body) => {
       expect(body.errors).toBeUndefined();
-      expect(body.data.all[0]).toEqual({ key: expect.any(String), __typename: 'Project', description: expect.any(String) });
+      expect(body.data.all[0]).toEqual({
+        key: expect.any(String),
+        __typename: 'Project',
+        description: expect.any(String),
+      });
     },
   },
   {
     name: 'interfaces: node and nodes, a foreign and an unknown id among them',
-    query: 'query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Issue { key assignee { username } } ... on Project { key } ... on User { username } } }',
-    variables: () => ({ ids: [seed.orgs[0]!.projects[0]!.id, seed.users[0]!.id, seed.orgs[1]!.projects[0]!.id, '00000000-0000-4000-8000-000000000000'] }),
+    query:
+      'query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Issue { key assignee { username } } ... on Project { key } ... on User { username } } }',
+    variables: () => ({
+      ids: [
+        seed.orgs[0]!.projects[0]!.id,
+        seed.users[0]!.id,
+        seed.orgs[1]!.projects[0]!.id,
+        '00000000-0000-4000-8000-000000000000',
+      ],
+    }),
     expect: (body) => {
       expect(body.errors).toBeUndefined();
-      expect(body.data.nodes.map((n: { __typename: string } | null) => n?.__typename ?? null)).toEqual(['Project', 'User', null, null]);
+      expect(body.data.nodes.map((n: { __typename: string } | null) => n?.__typename ?? null)).toEqual([
+        'Project',
+        'User',
+        null,
+        null,
+      ]);
     },
   },
   {
     name: 'variables: paging forwards, ordered, with an enum argument',
-    query: 'query($n: Int!, $p: ID) { issues(projectId: $p, first: $n, orderBy: { field: PRIORITY, direction: ASC }) { edges { node { key priority status } } pageInfo { hasNextPage } } }',
+    query:
+      'query($n: Int!, $p: ID) { issues(projectId: $p, first: $n, orderBy: { field: PRIORITY, direction: ASC }) { edges { node { key priority status } } pageInfo { hasNextPage } } }',
     variables: () => ({ n: 2, p: seed.orgs[0]!.projects[0]!.id }),
     expect: (body) => expect(body.data.issues.edges).toHaveLength(2),
   },
   {
     name: 'a literal and/or/not filter',
-    query: '{ issues(first: 10, filter: { or: [{ status: [TODO] }, { not: { priority: [LOW, MEDIUM] } }] }) { totalCount edges { node { status priority } } } }',
+    query:
+      '{ issues(first: 10, filter: { or: [{ status: [TODO] }, { not: { priority: [LOW, MEDIUM] } }] }) { totalCount edges { node { status priority } } } }',
     expect: (body) => {
       expect(body.errors).toBeUndefined();
       expect(body.data.issues.totalCount).toBeGreaterThan(0);
     },
   },
   {
-    name: 'a variable of the recursive IssueFilter type (not compiled: yoga\'s executor runs it)',
+    name: "a variable of the recursive IssueFilter type (not compiled: yoga's executor runs it)",
     query: 'query($f: IssueFilter) { issues(first: 10, filter: $f) { totalCount edges { node { status priority } } } }',
     variables: () => ({ f: { or: [{ status: ['TODO'] }, { not: { priority: ['LOW', 'MEDIUM'] } }] } }),
     expect: (body) => {
@@ -116,7 +147,10 @@ const CASES: Case[] = [
     expect: (body) => {
       expect(body.data).toBeNull();
       expect(body.errors).toHaveLength(1);
-      expect(body.errors?.[0]).toMatchObject({ extensions: { code: 'VALIDATION_FAILED' }, locations: [{ line: 3, column: 3 }] });
+      expect(body.errors?.[0]).toMatchObject({
+        extensions: { code: 'VALIDATION_FAILED' },
+        locations: [{ line: 3, column: 3 }],
+      });
     },
   },
   {
@@ -147,7 +181,8 @@ const CASES: Case[] = [
   },
   {
     name: 'aggregates',
-    query: '{ issueAggregates(weeks: 2) { total byStatus { status count } byAssignee { assignee { username } count } createdPerWeek { weekStart count } } }',
+    query:
+      '{ issueAggregates(weeks: 2) { total byStatus { status count } byAssignee { assignee { username } count } createdPerWeek { weekStart count } } }',
     expect: (body) => {
       expect(body.errors).toBeUndefined();
       expect(body.data.issueAggregates.total).toBeGreaterThan(0);
@@ -155,12 +190,15 @@ const CASES: Case[] = [
   },
 ];
 
-describe('compiled queries answer as yoga\'s executor does', () => {
+describe("compiled queries answer as yoga's executor does", () => {
   test.each(CASES)('$name', async ({ who = 'olivia', query, variables, expect: check }) => {
     const vars = variables?.();
     // Twice each: the first run of a document and a later one take the same path here, but not in production.
     for (let run = 0; run < 2; run++) {
-      const [fromCompiled, fromWalked] = await Promise.all([answer(compiled, who, query, vars), answer(walked, who, query, vars)]);
+      const [fromCompiled, fromWalked] = await Promise.all([
+        answer(compiled, who, query, vars),
+        answer(walked, who, query, vars),
+      ]);
       expect(fromCompiled).toEqual(fromWalked);
       check(fromCompiled.body);
     }
@@ -169,8 +207,14 @@ describe('compiled queries answer as yoga\'s executor does', () => {
   test('each operation of a document runs as itself', async () => {
     const query = 'query Me { me { username } } query Keys { projects { key } }';
     for (let run = 0; run < 2; run++) {
-      for (const [name, field] of [['Me', 'me'], ['Keys', 'projects']] as const) {
-        const [fromCompiled, fromWalked] = await Promise.all([answer(compiled, 'olivia', query, undefined, name), answer(walked, 'olivia', query, undefined, name)]);
+      for (const [name, field] of [
+        ['Me', 'me'],
+        ['Keys', 'projects'],
+      ] as const) {
+        const [fromCompiled, fromWalked] = await Promise.all([
+          answer(compiled, 'olivia', query, undefined, name),
+          answer(walked, 'olivia', query, undefined, name),
+        ]);
         expect(fromCompiled).toEqual(fromWalked);
         expect(Object.keys(fromCompiled.body.data as object)).toEqual([field]);
       }

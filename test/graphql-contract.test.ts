@@ -21,19 +21,26 @@ const gql = async (query: string, app = t.app) => {
       headers: { authorization: `Bearer ${t.user('olivia').token}`, 'content-type': 'application/json' },
     }),
   );
-  return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: { message: string }[] } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { data?: unknown; errors?: { message: string }[] },
+  };
 };
 
 describe('the GraphQL contract', () => {
   test('schema.graphql is the current schema (run `npm run schema:print` after changing it)', () => {
-    expect(readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8')).toBe(`${printSchema(lexicographicSortSchema(schema))}\n`);
+    expect(readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8')).toBe(
+      `${printSchema(lexicographicSortSchema(schema))}\n`,
+    );
   });
 });
 
 describe('query limits', () => {
   test(`depth over ${QUERY_LIMITS.maxDepth} is refused before running, with a clear error`, async () => {
     // 11 levels, each a single field, so depth and not cost is what trips.
-    const { body } = await gql('{ issues(first: 1) { edges { node { project { organization { projects { issues(first: 1) { edges { node { project { key } } } } } } } } } } }');
+    const { body } = await gql(
+      '{ issues(first: 1) { edges { node { project { organization { projects { issues(first: 1) { edges { node { project { key } } } } } } } } } } }',
+    );
     expect(body.data).toBeUndefined();
     expect(body.errors?.[0]?.message).toMatch(/depth limit/i);
   });
@@ -51,7 +58,9 @@ describe('query limits', () => {
   });
 
   test('the nested dashboard query is within every limit', async () => {
-    const { body } = await gql('{ memberships { organization { projects { issues(first: 50) { edges { node { title assignee { name } } } } } } } }');
+    const { body } = await gql(
+      '{ memberships { organization { projects { issues(first: 50) { edges { node { title assignee { name } } } } } } } }',
+    );
     expect(body.errors).toBeUndefined();
   });
 });
@@ -60,7 +69,10 @@ describe('introspection', () => {
   test('on by default outside production; off in production unless GRAPHQL_INTROSPECTION is set', async () => {
     const query = '{ __schema { queryType { name } } }';
     expect((await gql(query)).body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
-    const production = await createApp({ ...testConfig(), production: true, graphqlIntrospection: false }, { db: t.app.db });
+    const production = await createApp(
+      { ...testConfig(), production: true, graphqlIntrospection: false },
+      { db: t.app.db },
+    );
     const refused = await gql(query, production);
     expect(refused.body.data).toBeUndefined();
     expect(refused.body.errors?.[0]?.message).toMatch(/introspection/i);

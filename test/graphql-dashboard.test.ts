@@ -41,24 +41,46 @@ describe('a dashboard in one request', () => {
       { status: 'DONE', count: 2 },
       { status: 'CANCELED', count: 0 },
     ]);
-    expect(stats.byPriority.map((p: { priority: string }) => p.priority)).toEqual(['URGENT', 'HIGH', 'MEDIUM', 'LOW', 'NONE']);
-    expect(stats.byProject.map((p: { project: { key: string }; count: number }) => [p.project.key, p.count]).sort()).toEqual([['MOB', 4], ['WEB', 4]]);
+    expect(stats.byPriority.map((p: { priority: string }) => p.priority)).toEqual([
+      'URGENT',
+      'HIGH',
+      'MEDIUM',
+      'LOW',
+      'NONE',
+    ]);
+    expect(
+      stats.byProject.map((p: { project: { key: string }; count: number }) => [p.project.key, p.count]).sort(),
+    ).toEqual([
+      ['MOB', 4],
+      ['WEB', 4],
+    ]);
     expect(stats.byAssignee.reduce((sum: number, a: { count: number }) => sum + a.count, 0)).toBe(8);
     expect(stats.createdPerWeek).toHaveLength(12);
     expect(stats.createdPerWeek[11].count).toBe(8);
-    const globex = await gql(t.user('bella', 'globex').token, '{ issueAggregates { total byProject { project { key } count } } }');
-    expect(globex.data!.issueAggregates.byProject.map((p: { project: { key: string } }) => p.project.key)).toEqual(['RES']);
+    const globex = await gql(
+      t.user('bella', 'globex').token,
+      '{ issueAggregates { total byProject { project { key } count } } }',
+    );
+    expect(globex.data!.issueAggregates.byProject.map((p: { project: { key: string } }) => p.project.key)).toEqual([
+      'RES',
+    ]);
   });
 
   test('completedPerWeek counts the issues moved to Done this week, from the history, under the filter', async () => {
     const member = t.user('mark').token;
     const projectId = t.org('acme').projects[1]!.id;
-    const created = await t.call('POST', '/api/issues', { token: member, body: { project_id: projectId, title: 'To finish', priority: 'low' } });
+    const created = await t.call('POST', '/api/issues', {
+      token: member,
+      body: { project_id: projectId, title: 'To finish', priority: 'low' },
+    });
     const issue = (await created.json()) as { id: string };
     const query = 'query($f: IssueFilter) { issueAggregates(filter: $f, weeks: 2) { completedPerWeek { count } } }';
-    const thisWeek = async (f?: object) => (await gql(member, query, { f })).data!.issueAggregates.completedPerWeek[1].count as number;
+    const thisWeek = async (f?: object) =>
+      (await gql(member, query, { f })).data!.issueAggregates.completedPerWeek[1].count as number;
     const before = await thisWeek();
-    expect((await t.call('PATCH', `/api/issues/${issue.id}`, { token: member, body: { status: 'Done' } })).status).toBe(200);
+    expect((await t.call('PATCH', `/api/issues/${issue.id}`, { token: member, body: { status: 'Done' } })).status).toBe(
+      200,
+    );
     expect(await thisWeek()).toBe(before + 1);
     // Moved away and back: still one issue completed this week.
     await t.call('PATCH', `/api/issues/${issue.id}`, { token: member, body: { status: 'Todo' } });
@@ -71,14 +93,21 @@ describe('a dashboard in one request', () => {
   });
 
   test("the issue list's filter, with enum values", async () => {
-    const { data } = await gql(t.user('victor').token, 'query($f: IssueFilter) { issueAggregates(filter: $f) { total } issues(filter: $f) { totalCount } }', {
-      f: { or: [{ status: ['DONE'] }, { priority: ['URGENT'] }] },
-    });
+    const { data } = await gql(
+      t.user('victor').token,
+      'query($f: IssueFilter) { issueAggregates(filter: $f) { total } issues(filter: $f) { totalCount } }',
+      {
+        f: { or: [{ status: ['DONE'] }, { priority: ['URGENT'] }] },
+      },
+    );
     expect(data).toEqual({ issueAggregates: { total: 4 }, issues: { totalCount: 4 } });
   });
 
   test('an unknown enum value is refused before anything runs', async () => {
-    const { data, errors } = await gql(t.user('victor').token, '{ issueAggregates(filter: { status: [DONE, Open] }) { total } }');
+    const { data, errors } = await gql(
+      t.user('victor').token,
+      '{ issueAggregates(filter: { status: [DONE, Open] }) { total } }',
+    );
     expect(data).toBeUndefined();
     expect(errors![0]!.message).toContain('Open');
   });
@@ -86,7 +115,10 @@ describe('a dashboard in one request', () => {
   test('input mistakes are reported together, with the field names', async () => {
     const projectId = t.org('globex').projects[0]!.id;
     const { errors } = await gql(t.user('victor').token, `{ issueAggregates(weeks: 0, filter: { q: "" }) { total } }`);
-    expect(errors![0]!.extensions).toMatchObject({ code: 'VALIDATION_FAILED', fieldErrors: [{ field: 'filter.q' }, { field: 'weeks' }] });
+    expect(errors![0]!.extensions).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      fieldErrors: [{ field: 'filter.q' }, { field: 'weeks' }],
+    });
     const foreign = await gql(t.user('victor').token, `{ issueAggregates(projectId: "${projectId}") { total } }`);
     expect(foreign.errors![0]!.extensions!.code).toBe('NOT_FOUND');
   });
@@ -101,9 +133,17 @@ describe('a dashboard in one request', () => {
       return t.app.db.queries.count - before;
     };
     expect(await statements('{ issueAggregates { total } }')).toBe(1);
-    expect(await statements('{ issueAggregates { total byStatus { count } ...P } } fragment P on IssueAggregates { byPriority { count } }')).toBe(1);
+    expect(
+      await statements(
+        '{ issueAggregates { total byStatus { count } ...P } } fragment P on IssueAggregates { byPriority { count } }',
+      ),
+    ).toBe(1);
     // The weekly counts are their own table (src/schema/issues/aggregates.ts: answeredByCounts).
-    expect(await statements('{ issueAggregates { total byStatus { count } ...P } } fragment P on IssueAggregates { byPriority { count } n: createdPerWeek { count } }')).toBe(2);
+    expect(
+      await statements(
+        '{ issueAggregates { total byStatus { count } ...P } } fragment P on IssueAggregates { byPriority { count } n: createdPerWeek { count } }',
+      ),
+    ).toBe(2);
   });
 });
 
@@ -118,7 +158,11 @@ describe('issue connections', () => {
       }`,
       { p: projectId },
     );
-    expect(data!.issues).toMatchObject({ __typename: 'IssueConnection', totalCount: 4, edges: [{ __typename: 'IssueEdge' }] });
+    expect(data!.issues).toMatchObject({
+      __typename: 'IssueConnection',
+      totalCount: 4,
+      edges: [{ __typename: 'IssueEdge' }],
+    });
     expect(data!.project.issues).toEqual({ __typename: 'IssueConnection', totalCount: 4 });
   });
 
@@ -132,7 +176,10 @@ describe('issue connections', () => {
   });
 
   test('an empty branch holds for every issue (or: [{}] is everything, not: {} nothing)', async () => {
-    const { data } = await gql(t.user('victor').token, '{ a: issues(filter: { or: [{}] }) { totalCount } b: issues(filter: { not: {} }) { totalCount } }');
+    const { data } = await gql(
+      t.user('victor').token,
+      '{ a: issues(filter: { or: [{}] }) { totalCount } b: issues(filter: { not: {} }) { totalCount } }',
+    );
     expect(data).toEqual({ a: { totalCount: 8 }, b: { totalCount: 0 } });
   });
 });

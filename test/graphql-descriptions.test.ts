@@ -1,4 +1,13 @@
-import { isEnumType, isInputObjectType, isInterfaceType, isIntrospectionType, isObjectType, isSpecifiedScalarType, isUnionType, type GraphQLSchema } from 'graphql';
+import {
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isIntrospectionType,
+  isObjectType,
+  isSpecifiedScalarType,
+  isUnionType,
+  type GraphQLSchema,
+} from 'graphql';
 import { describe, expect, test } from 'vitest';
 import { schema } from '../src/schema/index.js';
 
@@ -14,7 +23,8 @@ function undescribed(s: GraphQLSchema): string[] {
     if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
       for (const field of Object.values(type.getFields())) {
         need(`${type.name}.${field.name}`, field.description);
-        for (const arg of 'args' in field ? field.args : []) need(`${type.name}.${field.name}(${arg.name})`, arg.description);
+        for (const arg of 'args' in field ? field.args : [])
+          need(`${type.name}.${field.name}(${arg.name})`, arg.description);
       }
     }
     if (isEnumType(type)) for (const value of type.getValues()) need(`${type.name}.${value.name}`, value.description);

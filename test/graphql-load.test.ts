@@ -21,7 +21,9 @@ interface GqlBody {
 beforeAll(async () => {
   t = await startTestApp();
   const org = t.org('acme');
-  const project = await t.app.db.prisma.project.create({ data: { orgId: org.id, name: 'Big', key: 'BIG', issueCount: ISSUES } });
+  const project = await t.app.db.prisma.project.create({
+    data: { orgId: org.id, name: 'Big', key: 'BIG', issueCount: ISSUES },
+  });
   await t.app.db.prisma.issue.createMany({
     data: Array.from({ length: ISSUES }, (_, i) => ({
       orgId: org.id,
@@ -38,7 +40,11 @@ afterAll(() => t.close());
 
 async function gql(token: string, query: string) {
   const response = await t.call('POST', '/api/graphql', { token, body: { query } });
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as GqlBody };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as GqlBody,
+  };
 }
 
 const page = (alias: string) => `${alias}: issues(first: 100) { edges { node { description } } }`;
@@ -54,7 +60,11 @@ describe('the cost counts text by its length', () => {
     expect(t.app.db.queries.count - before).toBe(0);
     expect(body.data).toBeUndefined();
     // 4 x (1 + 100 x (edges 1 + node 1 + description 500)).
-    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'COST_LIMIT_EXCEEDED', cost: 200_804, maxCost: QUERY_LIMITS.maxCost });
+    expect(body.errors?.[0]?.extensions).toMatchObject({
+      code: 'COST_LIMIT_EXCEEDED',
+      cost: 200_804,
+      maxCost: QUERY_LIMITS.maxCost,
+    });
     expect(body.errors?.[0]?.message).toContain(`a description ${DESCRIPTION_MAX / 100}`);
   });
 
@@ -70,7 +80,10 @@ describe('the cost counts text by its length', () => {
     const over = `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: projects(first: 9) { issues(first: 100) { edges { node { title } } } }`).join(' ')} }`;
     expect((await gql(t.user('victor').token, query)).body.errors).toBeUndefined();
     // 15 x (1 + 9 x (1 + 100 x 5)) = 67,650: over, where titles costing 1 made 40,650.
-    expect((await gql(t.user('victor').token, over)).body.errors?.[0]?.extensions).toMatchObject({ code: 'COST_LIMIT_EXCEEDED', cost: 67_650 });
+    expect((await gql(t.user('victor').token, over)).body.errors?.[0]?.extensions).toMatchObject({
+      code: 'COST_LIMIT_EXCEEDED',
+      cost: 67_650,
+    });
   });
 });
 
@@ -121,13 +134,17 @@ describe('expensive executions running at once, per credential', () => {
       expect(refused.status).toBe(429);
       expect(refused.retryAfter).toBe('1');
       expect(refused.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: 1 });
-      expect(refused.body.errors?.[0]?.message).toContain(`already has ${QUERY_LIMITS.expensivePerCredential} GraphQL executions`);
+      expect(refused.body.errors?.[0]?.message).toContain(
+        `already has ${QUERY_LIMITS.expensivePerCredential} GraphQL executions`,
+      );
     }
     await release();
     const results = await Promise.all(all);
     expect(results.filter((r) => r.status === 200 && !r.body.errors)).toHaveLength(QUERY_LIMITS.expensivePerCredential);
     expect((await other).body.errors).toBeUndefined();
-    expect((await Promise.all(cheap)).map((r) => r.body)).toEqual(Array(5).fill({ data: { me: { username: 'victor' } } }));
+    expect((await Promise.all(cheap)).map((r) => r.body)).toEqual(
+      Array(5).fill({ data: { me: { username: 'victor' } } }),
+    );
     // Their slots are free again.
     expect((await gql(victor, BIG)).body.errors).toBeUndefined();
   });

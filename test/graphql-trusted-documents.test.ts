@@ -22,17 +22,32 @@ const byHash = (hash: string) => ({ extensions: { persistedQuery: { version: 1, 
 
 describe('trusted documents', () => {
   test('a registered document runs by its hash', async () => {
-    const response = await t.call('POST', '/api/graphql', { token: t.user('victor').token, body: byHash(sha256(DASHBOARD)) });
+    const response = await t.call('POST', '/api/graphql', {
+      token: t.user('victor').token,
+      body: byHash(sha256(DASHBOARD)),
+    });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { data: { issueAggregates: { total: number } } }).data.issueAggregates.total).toBe(8);
+    expect(
+      ((await response.json()) as { data: { issueAggregates: { total: number } } }).data.issueAggregates.total,
+    ).toBe(8);
   });
 
   test('a key (GRAPHQL_TRUSTED_ONLY=pat) may not send a document of its own; an unknown hash is refused', async () => {
-    const own = await t.call('POST', '/api/graphql', { token: t.user('victor').token, body: { query: '{ me { id } }' } });
+    const own = await t.call('POST', '/api/graphql', {
+      token: t.user('victor').token,
+      body: { query: '{ me { id } }' },
+    });
     expect(own.status).toBe(400);
-    expect(((await own.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('PERSISTED_QUERY_ONLY');
-    const unknown = await t.call('POST', '/api/graphql', { token: t.user('victor').token, body: byHash(sha256('{ me { id } }')) });
-    expect(((await unknown.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(((await own.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      'PERSISTED_QUERY_ONLY',
+    );
+    const unknown = await t.call('POST', '/api/graphql', {
+      token: t.user('victor').token,
+      body: byHash(sha256('{ me { id } }')),
+    });
+    expect(((await unknown.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      'PERSISTED_QUERY_NOT_FOUND',
+    );
   });
 
   test('a key may not send a document of its own beside a registered hash (the hash would admit it, the document would run)', async () => {
@@ -48,7 +63,10 @@ describe('trusted documents', () => {
 
   test('other credential kinds still send any document', async () => {
     const cookie = await t.signIn('victor@example.com');
-    const response = await t.call('POST', '/api/graphql', { body: { query: '{ me { username } }' }, headers: { cookie, origin: ORIGIN } });
+    const response = await t.call('POST', '/api/graphql', {
+      body: { query: '{ me { username } }' },
+      headers: { cookie, origin: ORIGIN },
+    });
     expect(await response.json()).toEqual({ data: { me: { username: 'victor' } } });
   });
 
@@ -66,8 +84,14 @@ describe('auth failures for application/graphql-response+json clients (GraphQL o
     expect(none.status).toBe(401);
     expect(none.headers.get('content-type')).toContain(accept);
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer /);
-    expect(await none.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED' } }] });
-    const wrong = await t.call('POST', '/api/graphql', { token: 'tok_live_nope', body: { query: '{ me { id } }' }, headers: { accept } });
+    expect(await none.json()).toEqual({
+      errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED' } }],
+    });
+    const wrong = await t.call('POST', '/api/graphql', {
+      token: 'tok_live_nope',
+      body: { query: '{ me { id } }' },
+      headers: { accept },
+    });
     expect(wrong.status).toBe(401);
     expect(((await wrong.json()) as { errors: unknown[] }).errors).toHaveLength(1);
     const plain = await t.call('POST', '/api/graphql', { body: { query: '{ me { id } }' } });
@@ -82,6 +106,8 @@ describe('auth failures for application/graphql-response+json clients (GraphQL o
       headers: { accept: 'application/graphql-response+json', 'x-org-id': t.org('globex').id },
     });
     expect(response.status).toBe(403);
-    expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toMatch(/FORBIDDEN|ORG/);
+    expect(
+      ((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code,
+    ).toMatch(/FORBIDDEN|ORG/);
   });
 });

@@ -32,7 +32,13 @@ const BY_SQL: Prisma.IssueSelect = { description: true, project: { select: { key
 const BY_PRISMA: Prisma.IssueSelect = { ...BY_SQL, org: { select: { id: true } } };
 
 function viewerOf(orgId: string): Context {
-  const principal: Principal = { kind: 'user', userId: randomUUID(), credential: { kind: 'session', id: randomUUID() }, org: { id: orgId, role: 'viewer' }, orgBound: false };
+  const principal: Principal = {
+    kind: 'user',
+    userId: randomUUID(),
+    credential: { kind: 'session', id: randomUUID() },
+    org: { id: orgId, role: 'viewer' },
+    orgBound: false,
+  };
   return { ...operatorContext(db.prisma), principal };
 }
 
@@ -50,7 +56,11 @@ async function pages(ctx: Context, query: ListQuery, select: Prisma.IssueSelect)
   let cursor: string | null = null;
   for (let n = 0; n < 100; n++) {
     const paging = query.backwards ? { last: query.size, before: cursor } : { first: query.size, after: cursor };
-    const page = await listIssues.call(ctx, { filter: query.filter, projectId: query.projectId, orderBy: query.orderBy, ...paging }, { select });
+    const page = await listIssues.call(
+      ctx,
+      { filter: query.filter, projectId: query.projectId, orderBy: query.orderBy, ...paging },
+      { select },
+    );
     const { startCursor, endCursor, hasNextPage, hasPreviousPage } = page.pageInfo;
     out.push({
       rows: page.edges.map((edge) => {
@@ -66,7 +76,12 @@ async function pages(ctx: Context, query: ListQuery, select: Prisma.IssueSelect)
   throw new Error('more than 100 pages');
 }
 
-const orderArbitrary = fc.option(fc.record({ field: fc.constantFrom(...ISSUE_SORT_FIELDS), direction: fc.constantFrom('ASC' as const, 'DESC' as const, null) }));
+const orderArbitrary = fc.option(
+  fc.record({
+    field: fc.constantFrom(...ISSUE_SORT_FIELDS),
+    direction: fc.constantFrom('ASC' as const, 'DESC' as const, null),
+  }),
+);
 
 describe('the issue list statement', () => {
   test('answers the selections it covers, and leaves relations to Prisma', () => {
@@ -113,19 +128,49 @@ describe('the issue list statement', () => {
   });
 
   test("sees only the caller's organization, and a project of another one is not found", async () => {
-    const mine = await createWorld(db, [{ project: 0, status: 'Todo', priority: 'high', assignee: 0, title: 'mine', description: null, ageDays: 1, updatedAgeDays: 0 }]);
-    const theirs = await createWorld(db, [{ project: 0, status: 'Todo', priority: 'high', assignee: 0, title: 'theirs', description: null, ageDays: 1, updatedAgeDays: 0 }]);
+    const mine = await createWorld(db, [
+      {
+        project: 0,
+        status: 'Todo',
+        priority: 'high',
+        assignee: 0,
+        title: 'mine',
+        description: null,
+        ageDays: 1,
+        updatedAgeDays: 0,
+      },
+    ]);
+    const theirs = await createWorld(db, [
+      {
+        project: 0,
+        status: 'Todo',
+        priority: 'high',
+        assignee: 0,
+        title: 'theirs',
+        description: null,
+        ageDays: 1,
+        updatedAgeDays: 0,
+      },
+    ]);
     const ctx = viewerOf(mine.orgId);
     const page = await listIssues.call(ctx, {}, { select: BY_SQL });
     expect(page.edges.map((e) => e!.node.title)).toEqual(['mine']);
-    await expect(listIssues.call(ctx, { projectId: theirs.projectIds[0] }, { select: BY_SQL })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(listIssues.call(ctx, { projectId: theirs.projectIds[0] }, { select: BY_SQL })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 });
 
 describe('the signed-in user statement', () => {
   test('gives the columns Prisma gives, and NOT_FOUND both ways once the user is gone', async () => {
     const world = await createWorld(db, []);
-    const ctx = { ...viewerOf(world.orgId), principal: { ...(viewerOf(world.orgId).principal as Extract<Principal, { kind: 'user' }>), userId: world.userIds[1]! } };
+    const ctx = {
+      ...viewerOf(world.orgId),
+      principal: {
+        ...(viewerOf(world.orgId).principal as Extract<Principal, { kind: 'user' }>),
+        userId: world.userIds[1]!,
+      },
+    };
     const columns = { id: true, email: true, name: true, username: true, locale: true } as const;
     const bySql = await getMe.call(ctx, {}, { select: columns });
     const { createdAt, ...byPrisma } = await getMe.call(ctx, {}, { select: { ...columns, createdAt: true } });
@@ -134,6 +179,8 @@ describe('the signed-in user statement', () => {
     expect(bySql).toMatchObject({ id: world.userIds[1], name: 'U1' });
     await db.prisma.user.delete({ where: { id: world.userIds[1]! } });
     await expect(getMe.call(ctx, {}, { select: columns })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(getMe.call(ctx, {}, { select: { ...columns, createdAt: true } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(getMe.call(ctx, {}, { select: { ...columns, createdAt: true } })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 });

@@ -21,10 +21,20 @@ describe('routing', () => {
   test('a trailing slash names no resource: 404, whatever the method, never the route without it', async () => {
     const token = t.user('mark').token;
     const project = t.org('acme').projects[0]!;
-    const paths = ['/api/projects/', '/api/issues/', '/api/me/', '/api/me/orgs/', `/api/projects/${project.id}/`, '/api/projects//'];
+    const paths = [
+      '/api/projects/',
+      '/api/issues/',
+      '/api/me/',
+      '/api/me/orgs/',
+      `/api/projects/${project.id}/`,
+      '/api/projects//',
+    ];
     for (const path of paths) {
       for (const method of ['GET', 'POST', 'DELETE']) {
-        const response = await t.call(method, path, { token, ...(method === 'POST' ? { body: { name: 'Slash', key: 'SLASH' } } : {}) });
+        const response = await t.call(method, path, {
+          token,
+          ...(method === 'POST' ? { body: { name: 'Slash', key: 'SLASH' } } : {}),
+        });
         expect({ path, method, status: response.status }).toEqual({ path, method, status: 404 });
         expect(await response.json()).toMatchObject({ status: 404, code: 'not_found' });
       }
@@ -55,18 +65,28 @@ describe('HTTPS policy', () => {
   });
 
   test('plain HTTP is redirected with 308 to the same path and query on BASE_URL', async () => {
-    const response = await app.fetch(new Request('http://evil.example.net/api/issues?limit=5', { method: 'POST', headers: { host: 'evil.example.net' } }));
+    const response = await app.fetch(
+      new Request('http://evil.example.net/api/issues?limit=5', {
+        method: 'POST',
+        headers: { host: 'evil.example.net' },
+      }),
+    );
     expect(response.status).toBe(308);
     expect(response.headers.get('location')).toBe('https://work.example.com/api/issues?limit=5');
   });
 
   test('HTTPS requests are served', async () => {
-    const response = await app.fetch(new Request('https://work.example.com/api/me', { headers: { authorization: `Bearer ${t.user('mark').token}` } }));
+    const response = await app.fetch(
+      new Request('https://work.example.com/api/me', { headers: { authorization: `Bearer ${t.user('mark').token}` } }),
+    );
     expect(response.status).toBe(200);
   });
 
   test('X-Forwarded-Proto is believed only with TRUST_PROXY', async () => {
-    const request = () => new Request('http://internal:4000/api/me', { headers: { 'x-forwarded-proto': 'https', authorization: `Bearer ${t.user('mark').token}` } });
+    const request = () =>
+      new Request('http://internal:4000/api/me', {
+        headers: { 'x-forwarded-proto': 'https', authorization: `Bearer ${t.user('mark').token}` },
+      });
     expect((await app.fetch(request())).status).toBe(308);
     expect((await proxied.fetch(request())).status).toBe(200);
     const plain = new Request('http://internal:4000/api/me', { headers: { 'x-forwarded-proto': 'http' } });

@@ -48,7 +48,9 @@ describe('only writes are kept', () => {
     const write = await gql(writeKey, { query, operationName: 'Create', variables });
     expect((await write.json()).data.createIssue.__typename).toBe('MutationCreateIssueSuccess');
     expect(await rowsOf(writeKey)).toBe(1);
-    expect((await gql(writeKey, { query, operationName: 'Create', variables })).headers.get('idempotent-replayed')).toBe('true');
+    expect(
+      (await gql(writeKey, { query, operationName: 'Create', variables })).headers.get('idempotent-replayed'),
+    ).toBe('true');
   });
 
   test('a keyed REST GET writes no row either', async () => {
@@ -63,7 +65,14 @@ describe('the answer cap', () => {
     // Eleven issues of 50,000 characters: a mutation that selects their descriptions answers > 512 KiB.
     const description = 'x'.repeat(50_000);
     for (let i = 0; i < 11; i++) {
-      expect((await t.call('POST', '/api/issues', { token, body: { project_id: projectId, title: `big ${i}`, description } })).status).toBe(201);
+      expect(
+        (
+          await t.call('POST', '/api/issues', {
+            token,
+            body: { project_id: projectId, title: `big ${i}`, description },
+          })
+        ).status,
+      ).toBe(201);
     }
     const query = `mutation($input: CreateIssueInput!) { createIssue(input: $input) {
       ... on MutationCreateIssueSuccess { data { id project { issues(first: 12) { edges { node { description } } } } } } } }`;
@@ -83,13 +92,28 @@ describe('the answer cap', () => {
   });
 
   test('the module keeps an answer up to the cap and omits a larger one', async () => {
-    const scope = keyScope({ kind: 'user', userId, credential: { kind: 'pat', id: 'x' }, org: null, orgBound: false }, randomUUID())!;
+    const scope = keyScope(
+      { kind: 'user', userId, credential: { kind: 'pat', id: 'x' }, org: null, orgBound: false },
+      randomUUID(),
+    )!;
     const large = { status: 201, headers: {}, body: 'y'.repeat(2_000) };
-    expect(await idempotent(t.app.db.prisma, scope, 'print', async () => large, () => true, { maxAnswerBytes: 1_000 })).toEqual({ kind: 'fresh', response: large });
+    expect(
+      await idempotent(
+        t.app.db.prisma,
+        scope,
+        'print',
+        async () => large,
+        () => true,
+        { maxAnswerBytes: 1_000 },
+      ),
+    ).toEqual({ kind: 'fresh', response: large });
     const never = async () => {
       throw new Error('must not run again');
     };
-    expect(await idempotent(t.app.db.prisma, scope, 'print', never, () => true)).toEqual({ kind: 'answer_too_large', status: 201 });
+    expect(await idempotent(t.app.db.prisma, scope, 'print', never, () => true)).toEqual({
+      kind: 'answer_too_large',
+      status: 201,
+    });
   });
 });
 
@@ -120,7 +144,11 @@ describe('the per-user quota', () => {
     expect((await create(kept, title)).headers.get('idempotent-replayed')).toBe('true');
     expect((await create(null, title)).status).toBe(201);
     // Another user has a quota of its own.
-    const theirs = await t.call('POST', '/api/issues', { token: t.user('maya').token, body: { project_id: projectId, title }, headers: keyed(randomUUID()) });
+    const theirs = await t.call('POST', '/api/issues', {
+      token: t.user('maya').token,
+      body: { project_id: projectId, title },
+      headers: keyed(randomUUID()),
+    });
     expect(theirs.status).toBe(201);
   });
 
@@ -134,7 +162,11 @@ describe('the per-user quota', () => {
       method: 'tools/call',
       params: { name: 'create_issue', arguments: { project_id: projectId, title, idempotency_key: randomUUID() } },
     };
-    const mcp = await t.call('POST', '/api/mcp', { token, body: call, headers: { accept: 'application/json, text/event-stream' } });
+    const mcp = await t.call('POST', '/api/mcp', {
+      token,
+      body: call,
+      headers: { accept: 'application/json, text/event-stream' },
+    });
     const { result } = await mcp.json();
     expect(result.isError).toBe(true);
     expect(JSON.parse(result.content[0].text)).toMatchObject({ status: 429, code: 'idempotency_quota_exceeded' });

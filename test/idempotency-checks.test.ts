@@ -6,7 +6,13 @@ import { QUERY_LIMITS } from '../src/limits/graphql-query.js';
 import { isGraphqlQuery } from '../src/idempotency/graphql-reads.js';
 import { idempotentRequest, REPLAYED_HEADER } from '../src/idempotency/http.js';
 import { KEY_MAX_LENGTH, KEY_TTL_MS, parseIdempotencyKey } from '../src/idempotency/key.js';
-import { answerBytes, MAX_ANSWER_BYTES, MAX_BYTES_PER_USER, MAX_KEYS_PER_USER, overQuota } from '../src/idempotency/quota.js';
+import {
+  answerBytes,
+  MAX_ANSWER_BYTES,
+  MAX_BYTES_PER_USER,
+  MAX_KEYS_PER_USER,
+  overQuota,
+} from '../src/idempotency/quota.js';
 import { fingerprint, idempotent, keyScope } from '../src/idempotency/run.js';
 import {
   claimKey,
@@ -61,7 +67,13 @@ function table(hooks: { afterRefusedCreate?: (rows: Row[]) => void } = {}) {
   let rows: Row[] = [];
   const calls: string[] = [];
   const idempotencyKey = {
-    async createMany({ data, skipDuplicates }: { data: Omit<Row, 'status' | 'headers' | 'body' | 'bytes'>[]; skipDuplicates: boolean }) {
+    async createMany({
+      data,
+      skipDuplicates,
+    }: {
+      data: Omit<Row, 'status' | 'headers' | 'body' | 'bytes'>[];
+      skipDuplicates: boolean;
+    }) {
       expect(skipDuplicates).toBe(true);
       calls.push('createMany');
       let count = 0;
@@ -104,7 +116,11 @@ function table(hooks: { afterRefusedCreate?: (rows: Row[]) => void } = {}) {
 }
 
 const scope = (key = 'k1', userId = 'u1', orgId = 'o1'): KeyScope => ({ userId, orgId, key });
-const answer = (status = 201, body = '{"id":1}', headers: Record<string, string> = { 'content-type': 'application/json' }): StoredResponse => ({
+const answer = (
+  status = 201,
+  body = '{"id":1}',
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): StoredResponse => ({
   status,
   headers,
   body,
@@ -117,8 +133,10 @@ afterEach(() => {
 });
 
 describe('parseIdempotencyKey', () => {
-  const parse = (value?: string) => parseIdempotencyKey(new Headers(value === undefined ? {} : { 'idempotency-key': value }));
-  const SHAPE = 'Idempotency-Key must be one quoted string ("a1b2...") or one token of visible ASCII characters, sent once.';
+  const parse = (value?: string) =>
+    parseIdempotencyKey(new Headers(value === undefined ? {} : { 'idempotency-key': value }));
+  const SHAPE =
+    'Idempotency-Key must be one quoted string ("a1b2...") or one token of visible ASCII characters, sent once.';
   const LENGTH = `Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} characters.`;
 
   test('no header: null', () => expect(parse()).toBeNull());
@@ -132,7 +150,8 @@ describe('parseIdempotencyKey', () => {
   });
 
   test('lists, stray quotes, spaces and unknown escapes are refused', () => {
-    for (const value of ['"a", "b"', 'a,b', 'a b', 'a"b', '"a', '"a\\b"', '"a"b"', 'a;"b"']) expect(parse(value)).toEqual({ error: SHAPE });
+    for (const value of ['"a", "b"', 'a,b', 'a b', 'a"b', '"a', '"a\\b"', '"a"b"', 'a;"b"'])
+      expect(parse(value)).toEqual({ error: SHAPE });
   });
 
   test(`1 to ${KEY_MAX_LENGTH} characters`, () => {
@@ -167,7 +186,15 @@ describe('isGraphqlQuery', () => {
   });
 
   test('anything unreadable is a write', () => {
-    for (const value of ['{', 'null', '[{"query":"{ a }"}]', '"{ a }"', '{"extensions":{"persistedQuery":{}}}', { query: 5 }, { query: '{ a' }])
+    for (const value of [
+      '{',
+      'null',
+      '[{"query":"{ a }"}]',
+      '"{ a }"',
+      '{"extensions":{"persistedQuery":{}}}',
+      { query: 5 },
+      { query: '{ a' },
+    ])
       expect(isGraphqlQuery(body(value))).toBe(false);
   });
 
@@ -189,7 +216,13 @@ describe('the store', () => {
     const claimed = await claimKey(db, scope(), 'print', NOW);
     expect(claimed).toEqual({ id: expect.any(String) });
     expect(rows()).toEqual([
-      expect.objectContaining({ id: claimed!.id, ...scope(), fingerprint: 'print', createdAt: NOW, expiresAt: later(KEY_TTL_MS) }),
+      expect.objectContaining({
+        id: claimed!.id,
+        ...scope(),
+        fingerprint: 'print',
+        createdAt: NOW,
+        expiresAt: later(KEY_TTL_MS),
+      }),
     ]);
     expect(KEY_TTL_MS).toBe(24 * 60 * 60 * 1000);
     expect(await claimKey(db, scope(), 'print', later(KEY_TTL_MS - 1))).toBeNull();
@@ -225,9 +258,19 @@ describe('the store', () => {
     const { db } = table();
     expect(await findKey(db, scope())).toBeNull();
     const { id } = (await claimKey(db, scope(), 'p', NOW))!;
-    expect(await findKey(db, scope())).toEqual({ id, fingerprint: 'p', createdAt: NOW, expiresAt: later(KEY_TTL_MS), response: null, omitted: null });
+    expect(await findKey(db, scope())).toEqual({
+      id,
+      fingerprint: 'p',
+      createdAt: NOW,
+      expiresAt: later(KEY_TTL_MS),
+      response: null,
+      omitted: null,
+    });
     await completeKey(db, id, answer(201, 'b', { x: 'y' }), 42);
-    expect(await findKey(db, scope())).toMatchObject({ response: { status: 201, headers: { x: 'y' }, body: 'b' }, omitted: null });
+    expect(await findKey(db, scope())).toMatchObject({
+      response: { status: 201, headers: { x: 'y' }, body: 'b' },
+      omitted: null,
+    });
     expect(await findKey(db, scope('k1', 'u2'))).toBeNull();
 
     const other = (await claimKey(db, scope('k2'), 'p', NOW))!;
@@ -239,7 +282,12 @@ describe('the store', () => {
     const { db, rows } = table();
     const { id } = (await claimKey(db, scope(), 'p', NOW))!;
     await completeKey(db, id, answer(200, ''), 7);
-    expect(rows()[0]).toMatchObject({ status: 200, body: '', headers: { 'content-type': 'application/json' }, bytes: 7 });
+    expect(rows()[0]).toMatchObject({
+      status: 200,
+      body: '',
+      headers: { 'content-type': 'application/json' },
+      bytes: 7,
+    });
     rows()[0]!.headers = null;
     expect((await findKey(db, scope()))!.response).toEqual({ status: 200, headers: {}, body: '' });
   });
@@ -300,7 +348,17 @@ describe('the quota', () => {
     for (let i = 0; i < MAX_KEYS_PER_USER; i++) {
       const createdAt = later(i * 1000);
       const expiresAt = new Date(createdAt.getTime() + KEY_TTL_MS);
-      rows().push({ id: `r${i}`, ...scope(`k${i}`), fingerprint: 'p', status: null, headers: null, body: null, bytes: 0, createdAt, expiresAt });
+      rows().push({
+        id: `r${i}`,
+        ...scope(`k${i}`),
+        fingerprint: 'p',
+        status: null,
+        headers: null,
+        body: null,
+        bytes: 0,
+        createdAt,
+        expiresAt,
+      });
     }
     // Expired keys and other users' keys do not count.
     await claimKey(db, scope('gone'), 'p', later(-KEY_TTL_MS));
@@ -340,7 +398,13 @@ describe('the quota', () => {
 
 describe('keyScope and fingerprint', () => {
   const user = (org: { id: string } | null): Principal =>
-    ({ kind: 'user', userId: 'u1', credential: { kind: 'pat', id: 'c' }, org: org && { ...org, role: 'member' }, orgBound: true }) as Principal;
+    ({
+      kind: 'user',
+      userId: 'u1',
+      credential: { kind: 'pat', id: 'c' },
+      org: org && { ...org, role: 'member' },
+      orgBound: true,
+    }) as Principal;
 
   test("a user's keys are per organization ('' for none); others get no idempotency", () => {
     expect(keyScope(user({ id: 'o1' }), 'k')).toEqual({ userId: 'u1', orgId: 'o1', key: 'k' });
@@ -364,8 +428,14 @@ describe('idempotent', () => {
     const { db, rows } = table();
     let runs = 0;
     const execute = async () => answer(201, `run ${++runs}`);
-    expect(await idempotent(db, scope(), 'p', execute, keepAll)).toEqual({ kind: 'fresh', response: answer(201, 'run 1') });
-    expect(await idempotent(db, scope(), 'p', execute, keepAll)).toEqual({ kind: 'replay', response: answer(201, 'run 1') });
+    expect(await idempotent(db, scope(), 'p', execute, keepAll)).toEqual({
+      kind: 'fresh',
+      response: answer(201, 'run 1'),
+    });
+    expect(await idempotent(db, scope(), 'p', execute, keepAll)).toEqual({
+      kind: 'replay',
+      response: answer(201, 'run 1'),
+    });
     expect(await idempotent(db, scope(), 'other', execute, keepAll)).toEqual({ kind: 'mismatch' });
     expect(runs).toBe(1);
     expect(rows()[0]!.bytes).toBe(answerBytes(answer(201, 'run 1')));
@@ -393,14 +463,29 @@ describe('idempotent', () => {
     const { db } = table();
     const big = answer(201, 'x'.repeat(100), {});
     const size = answerBytes(big);
-    expect(await idempotent(db, scope('fits'), 'p', async () => big, keepAll, { maxAnswerBytes: size })).toEqual({ kind: 'fresh', response: big });
-    expect(await idempotent(db, scope('fits'), 'p', async () => big, keepAll)).toEqual({ kind: 'replay', response: big });
-    expect(await idempotent(db, scope('big'), 'p', async () => big, keepAll, { maxAnswerBytes: size - 1 })).toEqual({ kind: 'fresh', response: big });
-    expect(await idempotent(db, scope('big'), 'p', async () => big, keepAll)).toEqual({ kind: 'answer_too_large', status: 201 });
+    expect(await idempotent(db, scope('fits'), 'p', async () => big, keepAll, { maxAnswerBytes: size })).toEqual({
+      kind: 'fresh',
+      response: big,
+    });
+    expect(await idempotent(db, scope('fits'), 'p', async () => big, keepAll)).toEqual({
+      kind: 'replay',
+      response: big,
+    });
+    expect(await idempotent(db, scope('big'), 'p', async () => big, keepAll, { maxAnswerBytes: size - 1 })).toEqual({
+      kind: 'fresh',
+      response: big,
+    });
+    expect(await idempotent(db, scope('big'), 'p', async () => big, keepAll)).toEqual({
+      kind: 'answer_too_large',
+      status: 201,
+    });
     expect(MAX_ANSWER_BYTES).toBe(512 * 1024);
     const huge = answer(200, 'y'.repeat(MAX_ANSWER_BYTES), {});
     await idempotent(db, scope('huge'), 'p', async () => huge, keepAll);
-    expect(await idempotent(db, scope('huge'), 'p', async () => huge, keepAll)).toEqual({ kind: 'answer_too_large', status: 200 });
+    expect(await idempotent(db, scope('huge'), 'p', async () => huge, keepAll)).toEqual({
+      kind: 'answer_too_large',
+      status: 200,
+    });
   });
 
   test('over the quota nothing runs, the key is freed, and the wait is told', async () => {
@@ -417,7 +502,13 @@ describe('idempotent', () => {
   test('a duplicate waits for the first to finish, then gets its answer', async () => {
     const { db } = table();
     let finish!: () => void;
-    const first = idempotent(db, scope(), 'p', () => new Promise<StoredResponse>((resolve) => (finish = () => resolve(answer(201, 'one')))), keepAll);
+    const first = idempotent(
+      db,
+      scope(),
+      'p',
+      () => new Promise<StoredResponse>((resolve) => (finish = () => resolve(answer(201, 'one')))),
+      keepAll,
+    );
     await vi.waitFor(() => expect(finish).toBeDefined());
     let secondRuns = 0;
     const second = idempotent(db, scope(), 'p', async () => answer(201, String(++secondRuns)), keepAll, { pollMs: 1 });
@@ -431,7 +522,13 @@ describe('idempotent', () => {
   test('a duplicate whose first request fails meanwhile runs itself', async () => {
     const { db } = table();
     let fail!: () => void;
-    const first = idempotent(db, scope(), 'p', () => new Promise<StoredResponse>((_, reject) => (fail = () => reject(new Error('x')))), keepAll);
+    const first = idempotent(
+      db,
+      scope(),
+      'p',
+      () => new Promise<StoredResponse>((_, reject) => (fail = () => reject(new Error('x')))),
+      keepAll,
+    );
     await vi.waitFor(() => expect(fail).toBeDefined());
     const second = idempotent(db, scope(), 'p', async () => answer(201, 'two'), keepAll, { pollMs: 1 });
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -450,7 +547,10 @@ describe('idempotent', () => {
       },
     });
     await claimKey(db, scope(), 'p');
-    expect(await idempotent(db, scope(), 'p', async () => answer(201, 'again'), keepAll)).toEqual({ kind: 'fresh', response: answer(201, 'again') });
+    expect(await idempotent(db, scope(), 'p', async () => answer(201, 'again'), keepAll)).toEqual({
+      kind: 'fresh',
+      response: answer(201, 'again'),
+    });
   });
 
   test('a first request still running after the wait: in_progress; older than any request runs: unknown', async () => {
@@ -459,8 +559,12 @@ describe('idempotent', () => {
     const { db } = table();
     await claimKey(db, scope(), 'p', new Date(NOW.getTime() - 1000));
     const execute = async () => answer();
-    expect(await idempotent(db, scope(), 'p', execute, keepAll, { waitMs: 0, staleMs: 1000 })).toEqual({ kind: 'in_progress' });
-    expect(await idempotent(db, scope(), 'p', execute, keepAll, { waitMs: 0, staleMs: 999 })).toEqual({ kind: 'unknown' });
+    expect(await idempotent(db, scope(), 'p', execute, keepAll, { waitMs: 0, staleMs: 1000 })).toEqual({
+      kind: 'in_progress',
+    });
+    expect(await idempotent(db, scope(), 'p', execute, keepAll, { waitMs: 0, staleMs: 999 })).toEqual({
+      kind: 'unknown',
+    });
     // The defaults: two minutes make a request dead; a duplicate waits a while first.
     expect(await idempotent(db, scope('k2'), 'p', execute, keepAll)).toMatchObject({ kind: 'fresh' });
     await claimKey(db, scope('old'), 'p', new Date(NOW.getTime() - 120_001));
@@ -471,22 +575,42 @@ describe('idempotent', () => {
     const { db } = table();
     const { id } = (await claimKey(db, scope(), 'p'))!;
     setTimeout(() => void completeKey(db, id, answer(201, 'late'), 1), 60);
-    expect(await idempotent(db, scope(), 'p', async () => answer(), keepAll)).toEqual({ kind: 'replay', response: answer(201, 'late') });
+    expect(await idempotent(db, scope(), 'p', async () => answer(), keepAll)).toEqual({
+      kind: 'replay',
+      response: answer(201, 'late'),
+    });
   });
 });
 
 describe('idempotentRequest', () => {
-  const principal = { kind: 'user', userId: 'u1', credential: { kind: 'pat', id: 'c' }, org: { id: 'o1', role: 'member' }, orgBound: true } as Principal;
+  const principal = {
+    kind: 'user',
+    userId: 'u1',
+    credential: { kind: 'pat', id: 'c' },
+    org: { id: 'o1', role: 'member' },
+    orgBound: true,
+  } as Principal;
   const post = (path: string, body: string, key: string | null = '"k1"', method = 'POST') =>
-    new Request(`http://127.0.0.1${path}`, { method, body: method === 'GET' ? undefined : body, headers: key === null ? {} : { 'idempotency-key': key } });
+    new Request(`http://127.0.0.1${path}`, {
+      method,
+      body: method === 'GET' ? undefined : body,
+      headers: key === null ? {} : { 'idempotency-key': key },
+    });
 
   function handler(answers: (n: number, request: Request) => Response) {
     let runs = 0;
     const handle = async (request: Request) => answers(++runs, request);
     return { handle, runs: () => runs };
   }
-  const created = (n: number) => new Response(JSON.stringify({ n }), { status: 201, headers: { 'content-type': 'application/json', 'x-n': String(n) } });
-  const problem = async (response: Response) => ({ status: response.status, ...((await response.json()) as { code: string }) });
+  const created = (n: number) =>
+    new Response(JSON.stringify({ n }), {
+      status: 201,
+      headers: { 'content-type': 'application/json', 'x-n': String(n) },
+    });
+  const problem = async (response: Response) => ({
+    status: response.status,
+    ...((await response.json()) as { code: string }),
+  });
 
   test('a retry gets the first answer again, marked replayed', async () => {
     const { db } = table();
@@ -510,7 +634,11 @@ describe('idempotentRequest', () => {
     const { db } = table();
     const h = handler(created);
     await idempotentRequest(db, principal, post('/api/issues?x=1', '{"a":1}'), h.handle);
-    for (const request of [post('/api/issues?x=1', '{"a":2}'), post('/api/projects?x=1', '{"a":1}'), post('/api/issues?x=2', '{"a":1}')]) {
+    for (const request of [
+      post('/api/issues?x=1', '{"a":2}'),
+      post('/api/projects?x=1', '{"a":1}'),
+      post('/api/issues?x=2', '{"a":1}'),
+    ]) {
       const response = await idempotentRequest(db, principal, request, h.handle);
       const body = await problem(response);
       expect(body).toMatchObject({ status: 422, code: 'idempotency_key_reused' });
@@ -540,7 +668,12 @@ describe('idempotentRequest', () => {
     // The same body elsewhere is no GraphQL request.
     await idempotentRequest(db, principal, post('/api/other', JSON.stringify({ query: '{ a }' })), h.handle);
     expect(rows()).toHaveLength(1);
-    await idempotentRequest(db, principal, post('/api/graphql', JSON.stringify({ query: 'mutation { a }' }), '"k2"'), h.handle);
+    await idempotentRequest(
+      db,
+      principal,
+      post('/api/graphql', JSON.stringify({ query: 'mutation { a }' }), '"k2"'),
+      h.handle,
+    );
     expect(rows()).toHaveLength(2);
     expect(rows()[1]).toMatchObject({ status: 200, body: '{"data":{}}' });
   });
@@ -601,7 +734,10 @@ describe('idempotentRequest', () => {
     expect(busyBody).toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
     expect(JSON.stringify(busyBody)).toContain('still being processed');
     expect(busy.headers.get('retry-after')).toBe('1');
-    const dead = await idempotentRequest(db, principal, post('/api/issues', '{}'), h.handle, { waitMs: 0, staleMs: -1 });
+    const dead = await idempotentRequest(db, principal, post('/api/issues', '{}'), h.handle, {
+      waitMs: 0,
+      staleMs: -1,
+    });
     const deadBody = await problem(dead);
     expect(deadBody).toMatchObject({ status: 409, code: 'idempotency_outcome_unknown' });
     expect(JSON.stringify(deadBody)).toContain('whether it took effect is unknown');

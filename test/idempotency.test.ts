@@ -17,7 +17,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const createIssue = (key: string | null, body: unknown, as = token, extra: Record<string, string> = {}) =>
-  t.call('POST', '/api/issues', { token: as, body, headers: { ...(key === null ? {} : { 'idempotency-key': key }), ...extra } });
+  t.call('POST', '/api/issues', {
+    token: as,
+    body,
+    headers: { ...(key === null ? {} : { 'idempotency-key': key }), ...extra },
+  });
 const issuesTitled = (title: string) => t.app.db.prisma.issue.count({ where: { title } });
 const quoted = (key: string) => `"${key}"`;
 
@@ -57,12 +61,24 @@ describe('Idempotency-Key on REST POSTs', () => {
     const title = `reused ${randomUUID()}`;
     const key = quoted(randomUUID());
     expect((await createIssue(key, { project_id: projectId, title })).status).toBe(201);
-    await expectProblem(await createIssue(key, { project_id: projectId, title: `${title} (changed)` }), 422, 'idempotency_key_reused');
+    await expectProblem(
+      await createIssue(key, { project_id: projectId, title: `${title} (changed)` }),
+      422,
+      'idempotency_key_reused',
+    );
     // Another user's key space: maya's key of the same text is hers, not mark's.
-    const project = await t.call('POST', '/api/projects', { token: t.user('maya').token, body: { name: 'Other', key: 'OTH' }, headers: { 'idempotency-key': key } });
+    const project = await t.call('POST', '/api/projects', {
+      token: t.user('maya').token,
+      body: { name: 'Other', key: 'OTH' },
+      headers: { 'idempotency-key': key },
+    });
     expect(project.status).toBe(201);
     await expectProblem(
-      await t.call('POST', '/api/projects', { token, body: { name: 'Other', key: 'OTHX' }, headers: { 'idempotency-key': key } }),
+      await t.call('POST', '/api/projects', {
+        token,
+        body: { name: 'Other', key: 'OTHX' },
+        headers: { 'idempotency-key': key },
+      }),
       422,
       'idempotency_key_reused',
     );
@@ -86,18 +102,25 @@ describe('Idempotency-Key on REST POSTs', () => {
   test('concurrent duplicates: exactly one write; the others wait for it (same answer) or are 409', async () => {
     const title = `concurrent ${randomUUID()}`;
     const key = quoted(randomUUID());
-    const responses = await Promise.all(Array.from({ length: 8 }, () => createIssue(key, { project_id: projectId, title })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => createIssue(key, { project_id: projectId, title })),
+    );
     const created = responses.filter((r) => r.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     const ids = new Set(await Promise.all(created.map(async (r) => (await r.json()).id)));
     expect(ids.size).toBe(1);
-    for (const other of responses.filter((r) => r.status !== 201)) await expectProblem(other, 409, 'idempotency_key_in_use');
+    for (const other of responses.filter((r) => r.status !== 201))
+      await expectProblem(other, 409, 'idempotency_key_in_use');
     expect(await issuesTitled(title)).toBe(1);
   });
 
   test('a client mistake is kept and replayed too; the key stays bound to that body', async () => {
     const key = quoted(randomUUID());
-    const first = await expectProblem(await createIssue(key, { project_id: projectId, title: '' }), 400, 'validation_failed');
+    const first = await expectProblem(
+      await createIssue(key, { project_id: projectId, title: '' }),
+      400,
+      'validation_failed',
+    );
     const retry = await createIssue(key, { project_id: projectId, title: '' });
     expect(retry.status).toBe(400);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
@@ -111,9 +134,17 @@ describe('Idempotency-Key on REST POSTs', () => {
     const title = `media type ${randomUUID()}`;
     const key = quoted(randomUUID());
     const body = JSON.stringify({ project_id: projectId, title });
-    const wrong = await t.call('POST', '/api/issues', { token, body, headers: { 'idempotency-key': key, 'content-type': 'text/plain' } });
+    const wrong = await t.call('POST', '/api/issues', {
+      token,
+      body,
+      headers: { 'idempotency-key': key, 'content-type': 'text/plain' },
+    });
     expect(wrong.status).toBe(415);
-    const fixed = await t.call('POST', '/api/issues', { token, body, headers: { 'idempotency-key': key, 'content-type': 'application/json' } });
+    const fixed = await t.call('POST', '/api/issues', {
+      token,
+      body,
+      headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+    });
     expect(fixed.status).toBe(201);
     expect(fixed.headers.get('idempotent-replayed')).toBeNull();
     expect(await issuesTitled(title)).toBe(1);
@@ -121,14 +152,26 @@ describe('Idempotency-Key on REST POSTs', () => {
 
   test('a malformed key is a 400 and runs nothing', async () => {
     const title = `malformed ${randomUUID()}`;
-    for (const key of ['""', '"a", "b"', 'a, b', 'a b', '"unterminated', 'x'.repeat(256), '"é"', `"${'x'.repeat(256)}"`]) {
+    for (const key of [
+      '""',
+      '"a", "b"',
+      'a, b',
+      'a b',
+      '"unterminated',
+      'x'.repeat(256),
+      '"é"',
+      `"${'x'.repeat(256)}"`,
+    ]) {
       await expectProblem(await createIssue(key, { project_id: projectId, title }), 400, 'invalid_idempotency_key');
     }
     expect(await issuesTitled(title)).toBe(0);
   });
 
   test('the header is ignored on methods that are idempotent already', async () => {
-    const response = await t.call('GET', '/api/issues?limit=1', { token, headers: { 'idempotency-key': 'not "valid' } });
+    const response = await t.call('GET', '/api/issues?limit=1', {
+      token,
+      headers: { 'idempotency-key': 'not "valid' },
+    });
     expect(response.status).toBe(200);
   });
 });
@@ -136,7 +179,11 @@ describe('Idempotency-Key on REST POSTs', () => {
 describe('Idempotency-Key on GraphQL', () => {
   const mutation = `mutation($input: CreateIssueInput!) { createIssue(input: $input) { __typename ... on MutationCreateIssueSuccess { data { id title } } } }`;
   const gql = (key: string, title: string) =>
-    t.call('POST', '/api/graphql', { token, body: { query: mutation, variables: { input: { projectId, title } } }, headers: { 'idempotency-key': key } });
+    t.call('POST', '/api/graphql', {
+      token,
+      body: { query: mutation, variables: { input: { projectId, title } } },
+      headers: { 'idempotency-key': key },
+    });
 
   test('createIssue with a key runs once; the retry gets the same result', async () => {
     const title = `graphql ${randomUUID()}`;
@@ -154,7 +201,11 @@ describe('Idempotency-Key on GraphQL', () => {
 
   test('an answer with top-level errors (nothing ran) is not kept: the retry runs', async () => {
     const key = quoted(randomUUID());
-    const broken = await t.call('POST', '/api/graphql', { token, body: { query: 'mutation { nope }' }, headers: { 'idempotency-key': key } });
+    const broken = await t.call('POST', '/api/graphql', {
+      token,
+      body: { query: 'mutation { nope }' },
+      headers: { 'idempotency-key': key },
+    });
     expect((await broken.json()).errors).toBeDefined();
     // The key is free again, so the same key with a corrected document is not "reused".
     const title = `after error ${randomUUID()}`;
@@ -165,7 +216,11 @@ describe('Idempotency-Key on GraphQL', () => {
 });
 
 describe('the idempotency module', () => {
-  const scope = () => keyScope({ kind: 'user', userId: randomUUID(), credential: { kind: 'pat', id: 'x' }, org: null, orgBound: false }, randomUUID())!;
+  const scope = () =>
+    keyScope(
+      { kind: 'user', userId: randomUUID(), credential: { kind: 'pat', id: 'x' }, org: null, orgBound: false },
+      randomUUID(),
+    )!;
   const answer = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
 
   test('a duplicate waits for the first request, then gets its answer', async () => {
@@ -193,20 +248,46 @@ describe('the idempotency module', () => {
     const never = async () => {
       throw new Error('must not run');
     };
-    expect(await idempotent(t.app.db.prisma, s, 'print', never, () => true, { waitMs: 50 })).toEqual({ kind: 'in_progress' });
-    expect(await idempotent(t.app.db.prisma, s, 'print', never, () => true, { staleMs: 0 })).toEqual({ kind: 'unknown' });
+    expect(await idempotent(t.app.db.prisma, s, 'print', never, () => true, { waitMs: 50 })).toEqual({
+      kind: 'in_progress',
+    });
+    expect(await idempotent(t.app.db.prisma, s, 'print', never, () => true, { staleMs: 0 })).toEqual({
+      kind: 'unknown',
+    });
   });
 
   test('an answer that is not final (and an exception) frees the key for a retry', async () => {
     const s = scope();
     const limited = { ...answer, status: 429 };
-    expect(await idempotent(t.app.db.prisma, s, 'print', async () => limited, (r) => r.status !== 429)).toEqual({ kind: 'fresh', response: limited });
+    expect(
+      await idempotent(
+        t.app.db.prisma,
+        s,
+        'print',
+        async () => limited,
+        (r) => r.status !== 429,
+      ),
+    ).toEqual({ kind: 'fresh', response: limited });
     await expect(
-      idempotent(t.app.db.prisma, s, 'print', async () => {
-        throw new Error('boom');
-      }, () => true),
+      idempotent(
+        t.app.db.prisma,
+        s,
+        'print',
+        async () => {
+          throw new Error('boom');
+        },
+        () => true,
+      ),
     ).rejects.toThrow('boom');
-    expect(await idempotent(t.app.db.prisma, s, 'print', async () => answer, () => true)).toEqual({ kind: 'fresh', response: answer });
+    expect(
+      await idempotent(
+        t.app.db.prisma,
+        s,
+        'print',
+        async () => answer,
+        () => true,
+      ),
+    ).toEqual({ kind: 'fresh', response: answer });
   });
 
   test('expired keys are deleted, and an expired key runs again', async () => {
@@ -214,7 +295,17 @@ describe('the idempotency module', () => {
     const past = new Date(Date.now() - KEY_TTL_MS - 1000);
     await claimKey(t.app.db.prisma, s, 'old print', past);
     // The claim of a new request deletes the expired row in its way: not a mismatch.
-    expect((await idempotent(t.app.db.prisma, s, 'print', async () => answer, () => true)).kind).toBe('fresh');
+    expect(
+      (
+        await idempotent(
+          t.app.db.prisma,
+          s,
+          'print',
+          async () => answer,
+          () => true,
+        )
+      ).kind,
+    ).toBe('fresh');
     const other = scope();
     await claimKey(t.app.db.prisma, other, 'print', past);
     expect(await deleteExpiredKeys(t.app.db.prisma)).toBeGreaterThanOrEqual(1);

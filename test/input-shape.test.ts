@@ -22,7 +22,10 @@ const LIST = 'query($f: IssueFilter) { issues(filter: $f, first: 1) { edges { no
 
 interface GqlAnswer {
   status: number;
-  body: { data?: unknown; errors?: { message: string; extensions?: { code?: string; fieldErrors?: { field: string; message: string }[] } }[] };
+  body: {
+    data?: unknown;
+    errors?: { message: string; extensions?: { code?: string; fieldErrors?: { field: string; message: string }[] } }[];
+  };
 }
 
 /** A GraphQL request from a viewer; `body` is sent as it is when it is a string. */
@@ -49,9 +52,12 @@ describe('GraphQL variables', () => {
     expect((await gql({ query: '{ me { id } }' })).body.errors).toBeUndefined();
   });
 
-  test('hostile variables and another organization\'s cheap read, sent together: both answered, each as it should be', async () => {
+  test("hostile variables and another organization's cheap read, sent together: both answered, each as it should be", async () => {
     const hostile = Array.from({ length: 5 }, () => gql({ query: LIST, variables: { f: fields(60_000) } }));
-    const neighbour = t.call('POST', '/api/graphql', { token: t.user('bella', 'globex').token, body: { query: '{ me { name } }' } });
+    const neighbour = t.call('POST', '/api/graphql', {
+      token: t.user('bella', 'globex').token,
+      body: { query: '{ me { name } }' },
+    });
     const [answers, cheap] = await Promise.all([Promise.all(hostile), neighbour]);
     for (const answer of answers) expectRefused(answer, 'f', WIDTH.fields);
     expect(cheap.status).toBe(200);
@@ -66,19 +72,34 @@ describe('GraphQL variables', () => {
   test('values spread over many lists are refused at the total limit', async () => {
     const lists = Math.ceil((INPUT_LIMITS.values + 1) / INPUT_LIMITS.items);
     const f = { and: Array.from({ length: lists }, () => ({ number: { in: Array(INPUT_LIMITS.items).fill(1) } })) };
-    expectRefused(await gql({ query: LIST, variables: { f } }), 'variables', `holds more than ${INPUT_LIMITS.values} values in all (objects, lists and what they hold)`);
+    expectRefused(
+      await gql({ query: LIST, variables: { f } }),
+      'variables',
+      `holds more than ${INPUT_LIMITS.values} values in all (objects, lists and what they hold)`,
+    );
   });
 
   test('a string and a field name over their limits', async () => {
     const q = 'x'.repeat(INPUT_LIMITS.text + 1);
-    expectRefused(await gql({ query: LIST, variables: { f: { q } } }), 'f.q', `is ${q.length} characters long, over the limit of ${INPUT_LIMITS.text}`);
+    expectRefused(
+      await gql({ query: LIST, variables: { f: { q } } }),
+      'f.q',
+      `is ${q.length} characters long, over the limit of ${INPUT_LIMITS.text}`,
+    );
     const name = 'k'.repeat(INPUT_LIMITS.name + 1);
-    expectRefused(await gql({ query: LIST, variables: { f: { not: { [name]: 1 } } } }), 'f.not', `has a field name of ${name.length} characters, over the limit of ${INPUT_LIMITS.name}`);
+    expectRefused(
+      await gql({ query: LIST, variables: { f: { not: { [name]: 1 } } } }),
+      'f.not',
+      `has a field name of ${name.length} characters, over the limit of ${INPUT_LIMITS.name}`,
+    );
   });
 
   test('the same limits on a GET request, whose variables come in the query string', async () => {
     const url = `/api/graphql?query=${encodeURIComponent(LIST)}&variables=${encodeURIComponent(JSON.stringify({ f: fields(500) }))}`;
-    const response = await t.call('GET', url, { token: t.user('victor').token, headers: { accept: 'application/graphql-response+json' } });
+    const response = await t.call('GET', url, {
+      token: t.user('victor').token,
+      headers: { accept: 'application/graphql-response+json' },
+    });
     expect(response.status).toBe(400);
     const body = (await response.json()) as GqlAnswer['body'];
     expect(body.errors?.[0]?.extensions?.fieldErrors).toEqual([{ field: 'f', message: WIDTH.fields }]);
@@ -86,14 +107,21 @@ describe('GraphQL variables', () => {
 
   test('a filter at every bound of its own rules is within the limits and runs', async () => {
     // 46 filters (nested 3 deep), each with full status, priority and number.in lists: about 14,000 values.
-    const full = () => ({ status: Array(MAX_FILTER_VALUES).fill('TODO'), priority: Array(MAX_FILTER_VALUES).fill('LOW'), number: { in: Array(MAX_FILTER_VALUES).fill(1) } });
-    const f = { ...full(), and: Array.from({ length: 9 }, () => ({ ...full(), and: Array.from({ length: 4 }, full) })) };
+    const full = () => ({
+      status: Array(MAX_FILTER_VALUES).fill('TODO'),
+      priority: Array(MAX_FILTER_VALUES).fill('LOW'),
+      number: { in: Array(MAX_FILTER_VALUES).fill(1) },
+    });
+    const f = {
+      ...full(),
+      and: Array.from({ length: 9 }, () => ({ ...full(), and: Array.from({ length: 4 }, full) })),
+    };
     const answer = await gql({ query: LIST, variables: { f } });
     expect(answer.body.errors).toBeUndefined();
     expect(answer.body.data).toEqual({ issues: { edges: [] } });
   });
 
-  test('invalid values within the limits are graphql-js\'s own error, the first one', async () => {
+  test("invalid values within the limits are graphql-js's own error, the first one", async () => {
     const f = { and: Array.from({ length: 10 }, () => ({ status: Array(INPUT_LIMITS.items).fill('X') })) };
     const answer = await gql({ query: LIST, variables: { f } });
     expect(answer.body.errors).toHaveLength(1);
@@ -104,7 +132,10 @@ describe('GraphQL variables', () => {
 
 describe('REST bodies and query strings', () => {
   test('a body of 60,000 unknown fields: one 400 at the width limit', async () => {
-    const response = await t.call('POST', '/api/projects', { token: t.user('olivia').token, body: { name: 'Wide', key: 'WIDE', ...fields(60_000) } });
+    const response = await t.call('POST', '/api/projects', {
+      token: t.user('olivia').token,
+      body: { name: 'Wide', key: 'WIDE', ...fields(60_000) },
+    });
     expect(await fieldErrors(response)).toEqual([{ field: 'body', message: WIDTH.fields }]);
     expect(await t.app.db.prisma.project.count({ where: { key: 'WIDE' } })).toBe(0);
   });
@@ -119,7 +150,10 @@ describe('REST bodies and query strings', () => {
     const deep = `{"name":"Deep","key":"DEEP","x":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
     const response = await t.call('POST', '/api/projects', { token: t.user('olivia').token, body: deep });
     const [error] = (await fieldErrors(response))!;
-    expect(error).toEqual({ field: `x${'.0'.repeat(INPUT_LIMITS.depth)}`, message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists` });
+    expect(error).toEqual({
+      field: `x${'.0'.repeat(INPUT_LIMITS.depth)}`,
+      message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists`,
+    });
   });
 
   test('query strings: too many parameters, or one repeated too often', async () => {
@@ -141,12 +175,17 @@ describe('MCP tool arguments', () => {
     return t.app.fetch(
       new Request(`${t.app.config.baseUrl}/api/mcp`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${t.user('olivia').token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          authorization: `Bearer ${t.user('olivia').token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         body,
       }),
     );
   }
-  const message = (name: string, argumentsJson: string, id = 1) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${argumentsJson}}}`;
+  const message = (name: string, argumentsJson: string, id = 1) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${argumentsJson}}}`;
 
   /**
    * A tools/call whose arguments pass a limit, the arguments' JSON given as text: refused before
@@ -156,24 +195,41 @@ describe('MCP tool arguments', () => {
   async function callTool(name: string, argumentsJson: string) {
     const response = await post(message(name, argumentsJson));
     expect(response.status).toBe(400);
-    const answer = (await response.json()) as { id: unknown; error: { code: number; message: string; data: { status: number; code: string; errors: { field: string; message: string }[] } } };
+    const answer = (await response.json()) as {
+      id: unknown;
+      error: {
+        code: number;
+        message: string;
+        data: { status: number; code: string; errors: { field: string; message: string }[] };
+      };
+    };
     expect(answer.id).toBeNull();
     expect(answer.error.code).toBe(-32602);
-    expect(answer.error.message).toBe(`Invalid params: ${answer.error.data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+    expect(answer.error.message).toBe(
+      `Invalid params: ${answer.error.data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+    );
     return answer.error.data;
   }
 
-  test('the same limits on each message of a batch, each call\'s arguments counted on their own', async () => {
-    const within = JSON.stringify(Object.fromEntries(Array.from({ length: INPUT_LIMITS.fields }, (_, i) => [`k${i}`, 1])));
+  test("the same limits on each message of a batch, each call's arguments counted on their own", async () => {
+    const within = JSON.stringify(
+      Object.fromEntries(Array.from({ length: INPUT_LIMITS.fields }, (_, i) => [`k${i}`, 1])),
+    );
     // Two calls each at the width limit: unknown arguments, refused by the tool's own rules, one result each.
-    const answers = (await (await post(`[${message('list_issues', within, 1)},${message('list_issues', within, 2)}]`)).json()) as { id: number; result: { isError: boolean } }[];
+    const answers = (await (
+      await post(`[${message('list_issues', within, 1)},${message('list_issues', within, 2)}]`)
+    ).json()) as { id: number; result: { isError: boolean } }[];
     expect(answers.map((a) => [a.id, a.result.isError])).toEqual([
       [1, true],
       [2, true],
     ]);
-    const over = await post(`[${message('list_issues', '{}', 1)},${message('list_issues', JSON.stringify(fields(INPUT_LIMITS.fields + 1)), 2)}]`);
+    const over = await post(
+      `[${message('list_issues', '{}', 1)},${message('list_issues', JSON.stringify(fields(INPUT_LIMITS.fields + 1)), 2)}]`,
+    );
     expect(over.status).toBe(400);
-    expect(((await over.json()) as { error: { data: { errors: unknown[] } } }).error.data.errors).toEqual([{ field: 'arguments', message: WIDTH.fields }]);
+    expect(((await over.json()) as { error: { data: { errors: unknown[] } } }).error.data.errors).toEqual([
+      { field: 'arguments', message: WIDTH.fields },
+    ]);
   });
 
   test('60,000 arguments: an error result at the width limit', async () => {
@@ -186,7 +242,12 @@ describe('MCP tool arguments', () => {
     const args = `{"project_id":"x","title":"t","idempotency_key":"k1","x":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
     const problem = await callTool('create_issue', args);
     expect(problem).toMatchObject({ status: 400, code: 'validation_failed' });
-    expect(problem.errors).toEqual([{ field: `x${'.0'.repeat(INPUT_LIMITS.depth)}`, message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists` }]);
+    expect(problem.errors).toEqual([
+      {
+        field: `x${'.0'.repeat(INPUT_LIMITS.depth)}`,
+        message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists`,
+      },
+    ]);
   });
 
   test('a list argument over the list limit, named by its argument', async () => {

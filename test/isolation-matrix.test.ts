@@ -93,9 +93,16 @@ let matrixCells = 0;
 let furtherChecks = 0;
 
 const actingUser = (caller: Caller): string =>
-  ({ anonymous: uid.maya, viewer: uid.victor, member: uid.mark, manager: uid.maya, admin: uid.adam, owner: uid.olivia, oauth: uid.maya, session: uid.maya })[
-    caller
-  ];
+  ({
+    anonymous: uid.maya,
+    viewer: uid.victor,
+    member: uid.mark,
+    manager: uid.maya,
+    admin: uid.adam,
+    owner: uid.olivia,
+    oauth: uid.maya,
+    session: uid.maya,
+  })[caller];
 
 function credentials(caller: Caller): Record<string, string> {
   if (caller === 'anonymous') return {};
@@ -146,12 +153,23 @@ async function freshProject(): Promise<{ id: string; key: string }> {
 }
 /** A webhook to a public address literal (no DNS, and the test app runs no delivery worker). */
 async function freshHook(orgId = acme): Promise<string> {
-  const hook = await db().webhook.create({ data: { orgId, url: 'https://93.184.215.14/hook', events: ['*'], secret: sealSecret(newSigningSecret(), undefined) } });
+  const hook = await db().webhook.create({
+    data: {
+      orgId,
+      url: 'https://93.184.215.14/hook',
+      events: ['*'],
+      secret: sealSecret(newSigningSecret(), undefined),
+    },
+  });
   return hook.id;
 }
 
 async function freshIssue(): Promise<{ id: string; key: string }> {
-  const answer = await send('owner', { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'Matrix fixture' } });
+  const answer = await send('owner', {
+    method: 'POST',
+    path: '/api/issues',
+    body: { project_id: scratch.id, title: 'Matrix fixture' },
+  });
   if (answer.status !== 201) throw new Error(`fixture issue: ${answer.status} ${answer.text}`);
   return answer.json;
 }
@@ -211,7 +229,14 @@ interface Row {
   field?: string;
 }
 
-const rest = (name: string, action: Action, target: Target, expected: PerCaller<number>, cell: Row['cell'], extra: Partial<Row> = {}): Row => ({
+const rest = (
+  name: string,
+  action: Action,
+  target: Target,
+  expected: PerCaller<number>,
+  cell: Row['cell'],
+  extra: Partial<Row> = {},
+): Row => ({
   surface: 'REST',
   name,
   action,
@@ -233,11 +258,14 @@ const graph = (
 // Checks shared by the two surfaces.
 const projectUpdated = (id: string, before: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
   expect(await projectName(id)).toBe(ok ? 'Renamed by the matrix' : before);
-const projectDeleted = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) => expect(await projectName(id)).toEqual(ok ? null : expect.any(String));
+const projectDeleted = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
+  expect(await projectName(id)).toEqual(ok ? null : expect.any(String));
 const issueUpdated = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
   expect(await issueTitle(id)).toBe(ok ? 'Patched by the matrix' : 'Matrix fixture');
-const issueDeleted = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) => expect(await issueTitle(id)).toBe(ok ? null : 'Matrix fixture');
-const keyRevokedIff = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) => expect(await keyRevoked(id)).toBe(ok);
+const issueDeleted = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
+  expect(await issueTitle(id)).toBe(ok ? null : 'Matrix fixture');
+const keyRevokedIff = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
+  expect(await keyRevoked(id)).toBe(ok);
 /** A caller's fresh key to revoke (for anonymous, one of maya's). */
 const ownKey = (caller: Caller) => freshKey(actingUser(caller));
 /** A fresh key of someone else in acme. */
@@ -245,92 +273,271 @@ const colleagueKey = (caller: Caller) => freshKey(actingUser(caller) === uid.vic
 
 const projectReq = {
   read: (id: string) => get(`/api/projects/${id}`),
-  update: (id: string): Req => ({ method: 'PUT', path: `/api/projects/${id}`, body: { name: 'Renamed by the matrix' } }),
+  update: (id: string): Req => ({
+    method: 'PUT',
+    path: `/api/projects/${id}`,
+    body: { name: 'Renamed by the matrix' },
+  }),
   delete: (id: string): Req => ({ method: 'DELETE', path: `/api/projects/${id}?force=true` }),
 };
 const issueReq = {
   read: (idOrKey: string) => get(`/api/issues/${idOrKey}`),
-  update: (idOrKey: string): Req => ({ method: 'PATCH', path: `/api/issues/${idOrKey}`, body: { title: 'Patched by the matrix' } }),
+  update: (idOrKey: string): Req => ({
+    method: 'PATCH',
+    path: `/api/issues/${idOrKey}`,
+    body: { title: 'Patched by the matrix' },
+  }),
   delete: (idOrKey: string): Req => ({ method: 'DELETE', path: `/api/issues/${idOrKey}` }),
-  create: (projectId: string): Req => ({ method: 'POST', path: '/api/issues', body: { project_id: projectId, title: 'Created by the matrix' } }),
+  create: (projectId: string): Req => ({
+    method: 'POST',
+    path: '/api/issues',
+    body: { project_id: projectId, title: 'Created by the matrix' },
+  }),
 };
 const revokeReq = (id: string): Req => ({ method: 'DELETE', path: `/api/api-keys/${id}` });
 
 // prettier-ignore
 const REST: Row[] = [
   //   route                                       action    target       anon viewer member manager admin owner oauth session
-  rest('GET /api/me',                              'read',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
-    req: get('/api/me'), check: (a, c, ok) => { if (ok) expect(a.json.id).toBe(actingUser(c)); } })),
-  rest('GET /api/me/orgs',                         'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
-    req: get('/api/me/orgs'), check: (a, c, ok) => { if (ok) onlyAcme(a.json.orgs.map((o: { org_id: string }) => o.org_id), c); } })),
-  rest('GET /api/orgs',                            'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
-    req: get('/api/orgs'), check: (a, c, ok) => { if (ok) onlyAcme(a.json.orgs.map((o: { id: string }) => o.id), c); } })),
-  rest('GET /api/orgs/search?q=o (public directory)', 'list', '-',       [401, 403,   403,   403,    403,  403,  200,  200], () => ({
-    req: get('/api/orgs/search?q=o'),
-    check: (a, _c, ok) => { if (ok) for (const org of a.json) expect(Object.keys(org).sort()).toEqual(['id', 'is_public', 'name', 'slug']); } }),
-    { directory: true }),
-  rest('POST /api/orgs',                           'create', '-',         [401, 403,   403,   403,    403,  403,  201,  201], () => ({
-    req: { method: 'POST', path: '/api/orgs', body: { name: 'Matrix Org', slug: `matrix-org-${++seq}` } } })),
-  rest('POST /api/orgs/join (unknown code)',       'create', '-',         [401, 403,   403,   403,    403,  403,  404,  404], () => ({
-    req: { method: 'POST', path: '/api/orgs/join', body: { invite_code: 'inv_no-such-code' } } })),
-  rest('POST /api/invitations',                    'create', '-',         [401, 403,   403,   403,    201,  201,  403,  403], () => ({
-    req: { method: 'POST', path: '/api/invitations', body: { role: 'viewer' } } })),
+  rest('GET /api/me', 'read', '-', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: get('/api/me'),
+    check: (a, c, ok) => {
+      if (ok) expect(a.json.id).toBe(actingUser(c));
+    },
+  })),
+  rest('GET /api/me/orgs', 'list', '-', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: get('/api/me/orgs'),
+    check: (a, c, ok) => {
+      if (ok)
+        onlyAcme(
+          a.json.orgs.map((o: { org_id: string }) => o.org_id),
+          c,
+        );
+    },
+  })),
+  rest('GET /api/orgs', 'list', '-', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: get('/api/orgs'),
+    check: (a, c, ok) => {
+      if (ok)
+        onlyAcme(
+          a.json.orgs.map((o: { id: string }) => o.id),
+          c,
+        );
+    },
+  })),
+  rest(
+    'GET /api/orgs/search?q=o (public directory)',
+    'list',
+    '-',
+    [401, 403, 403, 403, 403, 403, 200, 200],
+    () => ({
+      req: get('/api/orgs/search?q=o'),
+      check: (a, _c, ok) => {
+        if (ok) for (const org of a.json) expect(Object.keys(org).sort()).toEqual(['id', 'is_public', 'name', 'slug']);
+      },
+    }),
+    { directory: true },
+  ),
+  rest('POST /api/orgs', 'create', '-', [401, 403, 403, 403, 403, 403, 201, 201], () => ({
+    req: { method: 'POST', path: '/api/orgs', body: { name: 'Matrix Org', slug: `matrix-org-${++seq}` } },
+  })),
+  rest('POST /api/orgs/join (unknown code)', 'create', '-', [401, 403, 403, 403, 403, 403, 404, 404], () => ({
+    req: { method: 'POST', path: '/api/orgs/join', body: { invite_code: 'inv_no-such-code' } },
+  })),
+  rest('POST /api/invitations', 'create', '-', [401, 403, 403, 403, 201, 201, 403, 403], () => ({
+    req: { method: 'POST', path: '/api/invitations', body: { role: 'viewer' } },
+  })),
 
-  rest('GET /api/projects',                        'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+  rest('GET /api/projects', 'list', '-', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
     req: get('/api/projects'),
-    check: async (a, _c, ok) => { if (ok) { const ids = a.json.map((p: { id: string }) => p.id); expect(ids).toContain(web.id); await allInAcme('project', ids); } } })),
-  rest('GET /api/projects/:id',                    'read',   'own',       [401, 200,   200,   200,    200,  200,  200,  200], () => ({
-    req: projectReq.read(web.id), check: (a, _c, ok) => { if (ok) expect(a.json.id).toBe(web.id); } })),
-  rest('GET /api/projects/:id',                    'read',   'foreign',   [401, 404,   404,   404,    404,  404,  404,  404], () => ({
-    req: projectReq.read(res.id) }), { missing: () => projectReq.read(MISSING_ID) }),
-  rest('POST /api/projects',                       'create', '-',         [401, 403,   403,   201,    201,  201,  201,  201], () => ({
-    req: { method: 'POST', path: '/api/projects', body: { name: 'Matrix new', key: `MN${++seq}` } } })),
-  rest('PUT /api/projects/:id',                    'update', 'own',       [401, 403,   403,   200,    200,  200,  200,  200], async () => {
-    const p = await freshProject(); return { req: projectReq.update(p.id), check: projectUpdated(p.id, `Matrix ${p.key}`) }; }),
-  rest('PUT /api/projects/:id',                    'update', 'foreign',   [401, 403,   403,   404,    404,  404,  404,  404], () => ({
-    req: projectReq.update(res.id) }), { missing: () => projectReq.update(MISSING_ID) }),
-  rest('DELETE /api/projects/:id?force=true',      'delete', 'own',       [401, 403,   403,   204,    204,  204,  204,  204], async () => {
-    const p = await freshProject(); return { req: projectReq.delete(p.id), check: projectDeleted(p.id) }; }),
-  rest('DELETE /api/projects/:id?force=true',      'delete', 'foreign',   [401, 403,   403,   404,    404,  404,  404,  404], () => ({
-    req: projectReq.delete(res.id) }), { missing: () => projectReq.delete(MISSING_ID) }),
+    check: async (a, _c, ok) => {
+      if (ok) {
+        const ids = a.json.map((p: { id: string }) => p.id);
+        expect(ids).toContain(web.id);
+        await allInAcme('project', ids);
+      }
+    },
+  })),
+  rest('GET /api/projects/:id', 'read', 'own', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: projectReq.read(web.id),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.id).toBe(web.id);
+    },
+  })),
+  rest(
+    'GET /api/projects/:id',
+    'read',
+    'foreign',
+    [401, 404, 404, 404, 404, 404, 404, 404],
+    () => ({
+      req: projectReq.read(res.id),
+    }),
+    { missing: () => projectReq.read(MISSING_ID) },
+  ),
+  rest('POST /api/projects', 'create', '-', [401, 403, 403, 201, 201, 201, 201, 201], () => ({
+    req: { method: 'POST', path: '/api/projects', body: { name: 'Matrix new', key: `MN${++seq}` } },
+  })),
+  rest('PUT /api/projects/:id', 'update', 'own', [401, 403, 403, 200, 200, 200, 200, 200], async () => {
+    const p = await freshProject();
+    return { req: projectReq.update(p.id), check: projectUpdated(p.id, `Matrix ${p.key}`) };
+  }),
+  rest(
+    'PUT /api/projects/:id',
+    'update',
+    'foreign',
+    [401, 403, 403, 404, 404, 404, 404, 404],
+    () => ({
+      req: projectReq.update(res.id),
+    }),
+    { missing: () => projectReq.update(MISSING_ID) },
+  ),
+  rest('DELETE /api/projects/:id?force=true', 'delete', 'own', [401, 403, 403, 204, 204, 204, 204, 204], async () => {
+    const p = await freshProject();
+    return { req: projectReq.delete(p.id), check: projectDeleted(p.id) };
+  }),
+  rest(
+    'DELETE /api/projects/:id?force=true',
+    'delete',
+    'foreign',
+    [401, 403, 403, 404, 404, 404, 404, 404],
+    () => ({
+      req: projectReq.delete(res.id),
+    }),
+    { missing: () => projectReq.delete(MISSING_ID) },
+  ),
 
-  rest('GET /api/issues',                          'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+  rest('GET /api/issues', 'list', '-', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
     req: get('/api/issues?limit=100'),
-    check: async (a, _c, ok) => { if (ok) { const ids = a.json.map((i: { id: string }) => i.id); expect(ids).toContain(web1.id); await allInAcme('issue', ids); } } })),
-  rest('GET /api/issues?project_id=',              'list',   'own',       [401, 200,   200,   200,    200,  200,  200,  200], () => ({
-    req: get(`/api/issues?project_id=${web.id}`), check: (a, _c, ok) => { if (ok) expect(a.json).toHaveLength(4); } })),
-  rest('GET /api/issues?project_id=',              'list',   'foreign',   [401, 404,   404,   404,    404,  404,  404,  404], () => ({
-    req: get(`/api/issues?project_id=${res.id}`) }), { missing: () => get(`/api/issues?project_id=${MISSING_ID}`) }),
-  rest('POST /api/issues {project_id}',            'create', 'own',       [401, 403,   201,   201,    201,  201,  201,  201], () => ({
-    req: issueReq.create(scratch.id), check: (a, _c, ok) => { if (ok) expect(a.json.project_id).toBe(scratch.id); } })),
-  rest('POST /api/issues {project_id}',            'create', 'foreign',   [401, 403,   404,   404,    404,  404,  404,  404], () => ({
-    req: issueReq.create(res.id) }), { missing: () => issueReq.create(MISSING_ID) }),
-  rest('GET /api/issues/:id',                      'read',   'own',       [401, 200,   200,   200,    200,  200,  200,  200], () => ({
-    req: issueReq.read(web1.id), check: (a, _c, ok) => { if (ok) expect(a.json.key).toBe('WEB-1'); } })),
-  rest('GET /api/issues/:id',                      'read',   'foreign',   [401, 404,   404,   404,    404,  404,  404,  404], () => ({
-    req: issueReq.read(resIssues[0]!.id) }), { missing: () => issueReq.read(MISSING_ID) }),
-  rest('GET /api/issues/:key (any case)',          'read',   'own',       [401, 200,   200,   200,    200,  200,  200,  200], () => ({
-    req: issueReq.read('web-1'), check: (a, _c, ok) => { if (ok) expect(a.json.id).toBe(web1.id); } })),
-  rest('GET /api/issues/:key (any case)',          'read',   'foreign',   [401, 404,   404,   404,    404,  404,  404,  404], () => ({
-    req: issueReq.read('res-1') }), { missing: () => issueReq.read(MISSING_KEY) }),
-  rest('PATCH /api/issues/:id',                    'update', 'own',       [401, 403,   200,   200,    200,  200,  200,  200], async () => {
-    const i = await freshIssue(); return { req: issueReq.update(i.id), check: issueUpdated(i.id) }; }),
-  rest('PATCH /api/issues/:id',                    'update', 'foreign',   [401, 403,   404,   404,    404,  404,  404,  404], () => ({
-    req: issueReq.update(resIssues[1]!.id) }), { missing: () => issueReq.update(MISSING_ID) }),
-  rest('PATCH /api/issues/:key',                   'update', 'own',       [401, 403,   200,   200,    200,  200,  200,  200], async () => {
-    const i = await freshIssue(); return { req: issueReq.update(i.key), check: issueUpdated(i.id) }; }),
-  rest('PATCH /api/issues/:key',                   'update', 'foreign',   [401, 403,   404,   404,    404,  404,  404,  404], () => ({
-    req: issueReq.update('RES-2') }), { missing: () => issueReq.update(MISSING_KEY) }),
-  rest('DELETE /api/issues/:id',                   'delete', 'own',       [401, 403,   403,   204,    204,  204,  204,  204], async () => {
-    const i = await freshIssue(); return { req: issueReq.delete(i.id), check: issueDeleted(i.id) }; }),
-  rest('DELETE /api/issues/:id',                   'delete', 'foreign',   [401, 403,   403,   404,    404,  404,  404,  404], () => ({
-    req: issueReq.delete(resIssues[2]!.id) }), { missing: () => issueReq.delete(MISSING_ID) }),
-  rest('DELETE /api/issues/:key',                  'delete', 'own',       [401, 403,   403,   204,    204,  204,  204,  204], async () => {
-    const i = await freshIssue(); return { req: issueReq.delete(i.key), check: issueDeleted(i.id) }; }),
-  rest('DELETE /api/issues/:key',                  'delete', 'foreign',   [401, 403,   403,   404,    404,  404,  404,  404], () => ({
-    req: issueReq.delete('RES-3') }), { missing: () => issueReq.delete(MISSING_KEY) }),
+    check: async (a, _c, ok) => {
+      if (ok) {
+        const ids = a.json.map((i: { id: string }) => i.id);
+        expect(ids).toContain(web1.id);
+        await allInAcme('issue', ids);
+      }
+    },
+  })),
+  rest('GET /api/issues?project_id=', 'list', 'own', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: get(`/api/issues?project_id=${web.id}`),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json).toHaveLength(4);
+    },
+  })),
+  rest(
+    'GET /api/issues?project_id=',
+    'list',
+    'foreign',
+    [401, 404, 404, 404, 404, 404, 404, 404],
+    () => ({
+      req: get(`/api/issues?project_id=${res.id}`),
+    }),
+    { missing: () => get(`/api/issues?project_id=${MISSING_ID}`) },
+  ),
+  rest('POST /api/issues {project_id}', 'create', 'own', [401, 403, 201, 201, 201, 201, 201, 201], () => ({
+    req: issueReq.create(scratch.id),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.project_id).toBe(scratch.id);
+    },
+  })),
+  rest(
+    'POST /api/issues {project_id}',
+    'create',
+    'foreign',
+    [401, 403, 404, 404, 404, 404, 404, 404],
+    () => ({
+      req: issueReq.create(res.id),
+    }),
+    { missing: () => issueReq.create(MISSING_ID) },
+  ),
+  rest('GET /api/issues/:id', 'read', 'own', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: issueReq.read(web1.id),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.key).toBe('WEB-1');
+    },
+  })),
+  rest(
+    'GET /api/issues/:id',
+    'read',
+    'foreign',
+    [401, 404, 404, 404, 404, 404, 404, 404],
+    () => ({
+      req: issueReq.read(resIssues[0]!.id),
+    }),
+    { missing: () => issueReq.read(MISSING_ID) },
+  ),
+  rest('GET /api/issues/:key (any case)', 'read', 'own', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: issueReq.read('web-1'),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.id).toBe(web1.id);
+    },
+  })),
+  rest(
+    'GET /api/issues/:key (any case)',
+    'read',
+    'foreign',
+    [401, 404, 404, 404, 404, 404, 404, 404],
+    () => ({
+      req: issueReq.read('res-1'),
+    }),
+    { missing: () => issueReq.read(MISSING_KEY) },
+  ),
+  rest('PATCH /api/issues/:id', 'update', 'own', [401, 403, 200, 200, 200, 200, 200, 200], async () => {
+    const i = await freshIssue();
+    return { req: issueReq.update(i.id), check: issueUpdated(i.id) };
+  }),
+  rest(
+    'PATCH /api/issues/:id',
+    'update',
+    'foreign',
+    [401, 403, 404, 404, 404, 404, 404, 404],
+    () => ({
+      req: issueReq.update(resIssues[1]!.id),
+    }),
+    { missing: () => issueReq.update(MISSING_ID) },
+  ),
+  rest('PATCH /api/issues/:key', 'update', 'own', [401, 403, 200, 200, 200, 200, 200, 200], async () => {
+    const i = await freshIssue();
+    return { req: issueReq.update(i.key), check: issueUpdated(i.id) };
+  }),
+  rest(
+    'PATCH /api/issues/:key',
+    'update',
+    'foreign',
+    [401, 403, 404, 404, 404, 404, 404, 404],
+    () => ({
+      req: issueReq.update('RES-2'),
+    }),
+    { missing: () => issueReq.update(MISSING_KEY) },
+  ),
+  rest('DELETE /api/issues/:id', 'delete', 'own', [401, 403, 403, 204, 204, 204, 204, 204], async () => {
+    const i = await freshIssue();
+    return { req: issueReq.delete(i.id), check: issueDeleted(i.id) };
+  }),
+  rest(
+    'DELETE /api/issues/:id',
+    'delete',
+    'foreign',
+    [401, 403, 403, 404, 404, 404, 404, 404],
+    () => ({
+      req: issueReq.delete(resIssues[2]!.id),
+    }),
+    { missing: () => issueReq.delete(MISSING_ID) },
+  ),
+  rest('DELETE /api/issues/:key', 'delete', 'own', [401, 403, 403, 204, 204, 204, 204, 204], async () => {
+    const i = await freshIssue();
+    return { req: issueReq.delete(i.key), check: issueDeleted(i.id) };
+  }),
+  rest(
+    'DELETE /api/issues/:key',
+    'delete',
+    'foreign',
+    [401, 403, 403, 404, 404, 404, 404, 404],
+    () => ({
+      req: issueReq.delete('RES-3'),
+    }),
+    { missing: () => issueReq.delete(MISSING_KEY) },
+  ),
 
-  rest('GET /api/people/search?q=a',               'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+  rest('GET /api/people/search?q=a', 'list', '-', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
     req: get('/api/people/search?q=a'),
     check: (a, c, ok) => {
       if (!ok) return;
@@ -338,53 +545,123 @@ const REST: Row[] = [
       // Email addresses: managers, admins and owners only.
       const seesEmail = !['viewer', 'member'].includes(c);
       for (const person of a.json) expect('email' in person).toBe(seesEmail);
-    } })),
-  rest('GET /api/people/search?q=bella',           'list',   'foreign',   [401, 200,   200,   200,    200,  200,  200,  200], () => ({
-    req: get('/api/people/search?q=bella'), check: (a, _c, ok) => { if (ok) expect(a.json).toEqual([]); } })),
-  rest('GET /api/palette/search?q=continuous',     'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+    },
+  })),
+  rest('GET /api/people/search?q=bella', 'list', 'foreign', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: get('/api/people/search?q=bella'),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json).toEqual([]);
+    },
+  })),
+  rest('GET /api/palette/search?q=continuous', 'list', '-', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
     req: get('/api/palette/search?q=continuous'),
     // "Set up continuous integration" is issue 1 of WEB, MOB and globex's RES: only acme's come back.
-    check: (a, _c, ok) => { if (ok) expect(a.json.map((h: { key: string }) => h.key).sort()).toEqual(['MOB-1', 'WEB-1']); } })),
-  rest('GET /api/palette/search?q=RES-1',          'list',   'foreign',   [401, 200,   200,   200,    200,  200,  200,  200], () => ({
-    req: get('/api/palette/search?q=RES-1'), check: (a, _c, ok) => { if (ok) expect(a.json).toEqual([]); } })),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.map((h: { key: string }) => h.key).sort()).toEqual(['MOB-1', 'WEB-1']);
+    },
+  })),
+  rest('GET /api/palette/search?q=RES-1', 'list', 'foreign', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: get('/api/palette/search?q=RES-1'),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json).toEqual([]);
+    },
+  })),
 
-  rest('GET /api/api-keys',                        'list',   '-',         [401, 200,   200,   200,    200,  200,  200,  200], () => ({
+  rest('GET /api/api-keys', 'list', '-', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
     req: get('/api/api-keys'),
     check: async (a, c, ok) => {
       if (!ok) return;
       expect(a.json.length).toBeGreaterThan(0);
       for (const key of a.json) expect(key.user_id).toBe(actingUser(c));
-      await allInAcme('apiKey', a.json.map((k: { id: string }) => k.id));
-    } })),
-  rest('GET /api/api-keys?all=true',               'list',   '-',         [401, 403,   403,   403,    200,  200,  403,  403], () => ({
+      await allInAcme(
+        'apiKey',
+        a.json.map((k: { id: string }) => k.id),
+      );
+    },
+  })),
+  rest('GET /api/api-keys?all=true', 'list', '-', [401, 403, 403, 403, 200, 200, 403, 403], () => ({
     req: get('/api/api-keys?all=true'),
     check: async (a, _c, ok) => {
       if (!ok) return;
       expect(new Set(a.json.map((k: { user_id: string }) => k.user_id)).size).toBeGreaterThan(1);
-      await allInAcme('apiKey', a.json.map((k: { id: string }) => k.id));
-    } })),
-  rest('POST /api/api-keys',                       'create', '-',         [401, 403,   403,   403,    403,  403,  201,  201], () => ({
+      await allInAcme(
+        'apiKey',
+        a.json.map((k: { id: string }) => k.id),
+      );
+    },
+  })),
+  rest('POST /api/api-keys', 'create', '-', [401, 403, 403, 403, 403, 403, 201, 201], () => ({
     req: { method: 'POST', path: '/api/api-keys', body: { name: 'matrix' } },
-    check: (a, c, ok) => { if (ok) expect(a.json.user_id).toBe(actingUser(c)); } })),
-  rest('DELETE /api/api-keys/:id (own key)',       'delete', 'own',       [401, 403,   403,   403,    403,  403,  204,  204], async (c) => {
-    const id = await ownKey(c); return { req: revokeReq(id), check: keyRevokedIff(id) }; }),
-  rest("DELETE /api/api-keys/:id (another member's key)", 'delete', 'colleague', [401, 403, 403, 403, 403, 403, 404, 404], async (c) => {
-    const id = await colleagueKey(c); return { req: revokeReq(id), check: keyRevokedIff(id) }; }),
-  rest('DELETE /api/api-keys/:id',                 'delete', 'foreign',   [401, 403,   403,   403,    403,  403,  404,  404], () => ({
-    req: revokeReq(markGlobexKey) }), { missing: () => revokeReq(MISSING_ID) }),
-  rest('GET /api/webhooks',                       'list',   '-',         [401, 403,   403,   403,    200,  200,  403,  403], () => ({
-    req: get('/api/webhooks'), check: (a, _c, ok) => { if (ok) expect(a.json.map((w: { id: string }) => w.id)).not.toContain(globexHook); } })),
-  rest('GET /api/webhooks/:id',                   'read',   'foreign',   [401, 403,   403,   403,    404,  404,  403,  403], () => ({
-    req: get(`/api/webhooks/${globexHook}`) }), { missing: () => get(`/api/webhooks/${MISSING_ID}`) }),
-  rest('PATCH /api/webhooks/:id',                 'update', 'foreign',   [401, 403,   403,   403,    404,  404,  403,  403], () => ({
-    req: { method: 'PATCH', path: `/api/webhooks/${globexHook}`, body: { rotate_secret: true } } }),
-    { missing: () => ({ method: 'PATCH', path: `/api/webhooks/${MISSING_ID}`, body: { rotate_secret: true } }) }),
-  rest('GET /api/webhooks/:id/deliveries',        'list',   'own',       [401, 403,   403,   403,    200,  200,  403,  403], () => ({
-    req: get(`/api/webhooks/${acmeHook}/deliveries`) })),
-  rest('GET /api/issues/:id/history',             'list',   'own',       [401, 200,   200,   200,    200,  200,  200,  200], () => ({
-    req: get('/api/issues/WEB-1/history') })),
-  rest('GET /api/issues/:id/history',             'list',   'foreign',   [401, 404,   404,   404,    404,  404,  404,  404], () => ({
-    req: get(`/api/issues/${resIssues[0]!.id}/history`) }), { missing: () => get(`/api/issues/${MISSING_ID}/history`) }),
+    check: (a, c, ok) => {
+      if (ok) expect(a.json.user_id).toBe(actingUser(c));
+    },
+  })),
+  rest('DELETE /api/api-keys/:id (own key)', 'delete', 'own', [401, 403, 403, 403, 403, 403, 204, 204], async (c) => {
+    const id = await ownKey(c);
+    return { req: revokeReq(id), check: keyRevokedIff(id) };
+  }),
+  rest(
+    "DELETE /api/api-keys/:id (another member's key)",
+    'delete',
+    'colleague',
+    [401, 403, 403, 403, 403, 403, 404, 404],
+    async (c) => {
+      const id = await colleagueKey(c);
+      return { req: revokeReq(id), check: keyRevokedIff(id) };
+    },
+  ),
+  rest(
+    'DELETE /api/api-keys/:id',
+    'delete',
+    'foreign',
+    [401, 403, 403, 403, 403, 403, 404, 404],
+    () => ({
+      req: revokeReq(markGlobexKey),
+    }),
+    { missing: () => revokeReq(MISSING_ID) },
+  ),
+  rest('GET /api/webhooks', 'list', '-', [401, 403, 403, 403, 200, 200, 403, 403], () => ({
+    req: get('/api/webhooks'),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.map((w: { id: string }) => w.id)).not.toContain(globexHook);
+    },
+  })),
+  rest(
+    'GET /api/webhooks/:id',
+    'read',
+    'foreign',
+    [401, 403, 403, 403, 404, 404, 403, 403],
+    () => ({
+      req: get(`/api/webhooks/${globexHook}`),
+    }),
+    { missing: () => get(`/api/webhooks/${MISSING_ID}`) },
+  ),
+  rest(
+    'PATCH /api/webhooks/:id',
+    'update',
+    'foreign',
+    [401, 403, 403, 403, 404, 404, 403, 403],
+    () => ({
+      req: { method: 'PATCH', path: `/api/webhooks/${globexHook}`, body: { rotate_secret: true } },
+    }),
+    { missing: () => ({ method: 'PATCH', path: `/api/webhooks/${MISSING_ID}`, body: { rotate_secret: true } }) },
+  ),
+  rest('GET /api/webhooks/:id/deliveries', 'list', 'own', [401, 403, 403, 403, 200, 200, 403, 403], () => ({
+    req: get(`/api/webhooks/${acmeHook}/deliveries`),
+  })),
+  rest('GET /api/issues/:id/history', 'list', 'own', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: get('/api/issues/WEB-1/history'),
+  })),
+  rest(
+    'GET /api/issues/:id/history',
+    'list',
+    'foreign',
+    [401, 404, 404, 404, 404, 404, 404, 404],
+    () => ({
+      req: get(`/api/issues/${resIssues[0]!.id}/history`),
+    }),
+    { missing: () => get(`/api/issues/${MISSING_ID}/history`) },
+  ),
 ];
 
 // GraphQL documents.
@@ -441,135 +718,447 @@ const edgeIds = (connection: { edges: { node: { id: string } }[] }) => connectio
 // prettier-ignore
 const GRAPHQL: Row[] = [
   //    field                  name                          action    target      anon viewer member manager admin owner oauth session
-  graph('me',                  'me',                         'read',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: gql(Q.me), check: (a, c, ok) => { if (ok) expect(a.json.data.me.id).toBe(actingUser(c)); } })),
-  graph('memberships',         'memberships',                'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+  graph('me', 'me', 'read', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: gql(Q.me),
+    check: (a, c, ok) => {
+      if (ok) expect(a.json.data.me.id).toBe(actingUser(c));
+    },
+  })),
+  graph('memberships', 'memberships', 'list', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
     req: gql(Q.memberships),
-    check: (a, c, ok) => { if (ok) onlyAcme(a.json.data.memberships.map((m: { organization: { id: string } }) => m.organization.id), c); } })),
-  graph('projects',            'projects',                   'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: gql(Q.projects), check: async (a, _c, ok) => { if (ok) await allInAcme('project', a.json.data.projects.map((p: { id: string }) => p.id)); } })),
-  graph('project',             'project(id)',                'read',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: g.project(web.id), check: (a, _c, ok) => { if (ok) expect(a.json.data.project.id).toBe(web.id); } })),
-  graph('project',             'project(id)',                'read',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.project(res.id) }), { missing: () => g.project(MISSING_ID) }),
-  graph('issue',               'issue(id)',                  'read',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: g.issue(web1.id), check: (a, _c, ok) => { if (ok) expect(a.json.data.issue.key).toBe('WEB-1'); } })),
-  graph('issue',               'issue(id)',                  'read',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.issue(resIssues[0]!.id) }), { missing: () => g.issue(MISSING_ID) }),
-  graph('issue',               'issue(id: key)',             'read',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: g.issue('WEB-1'), check: (a, _c, ok) => { if (ok) expect(a.json.data.issue.id).toBe(web1.id); } })),
-  graph('issue',               'issue(id: key)',             'read',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.issue('RES-1') }), { missing: () => g.issue(MISSING_KEY) }),
+    check: (a, c, ok) => {
+      if (ok)
+        onlyAcme(
+          a.json.data.memberships.map((m: { organization: { id: string } }) => m.organization.id),
+          c,
+        );
+    },
+  })),
+  graph('projects', 'projects', 'list', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: gql(Q.projects),
+    check: async (a, _c, ok) => {
+      if (ok)
+        await allInAcme(
+          'project',
+          a.json.data.projects.map((p: { id: string }) => p.id),
+        );
+    },
+  })),
+  graph('project', 'project(id)', 'read', 'own', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: g.project(web.id),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.data.project.id).toBe(web.id);
+    },
+  })),
+  graph(
+    'project',
+    'project(id)',
+    'read',
+    'foreign',
+    [401, NF, NF, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.project(res.id),
+    }),
+    { missing: () => g.project(MISSING_ID) },
+  ),
+  graph('issue', 'issue(id)', 'read', 'own', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: g.issue(web1.id),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.data.issue.key).toBe('WEB-1');
+    },
+  })),
+  graph(
+    'issue',
+    'issue(id)',
+    'read',
+    'foreign',
+    [401, NF, NF, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.issue(resIssues[0]!.id),
+    }),
+    { missing: () => g.issue(MISSING_ID) },
+  ),
+  graph('issue', 'issue(id: key)', 'read', 'own', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: g.issue('WEB-1'),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.data.issue.id).toBe(web1.id);
+    },
+  })),
+  graph(
+    'issue',
+    'issue(id: key)',
+    'read',
+    'foreign',
+    [401, NF, NF, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.issue('RES-1'),
+    }),
+    { missing: () => g.issue(MISSING_KEY) },
+  ),
   // node(id:) follows Relay: what is not yours to see is null, exactly like what does not exist.
-  graph('node',                'node(id)',                   'read',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: g.node(web1.id), check: (a, _c, ok) => { if (ok) expect(a.json.data.node).toEqual({ __typename: 'Issue', id: web1.id, key: 'WEB-1' }); } })),
-  graph('node',                'node(id)',                   'read',   'foreign',  [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: g.node(resIssues[0]!.id), check: (a, _c, ok) => { if (ok) expect(a.json.data.node).toBeNull(); } }), { missing: () => g.node(MISSING_ID) }),
-  graph('nodes',               'nodes(ids)',                 'list',   'foreign',  [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+  graph('node', 'node(id)', 'read', 'own', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: g.node(web1.id),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.data.node).toEqual({ __typename: 'Issue', id: web1.id, key: 'WEB-1' });
+    },
+  })),
+  graph(
+    'node',
+    'node(id)',
+    'read',
+    'foreign',
+    [401, OK, OK, OK, OK, OK, OK, OK],
+    () => ({
+      req: g.node(resIssues[0]!.id),
+      check: (a, _c, ok) => {
+        if (ok) expect(a.json.data.node).toBeNull();
+      },
+    }),
+    { missing: () => g.node(MISSING_ID) },
+  ),
+  graph('nodes', 'nodes(ids)', 'list', 'foreign', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
     req: g.nodes([web.id, res.id, resIssues[0]!.id]),
-    check: (a, _c, ok) => { if (ok) expect(a.json.data.nodes).toEqual([{ __typename: 'Project', id: web.id }, null, null]); } })),
-  graph('issues',              'issues',                     'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: gql(Q.issues), check: async (a, _c, ok) => { if (ok) await allInAcme('issue', edgeIds(a.json.data.issues)); } })),
-  graph('issues',              'issues(projectId)',          'list',   'own',      [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: g.projectIssues(web.id), check: (a, _c, ok) => { if (ok) expect(edgeIds(a.json.data.issues)).toHaveLength(4); } })),
-  graph('issues',              'issues(projectId)',          'list',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.projectIssues(res.id) }), { missing: () => g.projectIssues(MISSING_ID) }),
-  graph('issueAggregates',     'issueAggregates',            'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: g.issueAggregates(), check: async (a, _c, ok) => { if (ok) await allInAcme('project', a.json.data.issueAggregates.byProject.map((p: { projectId: string }) => p.projectId)); } })),
-  graph('issueAggregates',     'issueAggregates(projectId)', 'list',   'foreign',  [401, NF,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.issueAggregates(res.id) }), { missing: () => g.issueAggregates(MISSING_ID) }),
-  graph('issueStatuses',       'issueStatuses',              'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({ req: gql(Q.issueStatuses) })),
-  graph('issuePriorities',     'issuePriorities',            'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({ req: gql(Q.issuePriorities) })),
-  graph('searchPeople',        'searchPeople',               'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.data.nodes).toEqual([{ __typename: 'Project', id: web.id }, null, null]);
+    },
+  })),
+  graph('issues', 'issues', 'list', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: gql(Q.issues),
+    check: async (a, _c, ok) => {
+      if (ok) await allInAcme('issue', edgeIds(a.json.data.issues));
+    },
+  })),
+  graph('issues', 'issues(projectId)', 'list', 'own', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: g.projectIssues(web.id),
+    check: (a, _c, ok) => {
+      if (ok) expect(edgeIds(a.json.data.issues)).toHaveLength(4);
+    },
+  })),
+  graph(
+    'issues',
+    'issues(projectId)',
+    'list',
+    'foreign',
+    [401, NF, NF, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.projectIssues(res.id),
+    }),
+    { missing: () => g.projectIssues(MISSING_ID) },
+  ),
+  graph('issueAggregates', 'issueAggregates', 'list', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: g.issueAggregates(),
+    check: async (a, _c, ok) => {
+      if (ok)
+        await allInAcme(
+          'project',
+          a.json.data.issueAggregates.byProject.map((p: { projectId: string }) => p.projectId),
+        );
+    },
+  })),
+  graph(
+    'issueAggregates',
+    'issueAggregates(projectId)',
+    'list',
+    'foreign',
+    [401, NF, NF, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.issueAggregates(res.id),
+    }),
+    { missing: () => g.issueAggregates(MISSING_ID) },
+  ),
+  graph('issueStatuses', 'issueStatuses', 'list', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: gql(Q.issueStatuses),
+  })),
+  graph('issuePriorities', 'issuePriorities', 'list', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: gql(Q.issuePriorities),
+  })),
+  graph('searchPeople', 'searchPeople', 'list', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
     req: gql(Q.searchPeople),
     check: (a, c, ok) => {
       if (!ok) return;
       const seesEmail = !['viewer', 'member'].includes(c);
       for (const person of a.json.data.searchPeople) expect(person.email === null).toBe(!seesEmail);
-    } })),
-  graph('paletteSearch',       'paletteSearch',              'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    },
+  })),
+  graph('paletteSearch', 'paletteSearch', 'list', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
     req: gql(Q.paletteSearch),
-    check: (a, _c, ok) => { if (ok) expect(a.json.data.paletteSearch.map((h: { key: string }) => h.key).sort()).toEqual(['MOB-1', 'WEB-1']); } })),
-  graph('apiKeys',             'apiKeys',                    'list',   '-',        [401, OK,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.data.paletteSearch.map((h: { key: string }) => h.key).sort()).toEqual(['MOB-1', 'WEB-1']);
+    },
+  })),
+  graph('apiKeys', 'apiKeys', 'list', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
     req: gql(Q.apiKeys),
     check: async (a, c, ok) => {
       if (!ok) return;
       for (const key of a.json.data.apiKeys) expect(key.ownerId).toBe(actingUser(c));
-      await allInAcme('apiKey', a.json.data.apiKeys.map((k: { id: string }) => k.id));
-    } })),
-  graph('apiKeys',             'apiKeys(all: true)',         'list',   '-',        [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
-    req: gql(Q.apiKeysAll), check: async (a, _c, ok) => { if (ok) await allInAcme('apiKey', a.json.data.apiKeys.map((k: { id: string }) => k.id)); } })),
-  graph('searchOrganizations', 'searchOrganizations',        'list',   '-',        [401, FB,   FB,    FB,     FB,   FB,   OK,   OK], () => ({
-    req: gql(Q.searchOrganizations) }), { directory: true }),
-  graph('issue',               'issue > project > organization > projects > issues', 'read', 'own', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
-    req: gql(Q.nested, { id: web1.id }),
-    check: (a, _c, ok) => { if (ok) expect([...organizationIds(a.json.data)]).toEqual([acme]); } })),
+      await allInAcme(
+        'apiKey',
+        a.json.data.apiKeys.map((k: { id: string }) => k.id),
+      );
+    },
+  })),
+  graph('apiKeys', 'apiKeys(all: true)', 'list', '-', [401, FB, FB, FB, OK, OK, FB, FB], () => ({
+    req: gql(Q.apiKeysAll),
+    check: async (a, _c, ok) => {
+      if (ok)
+        await allInAcme(
+          'apiKey',
+          a.json.data.apiKeys.map((k: { id: string }) => k.id),
+        );
+    },
+  })),
+  graph(
+    'searchOrganizations',
+    'searchOrganizations',
+    'list',
+    '-',
+    [401, FB, FB, FB, FB, FB, OK, OK],
+    () => ({
+      req: gql(Q.searchOrganizations),
+    }),
+    { directory: true },
+  ),
+  graph(
+    'issue',
+    'issue > project > organization > projects > issues',
+    'read',
+    'own',
+    [401, OK, OK, OK, OK, OK, OK, OK],
+    () => ({
+      req: gql(Q.nested, { id: web1.id }),
+      check: (a, _c, ok) => {
+        if (ok) expect([...organizationIds(a.json.data)]).toEqual([acme]);
+      },
+    }),
+  ),
 
-  graph('createProject',       'createProject',              'create', '-',        [401, FB,   FB,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: gql(M.createProject, { input: { name: 'Matrix new', key: `MG${++seq}` } }) })),
-  graph('updateProject',       'updateProject',              'update', 'own',      [401, FB,   FB,    OK,     OK,   OK,   OK,   OK], async () => {
-    const p = await freshProject(); return { req: g.updateProject(p.id), check: projectUpdated(p.id, `Matrix ${p.key}`) }; }),
-  graph('updateProject',       'updateProject',              'update', 'foreign',  [401, FB,   FB,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.updateProject(res.id) }), { missing: () => g.updateProject(MISSING_ID) }),
-  graph('deleteProject',       'deleteProject(force: true)', 'delete', 'own',      [401, FB,   FB,    OK,     OK,   OK,   OK,   OK], async () => {
-    const p = await freshProject(); return { req: g.deleteProject(p.id), check: projectDeleted(p.id) }; }),
-  graph('deleteProject',       'deleteProject(force: true)', 'delete', 'foreign',  [401, FB,   FB,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.deleteProject(res.id) }), { missing: () => g.deleteProject(MISSING_ID) }),
-  graph('createIssue',         'createIssue(projectId)',     'create', 'own',      [401, FB,   OK,    OK,     OK,   OK,   OK,   OK], () => ({
-    req: g.createIssue(scratch.id) })),
-  graph('createIssue',         'createIssue(projectId)',     'create', 'foreign',  [401, FB,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.createIssue(res.id) }), { missing: () => g.createIssue(MISSING_ID) }),
-  graph('updateIssue',         'updateIssue(id)',            'update', 'own',      [401, FB,   OK,    OK,     OK,   OK,   OK,   OK], async () => {
-    const i = await freshIssue(); return { req: g.updateIssue(i.id), check: issueUpdated(i.id) }; }),
-  graph('updateIssue',         'updateIssue(id)',            'update', 'foreign',  [401, FB,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.updateIssue(resIssues[1]!.id) }), { missing: () => g.updateIssue(MISSING_ID) }),
-  graph('updateIssue',         'updateIssue(id: key)',       'update', 'own',      [401, FB,   OK,    OK,     OK,   OK,   OK,   OK], async () => {
-    const i = await freshIssue(); return { req: g.updateIssue(i.key), check: issueUpdated(i.id) }; }),
-  graph('updateIssue',         'updateIssue(id: key)',       'update', 'foreign',  [401, FB,   NF,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.updateIssue('RES-2') }), { missing: () => g.updateIssue(MISSING_KEY) }),
-  graph('deleteIssue',         'deleteIssue(id)',            'delete', 'own',      [401, FB,   FB,    OK,     OK,   OK,   OK,   OK], async () => {
-    const i = await freshIssue(); return { req: g.deleteIssue(i.id), check: issueDeleted(i.id) }; }),
-  graph('deleteIssue',         'deleteIssue(id)',            'delete', 'foreign',  [401, FB,   FB,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.deleteIssue(resIssues[2]!.id) }), { missing: () => g.deleteIssue(MISSING_ID) }),
-  graph('deleteIssue',         'deleteIssue(id: key)',       'delete', 'own',      [401, FB,   FB,    OK,     OK,   OK,   OK,   OK], async () => {
-    const i = await freshIssue(); return { req: g.deleteIssue(i.key), check: issueDeleted(i.id) }; }),
-  graph('deleteIssue',         'deleteIssue(id: key)',       'delete', 'foreign',  [401, FB,   FB,    NF,     NF,   NF,   NF,   NF], () => ({
-    req: g.deleteIssue('RES-3') }), { missing: () => g.deleteIssue(MISSING_KEY) }),
-  graph('createApiKey',        'createApiKey',               'create', '-',        [401, FB,   FB,    FB,     FB,   FB,   OK,   OK], () => ({
+  graph('createProject', 'createProject', 'create', '-', [401, FB, FB, OK, OK, OK, OK, OK], () => ({
+    req: gql(M.createProject, { input: { name: 'Matrix new', key: `MG${++seq}` } }),
+  })),
+  graph('updateProject', 'updateProject', 'update', 'own', [401, FB, FB, OK, OK, OK, OK, OK], async () => {
+    const p = await freshProject();
+    return { req: g.updateProject(p.id), check: projectUpdated(p.id, `Matrix ${p.key}`) };
+  }),
+  graph(
+    'updateProject',
+    'updateProject',
+    'update',
+    'foreign',
+    [401, FB, FB, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.updateProject(res.id),
+    }),
+    { missing: () => g.updateProject(MISSING_ID) },
+  ),
+  graph('deleteProject', 'deleteProject(force: true)', 'delete', 'own', [401, FB, FB, OK, OK, OK, OK, OK], async () => {
+    const p = await freshProject();
+    return { req: g.deleteProject(p.id), check: projectDeleted(p.id) };
+  }),
+  graph(
+    'deleteProject',
+    'deleteProject(force: true)',
+    'delete',
+    'foreign',
+    [401, FB, FB, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.deleteProject(res.id),
+    }),
+    { missing: () => g.deleteProject(MISSING_ID) },
+  ),
+  graph('createIssue', 'createIssue(projectId)', 'create', 'own', [401, FB, OK, OK, OK, OK, OK, OK], () => ({
+    req: g.createIssue(scratch.id),
+  })),
+  graph(
+    'createIssue',
+    'createIssue(projectId)',
+    'create',
+    'foreign',
+    [401, FB, NF, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.createIssue(res.id),
+    }),
+    { missing: () => g.createIssue(MISSING_ID) },
+  ),
+  graph('updateIssue', 'updateIssue(id)', 'update', 'own', [401, FB, OK, OK, OK, OK, OK, OK], async () => {
+    const i = await freshIssue();
+    return { req: g.updateIssue(i.id), check: issueUpdated(i.id) };
+  }),
+  graph(
+    'updateIssue',
+    'updateIssue(id)',
+    'update',
+    'foreign',
+    [401, FB, NF, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.updateIssue(resIssues[1]!.id),
+    }),
+    { missing: () => g.updateIssue(MISSING_ID) },
+  ),
+  graph('updateIssue', 'updateIssue(id: key)', 'update', 'own', [401, FB, OK, OK, OK, OK, OK, OK], async () => {
+    const i = await freshIssue();
+    return { req: g.updateIssue(i.key), check: issueUpdated(i.id) };
+  }),
+  graph(
+    'updateIssue',
+    'updateIssue(id: key)',
+    'update',
+    'foreign',
+    [401, FB, NF, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.updateIssue('RES-2'),
+    }),
+    { missing: () => g.updateIssue(MISSING_KEY) },
+  ),
+  graph('deleteIssue', 'deleteIssue(id)', 'delete', 'own', [401, FB, FB, OK, OK, OK, OK, OK], async () => {
+    const i = await freshIssue();
+    return { req: g.deleteIssue(i.id), check: issueDeleted(i.id) };
+  }),
+  graph(
+    'deleteIssue',
+    'deleteIssue(id)',
+    'delete',
+    'foreign',
+    [401, FB, FB, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.deleteIssue(resIssues[2]!.id),
+    }),
+    { missing: () => g.deleteIssue(MISSING_ID) },
+  ),
+  graph('deleteIssue', 'deleteIssue(id: key)', 'delete', 'own', [401, FB, FB, OK, OK, OK, OK, OK], async () => {
+    const i = await freshIssue();
+    return { req: g.deleteIssue(i.key), check: issueDeleted(i.id) };
+  }),
+  graph(
+    'deleteIssue',
+    'deleteIssue(id: key)',
+    'delete',
+    'foreign',
+    [401, FB, FB, NF, NF, NF, NF, NF],
+    () => ({
+      req: g.deleteIssue('RES-3'),
+    }),
+    { missing: () => g.deleteIssue(MISSING_KEY) },
+  ),
+  graph('createApiKey', 'createApiKey', 'create', '-', [401, FB, FB, FB, FB, FB, OK, OK], () => ({
     req: gql(M.createApiKey, { input: { name: 'matrix' } }),
-    check: (a, c, ok) => { if (ok) expect(a.json.data.createApiKey.data.apiKey.ownerId).toBe(actingUser(c)); } })),
-  graph('revokeApiKey',        'revokeApiKey (own key)',     'delete', 'own',      [401, FB,   FB,    FB,     FB,   FB,   OK,   OK], async (c) => {
-    const id = await ownKey(c); return { req: g.revokeApiKey(id), check: keyRevokedIff(id) }; }),
-  graph('revokeApiKey',        "revokeApiKey (another member's key)", 'delete', 'colleague', [401, FB, FB, FB, FB, FB, NF, NF], async (c) => {
-    const id = await colleagueKey(c); return { req: g.revokeApiKey(id), check: keyRevokedIff(id) }; }),
-  graph('revokeApiKey',        'revokeApiKey',               'delete', 'foreign',  [401, FB,   FB,    FB,     FB,   FB,   NF,   NF], () => ({
-    req: g.revokeApiKey(bellaKey) }), { missing: () => g.revokeApiKey(MISSING_ID) }),
-  graph('createOrganization',  'createOrganization',         'create', '-',        [401, FB,   FB,    FB,     FB,   FB,   OK,   OK], () => ({
-    req: gql(M.createOrganization, { input: { name: 'Matrix Org', slug: `matrix-org-${++seq}` } }) })),
-  graph('joinOrganization',    'joinOrganization (unknown code)', 'create', '-',   [401, FB,   FB,    FB,     FB,   FB,   NF,   NF], () => ({
-    req: gql(M.joinOrganization, { code: 'inv_no-such-code' }) })),
-  graph('createInvitation',    'createInvitation',           'create', '-',        [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
-    req: gql(M.createInvitation, { role: 'viewer' }) })),
-  graph('webhooks',            'webhooks',                   'list',   '-',        [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
-    req: gql('{ webhooks { id url } }') })),
-  graph('webhook',             'webhook',                    'read',   'own',      [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
-    req: gql(`query($id: ID!) { webhook(id: $id) { ${result('QueryWebhookSuccess', '{ id }')} } }`, { id: acmeHook }) })),
-  graph('webhook',             'webhook',                    'read',   'foreign',  [401, FB,   FB,    FB,     NF,   NF,   FB,   FB], () => ({
-    req: gql(`query($id: ID!) { webhook(id: $id) { ${result('QueryWebhookSuccess', '{ id }')} } }`, { id: globexHook }) }),
-    { missing: () => gql(`query($id: ID!) { webhook(id: $id) { ${result('QueryWebhookSuccess', '{ id }')} } }`, { id: MISSING_ID }) }),
-  graph('createWebhook',       'createWebhook',              'create', '-',        [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
-    req: gql(`mutation { createWebhook(input: { url: "https://93.184.215.14/new", events: ["*"] }) { ${result('MutationCreateWebhookSuccess', '{ secret }')} } }`) })),
-  graph('updateWebhook',       'updateWebhook',              'update', 'foreign',  [401, FB,   FB,    FB,     NF,   NF,   FB,   FB], () => ({
-    req: gql(`mutation($id: ID!) { updateWebhook(id: $id, input: { description: "x" }) { ${result('MutationUpdateWebhookSuccess', '{ secret }')} } }`, { id: globexHook }) }),
-    { missing: () => gql(`mutation($id: ID!) { updateWebhook(id: $id, input: { description: "x" }) { ${result('MutationUpdateWebhookSuccess', '{ secret }')} } }`, { id: MISSING_ID }) }),
-  graph('deleteWebhook',       'deleteWebhook',              'delete', 'own',      [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], async () => {
+    check: (a, c, ok) => {
+      if (ok) expect(a.json.data.createApiKey.data.apiKey.ownerId).toBe(actingUser(c));
+    },
+  })),
+  graph('revokeApiKey', 'revokeApiKey (own key)', 'delete', 'own', [401, FB, FB, FB, FB, FB, OK, OK], async (c) => {
+    const id = await ownKey(c);
+    return { req: g.revokeApiKey(id), check: keyRevokedIff(id) };
+  }),
+  graph(
+    'revokeApiKey',
+    "revokeApiKey (another member's key)",
+    'delete',
+    'colleague',
+    [401, FB, FB, FB, FB, FB, NF, NF],
+    async (c) => {
+      const id = await colleagueKey(c);
+      return { req: g.revokeApiKey(id), check: keyRevokedIff(id) };
+    },
+  ),
+  graph(
+    'revokeApiKey',
+    'revokeApiKey',
+    'delete',
+    'foreign',
+    [401, FB, FB, FB, FB, FB, NF, NF],
+    () => ({
+      req: g.revokeApiKey(bellaKey),
+    }),
+    { missing: () => g.revokeApiKey(MISSING_ID) },
+  ),
+  graph('createOrganization', 'createOrganization', 'create', '-', [401, FB, FB, FB, FB, FB, OK, OK], () => ({
+    req: gql(M.createOrganization, { input: { name: 'Matrix Org', slug: `matrix-org-${++seq}` } }),
+  })),
+  graph(
+    'joinOrganization',
+    'joinOrganization (unknown code)',
+    'create',
+    '-',
+    [401, FB, FB, FB, FB, FB, NF, NF],
+    () => ({
+      req: gql(M.joinOrganization, { code: 'inv_no-such-code' }),
+    }),
+  ),
+  graph('createInvitation', 'createInvitation', 'create', '-', [401, FB, FB, FB, OK, OK, FB, FB], () => ({
+    req: gql(M.createInvitation, { role: 'viewer' }),
+  })),
+  graph('webhooks', 'webhooks', 'list', '-', [401, FB, FB, FB, OK, OK, FB, FB], () => ({
+    req: gql('{ webhooks { id url } }'),
+  })),
+  graph('webhook', 'webhook', 'read', 'own', [401, FB, FB, FB, OK, OK, FB, FB], () => ({
+    req: gql(`query($id: ID!) { webhook(id: $id) { ${result('QueryWebhookSuccess', '{ id }')} } }`, { id: acmeHook }),
+  })),
+  graph(
+    'webhook',
+    'webhook',
+    'read',
+    'foreign',
+    [401, FB, FB, FB, NF, NF, FB, FB],
+    () => ({
+      req: gql(`query($id: ID!) { webhook(id: $id) { ${result('QueryWebhookSuccess', '{ id }')} } }`, {
+        id: globexHook,
+      }),
+    }),
+    {
+      missing: () =>
+        gql(`query($id: ID!) { webhook(id: $id) { ${result('QueryWebhookSuccess', '{ id }')} } }`, { id: MISSING_ID }),
+    },
+  ),
+  graph('createWebhook', 'createWebhook', 'create', '-', [401, FB, FB, FB, OK, OK, FB, FB], () => ({
+    req: gql(
+      `mutation { createWebhook(input: { url: "https://93.184.215.14/new", events: ["*"] }) { ${result('MutationCreateWebhookSuccess', '{ secret }')} } }`,
+    ),
+  })),
+  graph(
+    'updateWebhook',
+    'updateWebhook',
+    'update',
+    'foreign',
+    [401, FB, FB, FB, NF, NF, FB, FB],
+    () => ({
+      req: gql(
+        `mutation($id: ID!) { updateWebhook(id: $id, input: { description: "x" }) { ${result('MutationUpdateWebhookSuccess', '{ secret }')} } }`,
+        { id: globexHook },
+      ),
+    }),
+    {
+      missing: () =>
+        gql(
+          `mutation($id: ID!) { updateWebhook(id: $id, input: { description: "x" }) { ${result('MutationUpdateWebhookSuccess', '{ secret }')} } }`,
+          { id: MISSING_ID },
+        ),
+    },
+  ),
+  graph('deleteWebhook', 'deleteWebhook', 'delete', 'own', [401, FB, FB, FB, OK, OK, FB, FB], async () => {
     const id = await freshHook();
-    return { req: gql(`mutation($id: ID!) { deleteWebhook(id: $id) { ${result('MutationDeleteWebhookSuccess')} } }`, { id }),
-      check: async (_a, _c, ok) => expect(await db().webhook.count({ where: { id } })).toBe(ok ? 0 : 1) }; }),
-  graph('pingWebhook',         'pingWebhook',                'create', 'foreign',  [401, FB,   FB,    FB,     NF,   NF,   FB,   FB], () => ({
-    req: gql(`mutation($id: ID!) { pingWebhook(id: $id) { ${result('MutationPingWebhookSuccess', '{ id }')} } }`, { id: globexHook }) })),
-  graph('redeliverWebhookDelivery', 'redeliverWebhookDelivery', 'create', 'own',  [401, FB,   FB,    FB,     OK,   OK,   FB,   FB], () => ({
-    req: gql(`mutation($w: ID!, $d: ID!) { redeliverWebhookDelivery(webhookId: $w, deliveryId: $d) { ${result('MutationRedeliverWebhookDeliverySuccess', '{ id }')} } }`, { w: acmeHook, d: acmeDelivery }) })),
+    return {
+      req: gql(`mutation($id: ID!) { deleteWebhook(id: $id) { ${result('MutationDeleteWebhookSuccess')} } }`, { id }),
+      check: async (_a, _c, ok) => expect(await db().webhook.count({ where: { id } })).toBe(ok ? 0 : 1),
+    };
+  }),
+  graph('pingWebhook', 'pingWebhook', 'create', 'foreign', [401, FB, FB, FB, NF, NF, FB, FB], () => ({
+    req: gql(`mutation($id: ID!) { pingWebhook(id: $id) { ${result('MutationPingWebhookSuccess', '{ id }')} } }`, {
+      id: globexHook,
+    }),
+  })),
+  graph(
+    'redeliverWebhookDelivery',
+    'redeliverWebhookDelivery',
+    'create',
+    'own',
+    [401, FB, FB, FB, OK, OK, FB, FB],
+    () => ({
+      req: gql(
+        `mutation($w: ID!, $d: ID!) { redeliverWebhookDelivery(webhookId: $w, deliveryId: $d) { ${result('MutationRedeliverWebhookDeliverySuccess', '{ id }')} } }`,
+        { w: acmeHook, d: acmeDelivery },
+      ),
+    }),
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -589,7 +1178,8 @@ function toolRoute(method: string, pathname: string) {
     });
     const pattern = new RegExp(`^/api${source}$`);
     const match = pattern.exec(pathname);
-    if (match) return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)])) };
+    if (match)
+      return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)])) };
   }
   return null;
 }
@@ -605,24 +1195,39 @@ async function sendMcp(caller: Caller, req: Req): Promise<Answer> {
   const args = { ...target.params, ...query, ...(req.body as object) };
   const raw = await sendRaw(
     t,
-    { method: 'POST', path: '/api/mcp', headers: { accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: target.route.tool!.name, arguments: args } } },
+    {
+      method: 'POST',
+      path: '/api/mcp',
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: target.route.tool!.name, arguments: args } },
+    },
     credentials(caller),
   );
   if (raw.status !== 200) return raw;
-  const toolResult = raw.json?.result as { isError?: boolean; content: { text: string }[]; structuredContent?: { items?: unknown } } | undefined;
+  const toolResult = raw.json?.result as
+    | { isError?: boolean; content: { text: string }[]; structuredContent?: { items?: unknown } }
+    | undefined;
   if (!toolResult) return { ...raw, status: 500 };
   if (toolResult.isError) {
     const problem = JSON.parse(toolResult.content[0]!.text);
     return { ...raw, status: problem.status, json: problem };
   }
   const content = toolResult.structuredContent;
-  return { ...raw, status: target.route.success.status, json: content && 'items' in content ? content.items : (content ?? null) };
+  return {
+    ...raw,
+    status: target.route.success.status,
+    json: content && 'items' in content ? content.items : (content ?? null),
+  };
 }
 
 const MCP: Row[] = REST.filter((row) => {
   const [method, path] = row.name.split(' ');
   return toolRoute(method!, path!.replace(/:\w+/g, 'x').replace(/\?.*$/, '')) !== null;
-}).map((row) => ({ ...row, surface: 'MCP', name: `MCP ${toolRoute(row.name.split(' ')[0]!, row.name.split(' ')[1]!.replace(/:\w+/g, 'x').replace(/\?.*$/, ''))!.route.tool!.name} (as ${row.name})` }));
+}).map((row) => ({
+  ...row,
+  surface: 'MCP',
+  name: `MCP ${toolRoute(row.name.split(' ')[0]!, row.name.split(' ')[1]!.replace(/:\w+/g, 'x').replace(/\?.*$/, ''))!.route.tool!.name} (as ${row.name})`,
+}));
 
 async function runRow(row: Row) {
   const failures: string[] = [];
@@ -645,7 +1250,10 @@ async function runRow(row: Row) {
     if (leaks.length) say(`foreign data in the answer: ${leaks.join(', ')}`);
     if (row.missing) {
       const twin = row.surface === 'MCP' ? await sendMcp(caller, row.missing()) : await send(caller, row.missing());
-      if (!sameAnswer(answer, twin)) say(`a foreign object is told apart from a missing one: ${answer.status} ${answer.text} / ${twin.status} ${twin.text}`);
+      if (!sameAnswer(answer, twin))
+        say(
+          `a foreign object is told apart from a missing one: ${answer.status} ${answer.text} / ${twin.status} ${twin.text}`,
+        );
     }
     try {
       const ok = row.surface === 'GraphQL' ? got === 'ok' : answer.status >= 200 && answer.status < 300;
@@ -661,7 +1269,8 @@ beforeAll(async () => {
   t = await startTestApp({}, { limiterStore: new MemoryStore({ now: () => clock }) });
   acme = t.org('acme').id;
   globex = t.org('globex').id;
-  for (const name of Object.keys(uid) as (keyof typeof uid)[]) uid[name] = t.user(name, name === 'bella' ? 'globex' : 'acme').id;
+  for (const name of Object.keys(uid) as (keyof typeof uid)[])
+    uid[name] = t.user(name, name === 'bella' ? 'globex' : 'acme').id;
   pats.viewer = t.user('victor').token;
   pats.member = t.user('mark').token;
   pats.manager = t.user('maya').token;
@@ -678,18 +1287,37 @@ beforeAll(async () => {
   web = { id: webProject.id, key: 'WEB' };
   web1 = { id: (await db().issue.findFirstOrThrow({ where: { projectId: web.id, number: 1 } })).id, key: 'WEB-1' };
   res = { id: t.org('globex').projects.find((p) => p.key === 'RES')!.id, key: 'RES' };
-  resIssues = (await db().issue.findMany({ where: { orgId: globex }, orderBy: { number: 'asc' } })).map((i) => ({ id: i.id, key: `RES-${i.number}` }));
+  resIssues = (await db().issue.findMany({ where: { orgId: globex }, orderBy: { number: 'asc' } })).map((i) => ({
+    id: i.id,
+    key: `RES-${i.number}`,
+  }));
   expect(resIssues.map((i) => i.key)).toEqual(['RES-1', 'RES-2', 'RES-3', 'RES-4']);
   const globexKeys = await db().apiKey.findMany({ where: { orgId: globex } });
   bellaKey = globexKeys.find((k) => k.userId === uid.bella)!.id;
   markGlobexKey = globexKeys.find((k) => k.userId === uid.mark)!.id;
   acmeHook = await freshHook();
   globexHook = await freshHook(globex);
-  acmeDelivery = (await db().webhookDelivery.create({ data: { webhookId: acmeHook, orgId: acme, messageId: 'matrix', eventType: 'webhook.ping', payload: '{}', state: 'failed', nextAttemptAt: new Date() } })).id;
+  acmeDelivery = (
+    await db().webhookDelivery.create({
+      data: {
+        webhookId: acmeHook,
+        orgId: acme,
+        messageId: 'matrix',
+        eventType: 'webhook.ping',
+        payload: '{}',
+        state: 'failed',
+        nextAttemptAt: new Date(),
+      },
+    })
+  ).id;
   FOREIGN = [res.id, ...resIssues.map((i) => i.id), uid.bella, ...globexKeys.map((k) => k.id), globexHook];
 
   tick();
-  const created = await send('owner', { method: 'POST', path: '/api/projects', body: { name: 'Matrix scratch', key: 'MTX' } });
+  const created = await send('owner', {
+    method: 'POST',
+    path: '/api/projects',
+    body: { name: 'Matrix scratch', key: 'MTX' },
+  });
   expect(created.status).toBe(201);
   scratch = created.json;
   scratchIssue = await freshIssue();
@@ -719,7 +1347,8 @@ describe('the foreign fixtures are real (positive controls)', () => {
       furtherChecks++;
       const answer = await sendAs(bella, req);
       expect(answer.status, req.path).toBe(200);
-      if (req.path === '/api/graphql') expect(gqlOutcome(answer, 'project' in answer.json.data ? 'project' : 'issue')).toBe('ok');
+      if (req.path === '/api/graphql')
+        expect(gqlOutcome(answer, 'project' in answer.json.data ? 'project' : 'issue')).toBe('ok');
     }
     const keys = await sendAs({ authorization: `Bearer ${markGlobexPat}` }, get('/api/api-keys'));
     expect(keys.json.map((k: { id: string }) => k.id)).toEqual([markGlobexKey]);
@@ -738,16 +1367,27 @@ describe('REST matrix', () => {
 describe('MCP matrix (the tools, with the answers of their REST routes)', () => {
   test('every tool has rows', () => {
     const tools = new Set(MCP.map((row) => row.name.split(' ')[1]));
-    expect([...tools].sort()).toEqual(ROUTES.filter((route) => route.tool).map((route) => route.tool!.name).sort());
+    expect([...tools].sort()).toEqual(
+      ROUTES.filter((route) => route.tool)
+        .map((route) => route.tool!.name)
+        .sort(),
+    );
   });
   for (const row of MCP) test(`${row.name} [${row.action}, ${row.target}]`, () => runRow(row));
 });
 
 describe('GraphQL matrix', () => {
   test('every query and mutation of schema.graphql has a row', async () => {
-    const sdl = await import('node:fs/promises').then((fs) => fs.readFile(new URL('../schema.graphql', import.meta.url), 'utf8'));
+    const sdl = await import('node:fs/promises').then((fs) =>
+      fs.readFile(new URL('../schema.graphql', import.meta.url), 'utf8'),
+    );
     const fieldsOf = (type: string) =>
-      [...new RegExp(`type ${type} \\{([\\s\\S]*?)\\n\\}`).exec(sdl)![1]!.replace(/"""[\s\S]*?"""/g, '').matchAll(/^ {2}(\w+)[(:]/gm)].map((m) => m[1]);
+      [
+        ...new RegExp(`type ${type} \\{([\\s\\S]*?)\\n\\}`)
+          .exec(sdl)![1]!
+          .replace(/"""[\s\S]*?"""/g, '')
+          .matchAll(/^ {2}(\w+)[(:]/gm),
+      ].map((m) => m[1]);
     const covered = new Set(GRAPHQL.map((row) => row.field));
     expect([...fieldsOf('Query'), ...fieldsOf('Mutation')].filter((f) => !covered.has(f))).toEqual([]);
   });
@@ -758,7 +1398,9 @@ describe('nested selections stay in the organization of the credential', () => {
   const DEEP = `{ memberships(first: 1) { id role organization { id slug projects(first: 100) { id key organization { id }
     issues(first: 5) { edges { node { id key projectId project { organization { id } } assignee { id } } } } } } } }`;
   const credentialsToCheck = (): [string, Record<string, string>, boolean][] => [
-    ...(['viewer', 'member', 'manager', 'admin', 'owner'] as const).map((c): [string, Record<string, string>, boolean] => [`${c} PAT`, credentials(c), true]),
+    ...(['viewer', 'member', 'manager', 'admin', 'owner'] as const).map(
+      (c): [string, Record<string, string>, boolean] => [`${c} PAT`, credentials(c), true],
+    ),
     ['OAuth token of maya (acme)', credentials('oauth'), true],
     // Mark is a member of globex too: his acme-bound token must still see acme only.
     ['OAuth token of mark bound to acme', { authorization: `Bearer ${markOAuthToken}` }, true],
@@ -831,16 +1473,41 @@ describe('bodies cannot set an organization, a user or a role', () => {
     user_id: [uid.bella, 'user_id'],
   });
   const routes = (): { name: string; req: (extra: Record<string, unknown>) => Req; callers: Caller[] }[] => [
-    { name: 'POST /api/issues', req: (x) => ({ method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'smuggled', ...x } }), callers: ['member', 'owner', 'oauth', 'session'] },
-    { name: 'PATCH /api/issues/:id', req: (x) => ({ method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { title: 'smuggled', ...x } }), callers: ['member', 'owner', 'oauth', 'session'] },
-    { name: 'POST /api/projects', req: (x) => ({ method: 'POST', path: '/api/projects', body: { name: 'Smuggled', key: `SM${++seq}`, ...x } }), callers: ['owner', 'oauth', 'session'] },
-    { name: 'PUT /api/projects/:id', req: (x) => ({ method: 'PUT', path: `/api/projects/${scratch.id}`, body: { name: 'Smuggled', ...x } }), callers: ['owner', 'oauth', 'session'] },
-    { name: 'POST /api/api-keys', req: (x) => ({ method: 'POST', path: '/api/api-keys', body: { name: 'smuggled', ...x } }), callers: ['oauth', 'session'] },
+    {
+      name: 'POST /api/issues',
+      req: (x) => ({ method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'smuggled', ...x } }),
+      callers: ['member', 'owner', 'oauth', 'session'],
+    },
+    {
+      name: 'PATCH /api/issues/:id',
+      req: (x) => ({ method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { title: 'smuggled', ...x } }),
+      callers: ['member', 'owner', 'oauth', 'session'],
+    },
+    {
+      name: 'POST /api/projects',
+      req: (x) => ({ method: 'POST', path: '/api/projects', body: { name: 'Smuggled', key: `SM${++seq}`, ...x } }),
+      callers: ['owner', 'oauth', 'session'],
+    },
+    {
+      name: 'PUT /api/projects/:id',
+      req: (x) => ({ method: 'PUT', path: `/api/projects/${scratch.id}`, body: { name: 'Smuggled', ...x } }),
+      callers: ['owner', 'oauth', 'session'],
+    },
+    {
+      name: 'POST /api/api-keys',
+      req: (x) => ({ method: 'POST', path: '/api/api-keys', body: { name: 'smuggled', ...x } }),
+      callers: ['oauth', 'session'],
+    },
   ];
 
   async function counts() {
     const p = db();
-    return { projects: await p.project.count(), issues: await p.issue.count(), keys: await p.apiKey.count(), memberships: await p.membership.count() };
+    return {
+      projects: await p.project.count(),
+      issues: await p.issue.count(),
+      keys: await p.apiKey.count(),
+      memberships: await p.membership.count(),
+    };
   }
 
   test('org_id, orgId, role and user_id in create and update bodies: 400, and nothing changes', async () => {
@@ -853,7 +1520,13 @@ describe('bodies cannot set an organization, a user or a role', () => {
           furtherChecks++;
           const answer = await send(caller, route.req({ [field]: value }));
           const errors = answer.json?.errors ?? [];
-          if (answer.status !== 400 || answer.json?.code !== 'validation_failed' || !errors.some((e: { field: string; message: string }) => e.field === reported && e.message === 'is not a known field')) {
+          if (
+            answer.status !== 400 ||
+            answer.json?.code !== 'validation_failed' ||
+            !errors.some(
+              (e: { field: string; message: string }) => e.field === reported && e.message === 'is not a known field',
+            )
+          ) {
             failures.push(`${route.name} {${field}} as ${caller}: ${answer.status} ${answer.text.slice(0, 200)}`);
           }
         }
@@ -867,14 +1540,29 @@ describe('bodies cannot set an organization, a user or a role', () => {
 
   test('server-owned fields (id, number, key, issue_count, project_id after creation): 400', async () => {
     const cases: [string, Req][] = [
-      ['PATCH issue project_id (foreign project)', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { project_id: res.id } }],
-      ['PATCH issue project_id (own project)', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { project_id: web.id } }],
+      [
+        'PATCH issue project_id (foreign project)',
+        { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { project_id: res.id } },
+      ],
+      [
+        'PATCH issue project_id (own project)',
+        { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { project_id: web.id } },
+      ],
       ['PATCH issue id', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { id: resIssues[0]!.id } }],
       ['PATCH issue number', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { number: 1 } }],
       ['PATCH issue key', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { key: 'RES-1' } }],
-      ['POST issue id', { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'x', id: resIssues[0]!.id } }],
-      ['POST issue number', { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'x', number: 1 } }],
-      ['POST project id', { method: 'POST', path: '/api/projects', body: { name: 'x', key: `SI${++seq}`, id: res.id } }],
+      [
+        'POST issue id',
+        { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'x', id: resIssues[0]!.id } },
+      ],
+      [
+        'POST issue number',
+        { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'x', number: 1 } },
+      ],
+      [
+        'POST project id',
+        { method: 'POST', path: '/api/projects', body: { name: 'x', key: `SI${++seq}`, id: res.id } },
+      ],
       ['PUT project id', { method: 'PUT', path: `/api/projects/${scratch.id}`, body: { id: res.id } }],
       ['PUT project issue_count', { method: 'PUT', path: `/api/projects/${scratch.id}`, body: { issue_count: 0 } }],
     ];
@@ -931,7 +1619,8 @@ describe('bodies cannot set an organization, a user or a role', () => {
       furtherChecks++;
       const answer = await send('session', gql(query, variables));
       const code = answer.json?.errors?.[0]?.extensions?.code;
-      if (answer.json?.data || !code || code === 'INTERNAL_SERVER_ERROR') failures.push(`${name}: ${answer.status} ${answer.text.slice(0, 200)}`);
+      if (answer.json?.data || !code || code === 'INTERNAL_SERVER_ERROR')
+        failures.push(`${name}: ${answer.status} ${answer.text.slice(0, 200)}`);
     }
     expect(await counts()).toEqual(before);
     expect(failures).toEqual([]);
@@ -940,32 +1629,180 @@ describe('bodies cannot set an organization, a user or a role', () => {
 
 describe('X-Org-Id cannot switch organizations', () => {
   const pat = (token: string) => ({ authorization: `Bearer ${token}` });
-  const session = (cookie: string, orgId?: string) => ({ cookie, origin: ORIGIN, ...(orgId === undefined ? {} : { 'x-org-id': orgId }) });
+  const session = (cookie: string, orgId?: string) => ({
+    cookie,
+    origin: ORIGIN,
+    ...(orgId === undefined ? {} : { 'x-org-id': orgId }),
+  });
   const cases = (): { name: string; headers: Record<string, string>; req: Req; status: number; code: string }[] => [
-    { name: "manager's PAT with X-Org-Id of globex", headers: { ...pat(pats.manager), 'x-org-id': globex }, req: get('/api/projects'), status: 403, code: 'org_mismatch' },
-    { name: "mark's acme PAT with X-Org-Id of globex (he is a member there): read", headers: { ...pat(pats.member), 'x-org-id': globex }, req: issueReq.read(resIssues[0]!.id), status: 403, code: 'org_mismatch' },
-    { name: "mark's acme PAT with X-Org-Id of globex: update", headers: { ...pat(pats.member), 'x-org-id': globex }, req: issueReq.update(resIssues[0]!.id), status: 403, code: 'org_mismatch' },
-    { name: "owner's PAT with X-Org-Id of globex: delete a project", headers: { ...pat(pats.owner), 'x-org-id': globex }, req: projectReq.delete(res.id), status: 403, code: 'org_mismatch' },
-    { name: 'PAT with an X-Org-Id that is not a UUID', headers: { ...pat(pats.owner), 'x-org-id': 'acme' }, req: get('/api/projects'), status: 403, code: 'org_mismatch' },
-    { name: 'PAT with an X-Org-Id listing both organizations', headers: { ...pat(pats.owner), 'x-org-id': `${acme}, ${globex}` }, req: get('/api/projects'), status: 403, code: 'org_mismatch' },
-    { name: 'PAT with X-Org-Id of globex on GraphQL', headers: { ...pat(pats.owner), 'x-org-id': globex }, req: gql(Q.projects), status: 403, code: 'org_mismatch' },
-    { name: "maya's session with X-Org-Id of globex (not a member)", headers: session(mayaCookie, globex), req: get('/api/projects'), status: 403, code: 'org_forbidden' },
-    { name: "maya's session with X-Org-Id of globex: delete an issue", headers: session(mayaCookie, globex), req: issueReq.delete(resIssues[3]!.id), status: 403, code: 'org_forbidden' },
-    { name: "maya's session with X-Org-Id of globex on GraphQL", headers: session(mayaCookie, globex), req: gql(Q.issues), status: 403, code: 'org_forbidden' },
-    { name: 'session with an X-Org-Id of no organization', headers: session(mayaCookie, MISSING_ID), req: get('/api/projects'), status: 403, code: 'org_forbidden' },
-    { name: 'session with an X-Org-Id that is not a UUID', headers: session(mayaCookie, 'acme'), req: get('/api/projects'), status: 403, code: 'org_forbidden' },
-    { name: 'session with an X-Org-Id that is SQL', headers: session(mayaCookie, "' OR '1'='1"), req: get('/api/projects'), status: 403, code: 'org_forbidden' },
-    { name: 'session with an X-Org-Id listing both organizations', headers: session(mayaCookie, `${acme}, ${globex}`), req: get('/api/projects'), status: 403, code: 'org_forbidden' },
-    { name: "maya's OAuth token (acme) with X-Org-Id of globex", headers: { ...pat(oauthToken), 'x-org-id': globex }, req: get('/api/projects'), status: 403, code: 'org_mismatch' },
-    { name: "mark's OAuth token bound to acme with X-Org-Id of globex (he is a member there)", headers: { ...pat(markOAuthToken), 'x-org-id': globex }, req: issueReq.read('RES-1'), status: 403, code: 'org_mismatch' },
-    { name: 'OAuth token with an X-Org-Id that is not a UUID', headers: { ...pat(oauthToken), 'x-org-id': 'not-a-uuid' }, req: get('/api/projects'), status: 403, code: 'org_mismatch' },
-    { name: 'OAuth token with X-Org-Id of globex on GraphQL', headers: { ...pat(oauthToken), 'x-org-id': globex }, req: gql(Q.projects), status: 403, code: 'org_mismatch' },
-    { name: 'anonymous with X-Org-Id of acme', headers: { 'x-org-id': acme }, req: get('/api/projects'), status: 401, code: 'unauthenticated' },
-    { name: "mark's session acting in acme: globex's issue by id", headers: session(markCookie, acme), req: issueReq.read(resIssues[0]!.id), status: 404, code: 'not_found' },
-    { name: "mark's session acting in acme: globex's issue by key", headers: session(markCookie, acme), req: issueReq.read('RES-1'), status: 404, code: 'not_found' },
-    { name: "mark's session acting in acme: his own globex key", headers: session(markCookie, acme), req: revokeReq(markGlobexKey), status: 404, code: 'not_found' },
-    { name: "mark's session acting in acme: globex's project", headers: session(markCookie, acme), req: projectReq.update(res.id), status: 403, code: 'forbidden' },
-    { name: "mark's session without X-Org-Id (two organizations): must choose", headers: session(markCookie), req: get('/api/projects'), status: 403, code: 'forbidden' },
+    {
+      name: "manager's PAT with X-Org-Id of globex",
+      headers: { ...pat(pats.manager), 'x-org-id': globex },
+      req: get('/api/projects'),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: "mark's acme PAT with X-Org-Id of globex (he is a member there): read",
+      headers: { ...pat(pats.member), 'x-org-id': globex },
+      req: issueReq.read(resIssues[0]!.id),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: "mark's acme PAT with X-Org-Id of globex: update",
+      headers: { ...pat(pats.member), 'x-org-id': globex },
+      req: issueReq.update(resIssues[0]!.id),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: "owner's PAT with X-Org-Id of globex: delete a project",
+      headers: { ...pat(pats.owner), 'x-org-id': globex },
+      req: projectReq.delete(res.id),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: 'PAT with an X-Org-Id that is not a UUID',
+      headers: { ...pat(pats.owner), 'x-org-id': 'acme' },
+      req: get('/api/projects'),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: 'PAT with an X-Org-Id listing both organizations',
+      headers: { ...pat(pats.owner), 'x-org-id': `${acme}, ${globex}` },
+      req: get('/api/projects'),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: 'PAT with X-Org-Id of globex on GraphQL',
+      headers: { ...pat(pats.owner), 'x-org-id': globex },
+      req: gql(Q.projects),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: "maya's session with X-Org-Id of globex (not a member)",
+      headers: session(mayaCookie, globex),
+      req: get('/api/projects'),
+      status: 403,
+      code: 'org_forbidden',
+    },
+    {
+      name: "maya's session with X-Org-Id of globex: delete an issue",
+      headers: session(mayaCookie, globex),
+      req: issueReq.delete(resIssues[3]!.id),
+      status: 403,
+      code: 'org_forbidden',
+    },
+    {
+      name: "maya's session with X-Org-Id of globex on GraphQL",
+      headers: session(mayaCookie, globex),
+      req: gql(Q.issues),
+      status: 403,
+      code: 'org_forbidden',
+    },
+    {
+      name: 'session with an X-Org-Id of no organization',
+      headers: session(mayaCookie, MISSING_ID),
+      req: get('/api/projects'),
+      status: 403,
+      code: 'org_forbidden',
+    },
+    {
+      name: 'session with an X-Org-Id that is not a UUID',
+      headers: session(mayaCookie, 'acme'),
+      req: get('/api/projects'),
+      status: 403,
+      code: 'org_forbidden',
+    },
+    {
+      name: 'session with an X-Org-Id that is SQL',
+      headers: session(mayaCookie, "' OR '1'='1"),
+      req: get('/api/projects'),
+      status: 403,
+      code: 'org_forbidden',
+    },
+    {
+      name: 'session with an X-Org-Id listing both organizations',
+      headers: session(mayaCookie, `${acme}, ${globex}`),
+      req: get('/api/projects'),
+      status: 403,
+      code: 'org_forbidden',
+    },
+    {
+      name: "maya's OAuth token (acme) with X-Org-Id of globex",
+      headers: { ...pat(oauthToken), 'x-org-id': globex },
+      req: get('/api/projects'),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: "mark's OAuth token bound to acme with X-Org-Id of globex (he is a member there)",
+      headers: { ...pat(markOAuthToken), 'x-org-id': globex },
+      req: issueReq.read('RES-1'),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: 'OAuth token with an X-Org-Id that is not a UUID',
+      headers: { ...pat(oauthToken), 'x-org-id': 'not-a-uuid' },
+      req: get('/api/projects'),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: 'OAuth token with X-Org-Id of globex on GraphQL',
+      headers: { ...pat(oauthToken), 'x-org-id': globex },
+      req: gql(Q.projects),
+      status: 403,
+      code: 'org_mismatch',
+    },
+    {
+      name: 'anonymous with X-Org-Id of acme',
+      headers: { 'x-org-id': acme },
+      req: get('/api/projects'),
+      status: 401,
+      code: 'unauthenticated',
+    },
+    {
+      name: "mark's session acting in acme: globex's issue by id",
+      headers: session(markCookie, acme),
+      req: issueReq.read(resIssues[0]!.id),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: "mark's session acting in acme: globex's issue by key",
+      headers: session(markCookie, acme),
+      req: issueReq.read('RES-1'),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: "mark's session acting in acme: his own globex key",
+      headers: session(markCookie, acme),
+      req: revokeReq(markGlobexKey),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: "mark's session acting in acme: globex's project",
+      headers: session(markCookie, acme),
+      req: projectReq.update(res.id),
+      status: 403,
+      code: 'forbidden',
+    },
+    {
+      name: "mark's session without X-Org-Id (two organizations): must choose",
+      headers: session(markCookie),
+      req: get('/api/projects'),
+      status: 403,
+      code: 'forbidden',
+    },
   ];
 
   test('each trick gets its exact refusal and no foreign data', async () => {
@@ -974,7 +1811,8 @@ describe('X-Org-Id cannot switch organizations', () => {
       tick();
       furtherChecks++;
       const answer = await sendAs(c.headers, c.req);
-      if (answer.status !== c.status || answer.json?.code !== c.code) failures.push(`${c.name}: expected ${c.status} ${c.code}, got ${answer.status} ${answer.text.slice(0, 200)}`);
+      if (answer.status !== c.status || answer.json?.code !== c.code)
+        failures.push(`${c.name}: expected ${c.status} ${c.code}, got ${answer.status} ${answer.text.slice(0, 200)}`);
       const leaks = leaksIn(answer.text);
       if (leaks.length) failures.push(`${c.name}: foreign data ${leaks.join(', ')}`);
     }
@@ -986,7 +1824,13 @@ describe('X-Org-Id cannot switch organizations', () => {
     const client = await registerClient(t.app);
     const { challenge } = pkce();
     const params = authorizeParams(client.client_id, challenge);
-    const response = await t.app.fetch(formPost('/oauth/authorize', { ...Object.fromEntries(params), org_id: globex, decision: 'allow' }, { cookie: mayaCookie }));
+    const response = await t.app.fetch(
+      formPost(
+        '/oauth/authorize',
+        { ...Object.fromEntries(params), org_id: globex, decision: 'allow' },
+        { cookie: mayaCookie },
+      ),
+    );
     furtherChecks++;
     // The consent page again, with the error (400), and no redirect carrying a code.
     expect(response.status).toBe(400);
@@ -999,8 +1843,16 @@ describe('X-Org-Id cannot switch organizations', () => {
 describe('other people and keys of another organization', () => {
   test('a foreign user cannot be assigned, nor used as a filter that finds anything', async () => {
     const checks: [string, Req, number][] = [
-      ['create with a foreign assignee', { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'x', assignee_id: uid.bella } }, 400],
-      ['assign a foreign user', { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { assignee_id: uid.bella } }, 400],
+      [
+        'create with a foreign assignee',
+        { method: 'POST', path: '/api/issues', body: { project_id: scratch.id, title: 'x', assignee_id: uid.bella } },
+        400,
+      ],
+      [
+        'assign a foreign user',
+        { method: 'PATCH', path: `/api/issues/${scratchIssue.id}`, body: { assignee_id: uid.bella } },
+        400,
+      ],
       ['list by a foreign assignee', get(`/api/issues?assignee_id=${uid.bella}`), 200],
     ];
     for (const [name, req, status] of checks) {
@@ -1009,9 +1861,15 @@ describe('other people and keys of another organization', () => {
       const answer = await send('owner', req);
       expect(answer.status, name).toBe(status);
       if (status === 200) expect(answer.json, name).toEqual([]);
-      else expect(answer.json.errors, name).toEqual([{ field: 'assignee_id', message: 'must be a member of the organization' }]);
+      else
+        expect(answer.json.errors, name).toEqual([
+          { field: 'assignee_id', message: 'must be a member of the organization' },
+        ]);
     }
-    const filtered = await send('owner', gql(`{ issues(filter: { assigneeId: "${uid.bella}" }) { edges { node { id } } } }`));
+    const filtered = await send(
+      'owner',
+      gql(`{ issues(filter: { assigneeId: "${uid.bella}" }) { edges { node { id } } } }`),
+    );
     furtherChecks++;
     expect(filtered.json.data.issues.edges).toEqual([]);
   });
@@ -1026,7 +1884,9 @@ describe('other people and keys of another organization', () => {
       expect(answer.status).toBe(200);
       const emails = (answer.json.data?.issues?.edges ?? [])
         .map((e: { node: { assignee: { id: string; email: string | null } | null } }) => e.node.assignee)
-        .filter((a: { id: string; email: string | null } | null) => a && a.id !== actingUser(caller) && a.email !== null)
+        .filter(
+          (a: { id: string; email: string | null } | null) => a && a.id !== actingUser(caller) && a.email !== null,
+        )
         .map((a: { email: string }) => a.email);
       expect([...new Set(emails)], caller).toEqual([]);
     }
@@ -1049,9 +1909,13 @@ describe('other people and keys of another organization', () => {
     }
   });
 
-  test('issue keys resolve in the caller\'s organization only, even when both have the same project key', async () => {
+  test("issue keys resolve in the caller's organization only, even when both have the same project key", async () => {
     tick();
-    const clash = await send('owner', { method: 'POST', path: '/api/projects', body: { name: 'Acme research', key: 'RES' } });
+    const clash = await send('owner', {
+      method: 'POST',
+      path: '/api/projects',
+      body: { name: 'Acme research', key: 'RES' },
+    });
     expect(clash.status).toBe(201);
     const own = await send('owner', issueReq.create(clash.json.id));
     expect(own.json.key).toBe('RES-1');

@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Principal } from '../src/auth/principal.js';
 import type { Context } from '../src/context.js';
 import type { Database } from '../src/db/client.js';
-import { aggregateIssues, answeredByCounts, ISSUE_GROUPINGS, weekStartOf, type IssueAggregates } from '../src/schema/issues/aggregates.js';
+import {
+  aggregateIssues,
+  answeredByCounts,
+  ISSUE_GROUPINGS,
+  weekStartOf,
+  type IssueAggregates,
+} from '../src/schema/issues/aggregates.js';
 import type { IssueFilterShape } from '../src/schema/issues/filter.js';
 import { listIssues } from '../src/schema/issues/operations.js';
 import { operatorContext } from '../src/schema/core/operator.js';
@@ -29,7 +35,10 @@ let answeredFromCounts = 0;
 async function checkBothWays(ctx: Context, filter: IssueFilterShape, projectId: string | null) {
   const input = { filter, projectId, groupBy: ISSUE_COLUMNS_GROUPINGS, weeks: WEEKS };
   const aggregates = await aggregateIssues.call(ctx, input, undefined);
-  const expected = countRows(await pageThrough(ctx, filter, projectId), aggregates.createdPerWeek!.map((w) => w.weekStart));
+  const expected = countRows(
+    await pageThrough(ctx, filter, projectId),
+    aggregates.createdPerWeek!.map((w) => w.weekStart),
+  );
   expect({ filter, aggregates }).toEqual({ filter, aggregates: expected });
   if (answeredByCounts({ ...input, groupBy: GROUP_GROUPINGS }, GROUP_GROUPINGS)) answeredFromCounts++;
   const groups = await aggregateIssues.call(ctx, { ...input, groupBy: GROUP_GROUPINGS }, undefined);
@@ -64,8 +73,14 @@ function countRows(rows: Awaited<ReturnType<typeof pageThrough>>, weekStarts: Da
     total: rows.length,
     byStatus: ISSUE_STATUSES.map((status) => ({ status, count: statuses.get(status) ?? 0 })),
     byPriority: ISSUE_PRIORITIES.map((priority) => ({ priority, count: priorities.get(priority) ?? 0 })),
-    byAssignee: sorted([...tally((r) => r.assigneeId)].map(([assigneeId, count]) => ({ assigneeId, count })), (a) => a.assigneeId),
-    byProject: sorted([...tally((r) => r.projectId)].map(([projectId, count]) => ({ projectId, count })), (p) => p.projectId),
+    byAssignee: sorted(
+      [...tally((r) => r.assigneeId)].map(([assigneeId, count]) => ({ assigneeId, count })),
+      (a) => a.assigneeId,
+    ),
+    byProject: sorted(
+      [...tally((r) => r.projectId)].map(([projectId, count]) => ({ projectId, count })),
+      (p) => p.projectId,
+    ),
     createdPerWeek: weekStarts.map((weekStart) => ({ weekStart, count: weeks.get(weekStart.getTime()) ?? 0 })),
   };
 }
@@ -87,7 +102,10 @@ describe('issue aggregates', () => {
       fc.asyncProperty(
         fc.array(issueSpec, { minLength: 10, maxLength: 40 }),
         // Several filters over each world: worlds cost inserts, filters only reads.
-        fc.array(fc.tuple(filterArbitrary(), fc.option(fc.integer({ min: 0, max: 1 }))), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.tuple(filterArbitrary(), fc.option(fc.integer({ min: 0, max: 1 }))), {
+          minLength: 1,
+          maxLength: 8,
+        }),
         async (specs, queries) => {
           const world = await createWorld(db, specs);
           for (const [anyFilter, projectIndex] of queries) {
@@ -108,12 +126,39 @@ describe('issue aggregates', () => {
     const world = await createWorld(db, specs);
     const at = (days: number) => new Date(NOW - days * DAY);
     const filters: IssueFilterShape[] = [
-      { status: ['Todo', 'Done'] }, { status: [] }, { priority: ['urgent'] }, { assigneeId: 'none' }, { assigneeId: '@1' },
-      { q: 'login' }, { q: '%' }, { q: '_' }, { q: 'slash' }, { title: { equals: 'login' } }, { title: { contains: 'OG' } },
-      { title: { startsWith: 'log' } }, { number: { eq: 5 } }, { number: { gt: 5 } }, { number: { gte: 5 } }, { number: { lt: 5 } },
-      { number: { lte: 5 } }, { number: { in: [1, 2, 40] } }, { number: { in: [] } }, { number: {} }, { createdAfter: at(30) },
-      { createdBefore: at(30) }, { updatedAfter: at(10) }, { updatedBefore: at(10) }, { and: [] }, { or: [] }, { or: [{}] },
-      { not: {} }, { and: [{}] }, { not: { or: [{ and: [{}] }] } }, { not: { assigneeId: '@1' } }, { not: { q: 'login' } }, { or: [{ status: ['Todo'] }, { priority: ['low'] }] },
+      { status: ['Todo', 'Done'] },
+      { status: [] },
+      { priority: ['urgent'] },
+      { assigneeId: 'none' },
+      { assigneeId: '@1' },
+      { q: 'login' },
+      { q: '%' },
+      { q: '_' },
+      { q: 'slash' },
+      { title: { equals: 'login' } },
+      { title: { contains: 'OG' } },
+      { title: { startsWith: 'log' } },
+      { number: { eq: 5 } },
+      { number: { gt: 5 } },
+      { number: { gte: 5 } },
+      { number: { lt: 5 } },
+      { number: { lte: 5 } },
+      { number: { in: [1, 2, 40] } },
+      { number: { in: [] } },
+      { number: {} },
+      { createdAfter: at(30) },
+      { createdBefore: at(30) },
+      { updatedAfter: at(10) },
+      { updatedBefore: at(10) },
+      { and: [] },
+      { or: [] },
+      { or: [{}] },
+      { not: {} },
+      { and: [{}] },
+      { not: { or: [{ and: [{}] }] } },
+      { not: { assigneeId: '@1' } },
+      { not: { q: 'login' } },
+      { or: [{ status: ['Todo'] }, { priority: ['low'] }] },
     ];
     const ctx = userContext(world.orgId);
     for (const anyFilter of filters) await checkBothWays(ctx, resolveAssignees(anyFilter, world.userIds), null);
@@ -121,10 +166,32 @@ describe('issue aggregates', () => {
 
   test('the weekly series ends with the current week and counts only its weeks', async () => {
     const world = await createWorld(db, [
-      { project: 0, status: 'Todo', priority: 'high', assignee: null, title: 'a', description: null, ageDays: 0, updatedAgeDays: 0 },
-      { project: 0, status: 'Todo', priority: 'high', assignee: null, title: 'b', description: null, ageDays: 400, updatedAgeDays: 0 },
+      {
+        project: 0,
+        status: 'Todo',
+        priority: 'high',
+        assignee: null,
+        title: 'a',
+        description: null,
+        ageDays: 0,
+        updatedAgeDays: 0,
+      },
+      {
+        project: 0,
+        status: 'Todo',
+        priority: 'high',
+        assignee: null,
+        title: 'b',
+        description: null,
+        ageDays: 400,
+        updatedAgeDays: 0,
+      },
     ]);
-    const result = await aggregateIssues.call(userContext(world.orgId), { groupBy: ['createdWeek'], weeks: 3 }, undefined);
+    const result = await aggregateIssues.call(
+      userContext(world.orgId),
+      { groupBy: ['createdWeek'], weeks: 3 },
+      undefined,
+    );
     expect(result.total).toBe(2);
     expect(result.createdPerWeek!.map((w) => w.count)).toEqual([0, 0, 1]);
     expect(result.createdPerWeek![2]!.weekStart).toEqual(weekStartOf(new Date()));
@@ -132,15 +199,39 @@ describe('issue aggregates', () => {
   });
 
   test("see nothing of another organization, and take the list's rules", async () => {
-    const mine = await createWorld(db, [{ project: 0, status: 'Todo', priority: 'high', assignee: 0, title: 'a', description: null, ageDays: 1, updatedAgeDays: 0 }]);
-    const theirs = await createWorld(db, [{ project: 1, status: 'Done', priority: 'low', assignee: 1, title: 'b', description: null, ageDays: 1, updatedAgeDays: 0 }]);
+    const mine = await createWorld(db, [
+      {
+        project: 0,
+        status: 'Todo',
+        priority: 'high',
+        assignee: 0,
+        title: 'a',
+        description: null,
+        ageDays: 1,
+        updatedAgeDays: 0,
+      },
+    ]);
+    const theirs = await createWorld(db, [
+      {
+        project: 1,
+        status: 'Done',
+        priority: 'low',
+        assignee: 1,
+        title: 'b',
+        description: null,
+        ageDays: 1,
+        updatedAgeDays: 0,
+      },
+    ]);
     const ctx = userContext(mine.orgId);
     const result = await aggregateIssues.call(ctx, { groupBy: ['status', 'assignee', 'project'] }, undefined);
     expect(result.total).toBe(1);
     expect(result.byAssignee).toEqual([{ assigneeId: mine.userIds[0], count: 1 }]);
     expect(result.byProject).toEqual([{ projectId: mine.projectIds[0], count: 1 }]);
     // Their project, named by id, is as unknown as a missing one.
-    await expect(aggregateIssues.call(ctx, { projectId: theirs.projectIds[1] }, undefined)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(aggregateIssues.call(ctx, { projectId: theirs.projectIds[1] }, undefined)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     // Their assignee's id filters to nothing.
     expect((await aggregateIssues.call(ctx, { filter: { assigneeId: theirs.userIds[1] } }, undefined)).total).toBe(0);
     await expect(aggregateIssues.call(userContext(null), {}, undefined)).rejects.toMatchObject({ code: 'FORBIDDEN' });
@@ -149,7 +240,11 @@ describe('issue aggregates', () => {
   test('refuse bad input with every mistake at once', async () => {
     const ctx = userContext(randomUUID());
     await expect(
-      aggregateIssues.call(ctx, { groupBy: ['colour'], weeks: 0, filter: { status: ['Open'] }, projectId: 'x' }, undefined),
+      aggregateIssues.call(
+        ctx,
+        { groupBy: ['colour'], weeks: 0, filter: { status: ['Open'] }, projectId: 'x' },
+        undefined,
+      ),
     ).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
       fieldErrors: expect.arrayContaining([

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from 'vites
 import { Prisma, type Issue } from '../src/generated/prisma/client.js';
 import { compiled } from '../src/db/sql-builder.js';
 import { ISSUE_FIELDS, issueData } from '../src/events/subjects.js';
-import { ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, LOADED_FIELDS, type ColumnDeclaration } from '../src/schema/issues/columns.js';
+import {
+  ISSUE_COLUMNS,
+  ISSUE_FIELD_NAMES,
+  ISSUE_TABLE,
+  LOADED_FIELDS,
+  type ColumnDeclaration,
+} from '../src/schema/issues/columns.js';
 import { CreateIssue, UpdateIssue } from '../src/schema/issues/input.js';
 import { issueListStatement } from '../src/schema/issues/list-sql.js';
 import { IssueOrder } from '../src/schema/issues/order.js';
@@ -47,14 +53,28 @@ describe('the issue column declaration', () => {
     expect(Object.keys(body)).toEqual(jsonNames);
     expect(Object.keys(IssueJson.fields)).toEqual(jsonNames);
 
-    const document = (await (await t.call('GET', '/api/openapi.json')).json()) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    const document = (await (await t.call('GET', '/api/openapi.json')).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
     const schema = document.components.schemas.Issue!;
     expect(Object.keys(schema.properties)).toEqual(jsonNames);
 
     const now = new Date();
     // Every declared column (null where the row has no value of its own), so a new column needs no edit here.
     const columns = Object.fromEntries(ISSUE_FIELD_NAMES.map((field) => [field, null])) as unknown as Issue;
-    const snapshot = { ...columns, id: body.id as string, orgId: t.org('acme').id, projectId, number: 1, title: 'x', status: 'Backlog', priority: 'none', createdAt: now, updatedAt: now, project: { key: 'WEB' } } as const;
+    const snapshot = {
+      ...columns,
+      id: body.id as string,
+      orgId: t.org('acme').id,
+      projectId,
+      number: 1,
+      title: 'x',
+      status: 'Backlog',
+      priority: 'none',
+      createdAt: now,
+      updatedAt: now,
+      project: { key: 'WEB' },
+    } as const;
     expect(Object.keys(issueData(snapshot))).toEqual(jsonNames);
 
     expectTypeOf<keyof IssueView>().toEqualTypeOf<keyof IssueJsonShape>();
@@ -66,7 +86,9 @@ describe('the issue column declaration', () => {
       token: t.user('mark').token,
       body: { query: '{ __type(name: "Issue") { fields { name description type { kind } } } }' },
     });
-    const { data } = (await response.json()) as { data: { __type: { fields: { name: string; description: string; type: { kind: string } }[] } } };
+    const { data } = (await response.json()) as {
+      data: { __type: { fields: { name: string; description: string; type: { kind: string } }[] } };
+    };
     const fields = new Map(data.__type.fields.map((field) => [field.name, field]));
     for (const [name, declaration] of declared) {
       if (!declaration.graphql) {
@@ -84,17 +106,31 @@ describe('the issue column declaration', () => {
         token: t.user('mark').token,
         body: { query: `{ __type(name: "${type}") { inputFields { name description type { kind } } } }` },
       });
-      const { data } = (await response.json()) as { data: { __type: { inputFields: { name: string; description: string; type: { kind: string } }[] } } };
+      const { data } = (await response.json()) as {
+        data: { __type: { inputFields: { name: string; description: string; type: { kind: string } }[] } };
+      };
       // The served schema lists fields by name.
-      return data.__type.inputFields.map(({ name, description, type }) => ({ name, description, required: type.kind === 'NON_NULL' }));
+      return data.__type.inputFields.map(({ name, description, type }) => ({
+        name,
+        description,
+        required: type.kind === 'NON_NULL',
+      }));
     };
     const written = declared.filter(([, d]) => d.write);
     const byName = <T extends { name: string }>(list: T[]) => list.sort((a, b) => a.name.localeCompare(b.name));
     expect(await inputFields('CreateIssueInput')).toEqual(
-      byName(written.map(([name, d]) => ({ name, description: d.write!.create.description, required: d.write!.create.required === true }))),
+      byName(
+        written.map(([name, d]) => ({
+          name,
+          description: d.write!.create.description,
+          required: d.write!.create.required === true,
+        })),
+      ),
     );
     const updated = written.filter(([, d]) => d.write!.update);
-    expect(await inputFields('UpdateIssueInput')).toEqual(byName(updated.map(([name, d]) => ({ name, description: d.write!.update!.description, required: false }))));
+    expect(await inputFields('UpdateIssueInput')).toEqual(
+      byName(updated.map(([name, d]) => ({ name, description: d.write!.update!.description, required: false }))),
+    );
     expect(ISSUE_FIELDS).toEqual(updated.map(([name]) => name));
     expect(Object.keys(CreateIssue.shape)).toEqual(written.map(([name]) => name));
     expect(Object.keys(UpdateIssue.shape)).toEqual(updated.map(([name]) => name));
@@ -102,9 +138,18 @@ describe('the issue column declaration', () => {
 
   test('the list statement selects the loaded columns, by their declared SQL names', () => {
     const { text } = compiled(
-      issueListStatement({ orgId: t.org('acme').id, filter: { q: 'x' }, order: new IssueOrder().sortKeys(), seeks: [], take: 1, description: true, projectKey: false }),
+      issueListStatement({
+        orgId: t.org('acme').id,
+        filter: { q: 'x' },
+        order: new IssueOrder().sortKeys(),
+        seeks: [],
+        take: 1,
+        description: true,
+        projectKey: false,
+      }),
     );
-    for (const field of [...LOADED_FIELDS, 'description' as const]) expect(text).toContain(`"i"."${ISSUE_TABLE[field].column}" as "${field}"`);
+    for (const field of [...LOADED_FIELDS, 'description' as const])
+      expect(text).toContain(`"i"."${ISSUE_TABLE[field].column}" as "${field}"`);
     expect(Object.keys(ISSUE_COLUMNS)).toEqual(LOADED_FIELDS);
   });
 });

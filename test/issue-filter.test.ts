@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { answeredByCounts } from '../src/schema/issues/aggregates.js';
-import { ISSUE_FILTER, ISSUE_FILTER_PARAMETERS, IssueFilter, issueFilterWhere, type IssueFilterField, type IssueFilterShape } from '../src/schema/issues/filter.js';
+import {
+  ISSUE_FILTER,
+  ISSUE_FILTER_PARAMETERS,
+  IssueFilter,
+  issueFilterWhere,
+  type IssueFilterField,
+  type IssueFilterShape,
+} from '../src/schema/issues/filter.js';
 import { issueFilterConditions } from '../src/schema/issues/filter-sql.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { fieldErrors } from './support/problem.js';
@@ -38,10 +45,15 @@ describe('every entry of the issue filter', () => {
 
   test('is checked by the rule of every surface: a wrong value is a field error naming it', async () => {
     for (const field of FIELDS) {
-      const body = await gql('query($f: IssueFilter) { issues(filter: $f, first: 1) { edges { cursor } } }', { f: { [field]: 'x'.repeat(101) } });
+      const body = await gql('query($f: IssueFilter) { issues(filter: $f, first: 1) { edges { cursor } } }', {
+        f: { [field]: 'x'.repeat(101) },
+      });
       // A value GraphQL's own types refuse never reaches the rule; one they accept is refused by it.
       const named = body.errors?.[0]?.extensions?.fieldErrors?.map((e) => e.field) ?? [body.errors?.[0]?.message];
-      expect({ field, named: named.some((n) => n === `filter.${field}` || n?.includes(`"f.${field}"`)) }).toEqual({ field, named: true });
+      expect({ field, named: named.some((n) => n === `filter.${field}` || n?.includes(`"f.${field}"`)) }).toEqual({
+        field,
+        named: true,
+      });
       // The operations' rule itself (the one REST, MCP and pages run too) refuses it by the entry's name.
       const refused = IssueFilter.safeParse({ [field]: true });
       expect({ field, path: refused.error?.issues[0]?.path }).toEqual({ field, path: [field] });
@@ -51,7 +63,9 @@ describe('every entry of the issue filter', () => {
   test('with a REST name is a query parameter of GET /api/issues in the OpenAPI document, and a wrong value is a 400 naming it', async () => {
     expect(REST_NAMES.length).toBeGreaterThan(0);
     const doc = await (await t.call('GET', '/api/openapi.json')).json();
-    const parameters = (doc.paths['/issues'].get.parameters as { name: string; in: string }[]).filter((p) => p.in === 'query').map((p) => p.name);
+    const parameters = (doc.paths['/issues'].get.parameters as { name: string; in: string }[])
+      .filter((p) => p.in === 'query')
+      .map((p) => p.name);
     expect(parameters).toEqual(expect.arrayContaining(REST_NAMES));
     for (const name of REST_NAMES) {
       const errors = await fieldErrors(await t.call('GET', `/api/issues?${name}=${'x'.repeat(101)}`, { token }));
@@ -67,7 +81,11 @@ describe('every entry of the issue filter', () => {
       for (const value of samples) {
         const filter = { [field]: value } as IssueFilterShape;
         const prisma = issueFilterWhere(filter).length > 0;
-        expect({ field, value, sql: issueFilterConditions(filter, 'i').length > 0 }).toEqual({ field, value, sql: prisma });
+        expect({ field, value, sql: issueFilterConditions(filter, 'i').length > 0 }).toEqual({
+          field,
+          value,
+          sql: prisma,
+        });
         if (prisma) conditions++;
       }
       expect({ field, conditions: conditions > 0 }).toEqual({ field, conditions: true });

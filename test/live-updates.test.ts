@@ -42,19 +42,39 @@ async function createIssue(app: App, token: string, projectId: string, title: st
 describe('issueChanged over SSE on a real socket', () => {
   test('receives a change made through REST, of its organization and project only', async () => {
     const [web, mob] = t.org('acme').projects;
-    const viewer = await subscribe(url, { authorization: `Bearer ${t.user('victor').token}` }, ISSUE_CHANGED, { p: mob!.id });
+    const viewer = await subscribe(url, { authorization: `Bearer ${t.user('victor').token}` }, ISSUE_CHANGED, {
+      p: mob!.id,
+    });
     expect(viewer.status).toBe(200);
     const globex = await subscribe(url, { authorization: `Bearer ${t.user('bella', 'globex').token}` }, ISSUE_CHANGED);
     await createIssue(t.app, t.user('mark').token, web!.id, 'Not in MOB');
     const created = await createIssue(t.app, t.user('mark').token, mob!.id, 'Live one');
     expect(await viewer.next()).toEqual({
-      data: { issueChanged: { kind: 'CREATED', issueId: created.id, projectId: mob!.id, fields: expect.arrayContaining(['title', 'status']), issue: { title: 'Live one', status: 'BACKLOG' } } },
+      data: {
+        issueChanged: {
+          kind: 'CREATED',
+          issueId: created.id,
+          projectId: mob!.id,
+          fields: expect.arrayContaining(['title', 'status']),
+          issue: { title: 'Live one', status: 'BACKLOG' },
+        },
+      },
     });
-    const patched = await t.call('PATCH', `/api/issues/${created.id}`, { token: t.user('mark').token, body: { status: 'In Progress' } });
+    const patched = await t.call('PATCH', `/api/issues/${created.id}`, {
+      token: t.user('mark').token,
+      body: { status: 'In Progress' },
+    });
     expect(patched.status).toBe(200);
-    expect(await viewer.next()).toMatchObject({ data: { issueChanged: { kind: 'UPDATED', fields: ['status'], issue: { status: 'IN_PROGRESS' } } } });
+    expect(await viewer.next()).toMatchObject({
+      data: { issueChanged: { kind: 'UPDATED', fields: ['status'], issue: { status: 'IN_PROGRESS' } } },
+    });
     // The other organization heard nothing of acme: its first event is its own change.
-    const own = await createIssue(t.app, t.user('bella', 'globex').token, t.org('globex').projects[0]!.id, 'Globex change');
+    const own = await createIssue(
+      t.app,
+      t.user('bella', 'globex').token,
+      t.org('globex').projects[0]!.id,
+      'Globex change',
+    );
     expect(await globex.next()).toMatchObject({ data: { issueChanged: { issueId: own.id } } });
     viewer.close();
     globex.close();
@@ -94,8 +114,15 @@ describe('issueChanged over SSE on a real socket', () => {
   test('subscription starts are rate limited per credential', async () => {
     const { token } = t.user('olivia');
     const streams = [];
-    for (let i = 0; i < ROUTE_POLICIES.subscriptionStart.limit; i++) streams.push(await subscribe(url, { authorization: `Bearer ${token}` }, 'subscription { projectChanged { kind } }'));
-    const refused = await subscribe(url, { authorization: `Bearer ${token}` }, 'subscription { projectChanged { kind } }');
+    for (let i = 0; i < ROUTE_POLICIES.subscriptionStart.limit; i++)
+      streams.push(
+        await subscribe(url, { authorization: `Bearer ${token}` }, 'subscription { projectChanged { kind } }'),
+      );
+    const refused = await subscribe(
+      url,
+      { authorization: `Bearer ${token}` },
+      'subscription { projectChanged { kind } }',
+    );
     const answer = await refused.next();
     expect(answer.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED' });
     for (const stream of [...streams, refused]) stream.close();
@@ -221,7 +248,9 @@ describe('two instances', () => {
       // The subscription is registered with Redis once its stream is open; a change after it is heard.
       await new Promise((resolve) => setTimeout(resolve, 200));
       const created = await createIssue(a, t.user('mark').token, t.org('acme').projects[0]!.id, 'Made on instance A');
-      expect(await live.next()).toMatchObject({ data: { issueChanged: { issueId: created.id, issue: { title: 'Made on instance A' } } } });
+      expect(await live.next()).toMatchObject({
+        data: { issueChanged: { issueId: created.id, issue: { title: 'Made on instance A' } } },
+      });
       live.close();
     } finally {
       await close();
@@ -233,7 +262,10 @@ describe('two instances', () => {
     try {
       const live = await subscribe(bUrl, { authorization: `Bearer ${t.user('olivia').token}` }, ISSUE_CHANGED);
       await createIssue(a, t.user('mark').token, t.org('acme').projects[0]!.id, 'Unheard on B');
-      const heard = await Promise.race([live.next(), new Promise((resolve) => setTimeout(() => resolve('nothing'), 500))]);
+      const heard = await Promise.race([
+        live.next(),
+        new Promise((resolve) => setTimeout(() => resolve('nothing'), 500)),
+      ]);
       expect(heard).toBe('nothing');
       live.close();
     } finally {

@@ -13,8 +13,19 @@ describe('log format: short lines on a development terminal, JSON lines otherwis
 
   test('an access line becomes method, route, status and duration; other lines keep level, message and fields', () => {
     const out: string[] = [];
-    const logger = createLogger('info', humanDestination({ write: (s: string) => out.push(s) } as unknown as NodeJS.WritableStream));
-    logAccess(logger, { requestId: 'req-1', method: 'GET', route: '/api/issues/:id', status: 200, durationMs: 4.21, principal: undefined, clientIp: '127.0.0.1' });
+    const logger = createLogger(
+      'info',
+      humanDestination({ write: (s: string) => out.push(s) } as unknown as NodeJS.WritableStream),
+    );
+    logAccess(logger, {
+      requestId: 'req-1',
+      method: 'GET',
+      route: '/api/issues/:id',
+      status: 200,
+      durationMs: 4.21,
+      principal: undefined,
+      clientIp: '127.0.0.1',
+    });
     logger.warn({ port: 4000, key: { token: 'tok_live_secret' } }, 'something to see');
     const [access, warning] = out.join('').split('\n');
     expect(access).toMatch(/^\d\d:\d\d:\d\d GET \/api\/issues\/:id 200 4\.2 ms$/);

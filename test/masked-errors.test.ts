@@ -10,14 +10,21 @@ describe('unexpected failures', () => {
     const db = await openTestDatabase();
     const seed = await seedDemo(db.prisma, { password: 'correct horse battery staple' });
     const lines: string[] = [];
-    const app = await createApp(testConfig(), { db, logger: pino({ level: 'error' }, { write: (line: string) => void lines.push(line) }) });
+    const app = await createApp(testConfig(), {
+      db,
+      logger: pino({ level: 'error' }, { write: (line: string) => void lines.push(line) }),
+    });
     const token = seed.users[0]!.token;
     const auth = { authorization: `Bearer ${token}` };
     // Break the database under the app, after authentication has something to find: the issues table goes away.
     await db.prisma.$executeRawUnsafe('ALTER TABLE issues RENAME TO issues_gone');
     try {
       const gql = await app.fetch(
-        new Request('http://localhost:4000/api/graphql', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ issues(first: 1) { edges { node { id } } } }' }) }),
+        new Request('http://localhost:4000/api/graphql', {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ issues(first: 1) { edges { node { id } } } }' }),
+        }),
       );
       const body = await gql.json();
       expect(body.errors[0].message).toBe('Unexpected error.');

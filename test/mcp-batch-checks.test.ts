@@ -2,7 +2,13 @@ import { describe, expect, test } from 'vitest';
 import type { Context } from '../src/context.js';
 import { Response } from '../src/http/fetch-api.js';
 import { InFlight } from '../src/limits/in-flight.js';
-import { answerBatch, BATCH_ERROR_CODES, BATCHES_RUNNING_PER_CREDENTIAL, MAX_BATCH_ANSWER_BYTES, MAX_BATCH_MESSAGES } from '../src/mcp/batch.js';
+import {
+  answerBatch,
+  BATCH_ERROR_CODES,
+  BATCHES_RUNNING_PER_CREDENTIAL,
+  MAX_BATCH_ANSWER_BYTES,
+  MAX_BATCH_MESSAGES,
+} from '../src/mcp/batch.js';
 import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse } from '../src/mcp/messages.js';
 
 // JSON-RPC batch metering one function at a time, with a stand-in for the transport (answerOne)
@@ -34,12 +40,21 @@ function transport(answer?: (message: { id?: unknown }) => Response | undefined)
 
 /** A bucket that allows `allowed` draws, then answers `retryAfter` (the seconds to wait); the caller is key `keyId`. */
 function bucket(allowed: number, retryAfter = '7', keyId = 'k1') {
-  const ctx = { draws: 0, principal: { kind: 'user', credential: { kind: 'pat', id: keyId } } } as unknown as Context & { draws: number };
+  const ctx = {
+    draws: 0,
+    principal: { kind: 'user', credential: { kind: 'pat', id: keyId } },
+  } as unknown as Context & { draws: number };
   ctx.drawRequest = async () => (++ctx.draws > allowed ? retryAfter : null);
   return ctx;
 }
 
-const run = async (batch: unknown[], ctx: Context = bucket(100), t = transport(), req = request(), running = new InFlight(BATCHES_RUNNING_PER_CREDENTIAL)) => {
+const run = async (
+  batch: unknown[],
+  ctx: Context = bucket(100),
+  t = transport(),
+  req = request(),
+  running = new InFlight(BATCHES_RUNNING_PER_CREDENTIAL),
+) => {
   const response = await answerBatch(batch, req, ctx, t.answerOne, running);
   const text = await response.text();
   return { response, body: text ? JSON.parse(text) : null, ran: t.ran };
@@ -55,12 +70,20 @@ describe('batches running at once', () => {
       await held;
       return slow.answerOne(message);
     };
-    const first = Array.from({ length: BATCHES_RUNNING_PER_CREDENTIAL }, () => answerBatch([ping('slow')], request(), bucket(100), answerOne, running));
+    const first = Array.from({ length: BATCHES_RUNNING_PER_CREDENTIAL }, () =>
+      answerBatch([ping('slow')], request(), bucket(100), answerOne, running),
+    );
     const refused = await run([ping(1), notification, ping(2)], bucket(100), transport(), request(), running);
     expect(refused.response.status).toBe(200);
     expect(refused.response.headers.get('retry-after')).toBe('1');
     expect(refused.ran).toEqual([]);
-    expect(refused.body.map((a: { id: unknown; error: { code: number; data: unknown } }) => [a.id, a.error.code, a.error.data])).toEqual([
+    expect(
+      refused.body.map((a: { id: unknown; error: { code: number; data: unknown } }) => [
+        a.id,
+        a.error.code,
+        a.error.data,
+      ]),
+    ).toEqual([
       [1, BATCH_ERROR_CODES.rateLimited, { code: 'rate_limited', retry_after: 1 }],
       [2, BATCH_ERROR_CODES.rateLimited, { code: 'rate_limited', retry_after: 1 }],
     ]);
@@ -75,7 +98,8 @@ describe('batches running at once', () => {
       throw new Error('transport failed');
     };
     await expect(answerBatch([ping(4)], request(), bucket(100), failing, running)).rejects.toThrow('transport failed');
-    for (let i = 0; i < BATCHES_RUNNING_PER_CREDENTIAL; i++) expect((await run([ping(5)], bucket(100), transport(), request(), running)).ran).toHaveLength(1);
+    for (let i = 0; i < BATCHES_RUNNING_PER_CREDENTIAL; i++)
+      expect((await run([ping(5)], bucket(100), transport(), request(), running)).ran).toHaveLength(1);
   });
 });
 
@@ -151,11 +175,19 @@ describe('each message drawn from the rate limits', () => {
     });
     expect(BATCH_ERROR_CODES.rateLimited).toBe(-32029);
     // The notification gets no answer, run or not.
-    expect(body).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, result: {} }, notRun('three'), notRun(4)]);
+    expect(body).toEqual([
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 2, result: {} },
+      notRun('three'),
+      notRun(4),
+    ]);
   });
 
   test('without a bucket (no limiter), every message runs', async () => {
-    const { body, ran } = await run([ping(1), ping(2)], { principal: { kind: 'anonymous' }, clientIp: '127.0.0.1' } as unknown as Context);
+    const { body, ran } = await run([ping(1), ping(2)], {
+      principal: { kind: 'anonymous' },
+      clientIp: '127.0.0.1',
+    } as unknown as Context);
     expect(ran).toHaveLength(2);
     expect(body).toHaveLength(2);
   });
@@ -195,11 +227,15 @@ describe('the answers are bounded in bytes', () => {
 
   test('bytes add up across answers (a multi-byte character counts its bytes)', async () => {
     const half = MAX_BATCH_ANSWER_BYTES / 2;
-    const t = transport((m) => (m.id === 1 || m.id === 2 ? sized(m.id, half) : m.id === 3 ? jsonRpcResponse({ id: 3, r: 'é' }) : undefined));
+    const t = transport((m) =>
+      m.id === 1 || m.id === 2 ? sized(m.id, half) : m.id === 3 ? jsonRpcResponse({ id: 3, r: 'é' }) : undefined,
+    );
     const first = await run([ping(1), ping(2), ping(3)], bucket(100), t);
     expect(first.ran).toHaveLength(3);
     // 2 × half is the limit exactly; counted in characters the second batch would be at the limit too, in bytes it passes.
-    const t2 = transport((m) => (m.id === 1 ? sized(1, MAX_BATCH_ANSWER_BYTES - 13) : m.id === 2 ? jsonRpcResponse({ r: 'ééééé' }) : undefined));
+    const t2 = transport((m) =>
+      m.id === 1 ? sized(1, MAX_BATCH_ANSWER_BYTES - 13) : m.id === 2 ? jsonRpcResponse({ r: 'ééééé' }) : undefined,
+    );
     expect(JSON.stringify({ r: 'ééééé' }).length).toBe(13);
     const second = await run([ping(1), ping(2), ping(3)], bucket(100), t2);
     expect(second.ran).toHaveLength(2);
@@ -209,9 +245,29 @@ describe('the answers are bounded in bytes', () => {
 
 describe('entries that are no message, and bad params', () => {
   test('an entry that is not a JSON-RPC message gets -32600 under its id, or null; the others run', async () => {
-    const { body, ran } = await run([{ id: 5, method: 'ping' }, 42, { jsonrpc: '2.0', id: 'x' }, { id: { a: 1 } }, [], null, ping(6)]);
-    const invalid = (id: unknown) => ({ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message.' } });
-    expect(body).toEqual([invalid(5), invalid(null), invalid('x'), invalid(null), invalid(null), invalid(null), { jsonrpc: '2.0', id: 6, result: {} }]);
+    const { body, ran } = await run([
+      { id: 5, method: 'ping' },
+      42,
+      { jsonrpc: '2.0', id: 'x' },
+      { id: { a: 1 } },
+      [],
+      null,
+      ping(6),
+    ]);
+    const invalid = (id: unknown) => ({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message.' },
+    });
+    expect(body).toEqual([
+      invalid(5),
+      invalid(null),
+      invalid('x'),
+      invalid(null),
+      invalid(null),
+      invalid(null),
+      { jsonrpc: '2.0', id: 6, result: {} },
+    ]);
     expect(ran).toEqual([ping(6)]);
   });
 
@@ -272,7 +328,11 @@ describe('messages', () => {
   test('jsonRpcError carries data only when given', () => {
     expect(jsonRpcError(1, -1, 'm')).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -1, message: 'm' } });
     expect('data' in jsonRpcError(1, -1, 'm').error).toBe(false);
-    expect(jsonRpcError('a', -2, 'n', { k: 1 })).toEqual({ jsonrpc: '2.0', id: 'a', error: { code: -2, message: 'n', data: { k: 1 } } });
+    expect(jsonRpcError('a', -2, 'n', { k: 1 })).toEqual({
+      jsonrpc: '2.0',
+      id: 'a',
+      error: { code: -2, message: 'n', data: { k: 1 } },
+    });
   });
 
   test('jsonRpcResponse: JSON, 200 by default, extra headers', async () => {
@@ -292,7 +352,11 @@ describe('messages', () => {
   });
 
   describe('invalidParams', () => {
-    const error = (id: unknown, message: string) => ({ jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params: ${message}` } });
+    const error = (id: unknown, message: string) => ({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32602, message: `Invalid params: ${message}` },
+    });
     const NAME = 'tools/call needs params.name, the name of a tool (tools/list names them).';
     const ARGS = "arguments must be an object of the tool's named arguments.";
 
@@ -308,14 +372,20 @@ describe('messages', () => {
       expect(invalidParams({ id: 1, method: 'tools/call' })).toEqual(error(1, NAME));
       expect(invalidParams({ id: 1, method: 'tools/call', params: {} })).toEqual(error(1, NAME));
       expect(invalidParams({ id: 1, method: 'tools/call', params: { name: 7 } })).toEqual(error(1, NAME));
-      expect(invalidParams({ id: 1, method: 'tools/call', params: { name: 't', arguments: [] } })).toEqual(error(1, ARGS));
-      expect(invalidParams({ id: 1, method: 'tools/call', params: { name: 't', arguments: 'x' } })).toEqual(error(1, ARGS));
+      expect(invalidParams({ id: 1, method: 'tools/call', params: { name: 't', arguments: [] } })).toEqual(
+        error(1, ARGS),
+      );
+      expect(invalidParams({ id: 1, method: 'tools/call', params: { name: 't', arguments: 'x' } })).toEqual(
+        error(1, ARGS),
+      );
       expect(invalidParams({ id: 1, method: 'tools/call', params: { name: 't' } })).toBeNull();
       expect(invalidParams({ id: 1, method: 'tools/call', params: { name: 't', arguments: {} } })).toBeNull();
     });
 
     test('answered under the id when it is a string or number, else null; a notification or non-object gets nothing', () => {
-      expect(invalidParams({ id: { x: 1 }, method: 'ping', params: 1 })).toEqual(error(null, 'params must be an object.'));
+      expect(invalidParams({ id: { x: 1 }, method: 'ping', params: 1 })).toEqual(
+        error(null, 'params must be an object.'),
+      );
       expect(invalidParams({ id: null, method: 'ping', params: 1 })).toEqual(error(null, 'params must be an object.'));
       expect(invalidParams({ method: 'ping', params: 1 })).toBeNull();
       expect(invalidParams({ method: 'tools/call' })).toBeNull();

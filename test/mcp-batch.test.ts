@@ -21,12 +21,22 @@ afterAll(() => t.close());
 /** A fresh user token's bucket is not enough: the bucket is per credential, so each test starts a window later. */
 const nextWindow = () => (clock += GLOBAL_POLICY.windowMs + 1);
 
-type Answer = { id: number | string | null; result?: { isError?: boolean; structuredContent?: unknown; content: { text: string }[] }; error?: { code: number; message: string; data?: { code: string; retry_after?: number } } };
+type Answer = {
+  id: number | string | null;
+  result?: { isError?: boolean; structuredContent?: unknown; content: { text: string }[] };
+  error?: { code: number; message: string; data?: { code: string; retry_after?: number } };
+};
 
 const post = (body: unknown, token = t.user('mark').token, headers: Record<string, string> = {}) =>
   t.call('POST', '/api/mcp', { token, body, headers: { accept: 'application/json, text/event-stream', ...headers } });
-const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-const creates = (count: number, title: string) => Array.from({ length: count }, (_, i) => call(i + 1, 'create_issue', { project_id: projectId, title }));
+const call = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+const creates = (count: number, title: string) =>
+  Array.from({ length: count }, (_, i) => call(i + 1, 'create_issue', { project_id: projectId, title }));
 const issuesTitled = (title: string) => t.app.db.prisma.issue.count({ where: { title } });
 const remaining = (response: Response) => Number(response.headers.get('x-ratelimit-remaining'));
 
@@ -76,7 +86,10 @@ describe('batches (protocol 2025-03-26)', () => {
     const answers = (await response.json()) as Answer[];
     expect(answers.slice(0, 3).every((a) => a.result && !a.result.isError)).toBe(true);
     for (const refused of answers.slice(3)) {
-      expect(refused.error).toMatchObject({ code: -32029, data: { code: 'rate_limited', retry_after: expect.any(Number) } });
+      expect(refused.error).toMatchObject({
+        code: -32029,
+        data: { code: 'rate_limited', retry_after: expect.any(Number) },
+      });
     }
     expect(answers.map((a) => a.id)).toEqual([1, 2, 3, 4, 5]);
     expect(await issuesTitled(title)).toBe(3);
@@ -92,9 +105,14 @@ describe('batches (protocol 2025-03-26)', () => {
   test(`a batch stops running messages once its answers pass ${MAX_BATCH_ANSWER_BYTES} bytes`, async () => {
     nextWindow();
     const description = 'x'.repeat(50_000);
-    const project = (await (await t.call('POST', '/api/projects', { token: t.user('olivia').token, body: { name: 'Large', key: 'LRG' } })).json()) as { id: string };
+    const project = (await (
+      await t.call('POST', '/api/projects', { token: t.user('olivia').token, body: { name: 'Large', key: 'LRG' } })
+    ).json()) as { id: string };
     for (let i = 0; i < 11; i++) {
-      const created = await t.call('POST', '/api/issues', { token: t.user('mark').token, body: { project_id: project.id, title: `large ${i}`, description } });
+      const created = await t.call('POST', '/api/issues', {
+        token: t.user('mark').token,
+        body: { project_id: project.id, title: `large ${i}`, description },
+      });
       expect(created.status).toBe(201);
     }
     const list = (id: number) => call(id, 'list_issues', { project_id: project.id, limit: 100 });
@@ -102,14 +120,22 @@ describe('batches (protocol 2025-03-26)', () => {
     const answers = (await response.json()) as Answer[];
     expect(answers[0]!.result!.isError).toBeUndefined();
     for (const skipped of answers.slice(1)) {
-      expect(skipped.error).toMatchObject({ code: -32013, data: { code: 'batch_answer_too_large', max_bytes: MAX_BATCH_ANSWER_BYTES } });
+      expect(skipped.error).toMatchObject({
+        code: -32013,
+        data: { code: 'batch_answer_too_large', max_bytes: MAX_BATCH_ANSWER_BYTES },
+      });
     }
     expect(answers.map((a) => a.id)).toEqual([1, 2, 3]);
   });
 
   test('invalid entries get their own errors; notifications no answer; only notifications: 202', async () => {
     nextWindow();
-    const response = await post([42, { jsonrpc: '2.0', id: 'p', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, { id: 7 }]);
+    const response = await post([
+      42,
+      { jsonrpc: '2.0', id: 'p', method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { id: 7 },
+    ]);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String) } },
@@ -147,7 +173,10 @@ describe('invalid params are -32602, never an internal error', () => {
     ['params not an object', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: [1] }],
     ['no tool name', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { arguments: {} } }],
     ['a tool name that is not a string', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } }],
-    ['arguments not an object', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'who_am_i', arguments: 'x' } }],
+    [
+      'arguments not an object',
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'who_am_i', arguments: 'x' } },
+    ],
     ['params of tools/list not an object', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: 'x' }],
   ])('%s', async (_, message) => {
     nextWindow();

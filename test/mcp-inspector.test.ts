@@ -25,15 +25,32 @@ const inspector = (args: string) =>
     { npm_config_loglevel: 'error', npm_config_update_notifier: 'false' },
   );
 
-test('npx @modelcontextprotocol/inspector --cli lists the tools and calls one with a PAT', { timeout: 300_000 }, async () => {
+test('npx @modelcontextprotocol/inspector --cli lists the tools and calls one with a PAT', {
+  timeout: 300_000,
+}, async () => {
   const listed = await inspector('--method tools/list');
   expect(listed.code, listed.stderr).toBe(0);
   const { tools } = JSON.parse(listed.stdout) as { tools: { name: string; annotations: { readOnlyHint: boolean } }[] };
   expect(tools.map((tool) => tool.name)).toEqual([
-    'who_am_i', 'list_my_orgs', 'list_projects', 'create_project', 'get_project', 'update_project', 'delete_project',
-    'list_issues', 'create_issue', 'get_issue', 'update_issue', 'delete_issue', 'search_people', 'palette_search',
+    'who_am_i',
+    'list_my_orgs',
+    'list_projects',
+    'create_project',
+    'get_project',
+    'update_project',
+    'delete_project',
+    'list_issues',
+    'create_issue',
+    'get_issue',
+    'update_issue',
+    'delete_issue',
+    'search_people',
+    'palette_search',
   ]);
   const called = await inspector('--method tools/call --tool-name get_issue --tool-arg id=WEB-1');
   expect(called.code, called.stderr).toBe(0);
-  expect(JSON.parse(called.stdout).structuredContent).toMatchObject({ key: 'WEB-1', title: 'Set up continuous integration' });
+  expect(JSON.parse(called.stdout).structuredContent).toMatchObject({
+    key: 'WEB-1',
+    title: 'Set up continuous integration',
+  });
 });

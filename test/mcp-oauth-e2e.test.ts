@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createApp, type App } from '../src/app.js';
 import { seedDemo, type DemoSeed } from '../src/cli/demo-data.js';
@@ -32,10 +36,29 @@ async function freePort(): Promise<number> {
 /** A self-signed certificate for localhost and 127.0.0.1 (the CIMD host of the test). */
 function selfSigned(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'cimd-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
 }
 
@@ -101,7 +124,10 @@ beforeAll(async () => {
   const db = await openTestDatabase();
   seed = await seedDemo(db.prisma, { password: PASSWORD });
   // The operator allows the test's CIMD host, which is loopback, and trusts its certificate.
-  app = await createApp(testConfig({ baseUrl: base, port, clientMetadata: { allowedHosts: ['localhost'], caPem: tls.cert } }), { db });
+  app = await createApp(
+    testConfig({ baseUrl: base, port, clientMetadata: { allowedHosts: ['localhost'], caPem: tls.cert } }),
+    { db },
+  );
   const server = createNodeServerOn(app, port);
   closeSocket = (await server).close;
   closeDb = () => db.close();
@@ -124,7 +150,11 @@ async function createNodeServerOn(target: App, port: number) {
 }
 
 /** The person, in a browser: signs in, reads the consent page, picks an organization, allows. Returns the code. */
-async function personConsents(authorizationUrl: URL, email: string, orgName: string): Promise<{ code: string; page: string }> {
+async function personConsents(
+  authorizationUrl: URL,
+  email: string,
+  orgName: string,
+): Promise<{ code: string; page: string }> {
   const login = await fetch(`${base}/login`, {
     method: 'POST',
     redirect: 'manual',
@@ -140,7 +170,10 @@ async function personConsents(authorizationUrl: URL, email: string, orgName: str
   const radios = [...page.matchAll(/name="org_id" value="([^"]+)"[^>]*> ([^<]+) <span/g)];
   const org = radios.find((r) => r[2]!.trim() === orgName);
   expect(org, `no ${orgName} among ${radios.map((r) => r[2]).join(', ')}`).toBeTruthy();
-  const hidden = [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, decodeEntities(m[2]!)]);
+  const hidden = [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
+    m[1]!,
+    decodeEntities(m[2]!),
+  ]);
   const decided = await fetch(`${base}/oauth/authorize`, {
     method: 'POST',
     redirect: 'manual',
@@ -153,14 +186,24 @@ async function personConsents(authorizationUrl: URL, email: string, orgName: str
   return { code: location.searchParams.get('code')!, page };
 }
 
-const decodeEntities = (s: string) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+const decodeEntities = (s: string) =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 
 function transportFor(provider: TestProvider) {
   return new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), { authProvider: provider });
 }
 
 /** Connects; on the first 401 the SDK discovers, registers and sends the person to consent; then it finishes. */
-async function authorizeAndConnect(provider: TestProvider, email: string, orgName: string): Promise<{ client: Client; page: string }> {
+async function authorizeAndConnect(
+  provider: TestProvider,
+  email: string,
+  orgName: string,
+): Promise<{ client: Client; page: string }> {
   const first = new Client({ name: 'e2e', version: '1.0.0' });
   await expect(first.connect(transportFor(provider))).rejects.toBeInstanceOf(UnauthorizedError);
   expect(provider.authorizationUrl).toBeDefined();
@@ -182,9 +225,15 @@ async function revokeFromPage(email: string, clientName: string): Promise<void> 
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   const listing = await (await fetch(`${base}/settings/applications`, { headers: { cookie } })).text();
   expect(listing).toContain(clientName);
-  const action = new RegExp(`${clientName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\\s\\S]*?action="(/settings/applications/[^"]+/revoke)"`).exec(listing);
+  const action = new RegExp(
+    `${clientName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\\s\\S]*?action="(/settings/applications/[^"]+/revoke)"`,
+  ).exec(listing);
   expect(action).toBeTruthy();
-  const revoked = await fetch(`${base}${action![1]}`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: base } });
+  const revoked = await fetch(`${base}${action![1]}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, origin: base },
+  });
   expect(revoked.status).toBe(303);
   const after = await (await fetch(new URL(revoked.headers.get('location')!, base), { headers: { cookie } })).text();
   expect(after).toContain(`“${clientName}” can no longer act for you.`);
@@ -193,7 +242,12 @@ async function revokeFromPage(email: string, clientName: string): Promise<void> 
 
 describe('the MCP SDK client completes our OAuth and uses the tools', () => {
   test('dynamic registration: 401 discovery, registration, PKCE, consent with the org picker, tools, refresh, revocation -> 401', async () => {
-    const provider = new TestProvider({ client_name: 'SDK Agent', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' });
+    const provider = new TestProvider({
+      client_name: 'SDK Agent',
+      redirect_uris: [CALLBACK],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    });
     // Mark is in Acme and Globex; he picks Globex.
     const { client, page } = await authorizeAndConnect(provider, 'mark@example.com', 'Globex');
     expect(provider.info?.client_id).toMatch(/^client_/);
@@ -203,11 +257,22 @@ describe('the MCP SDK client completes our OAuth and uses the tools', () => {
     const { tools } = await client.listTools();
     expect(tools.length).toBe(14);
     const orgs = await client.callTool({ name: 'list_my_orgs', arguments: {} });
-    expect((orgs.structuredContent as { orgs: { org_slug: string }[] }).orgs.map((o) => o.org_slug)).toEqual(['globex']);
-    const projects = (await client.callTool({ name: 'list_projects', arguments: {} })).structuredContent as { items: { id: string }[] };
-    const created = await client.callTool({ name: 'create_issue', arguments: { project_id: projects.items[0]!.id, title: 'Filed by an agent' } });
+    expect((orgs.structuredContent as { orgs: { org_slug: string }[] }).orgs.map((o) => o.org_slug)).toEqual([
+      'globex',
+    ]);
+    const projects = (await client.callTool({ name: 'list_projects', arguments: {} })).structuredContent as {
+      items: { id: string }[];
+    };
+    const created = await client.callTool({
+      name: 'create_issue',
+      arguments: { project_id: projects.items[0]!.id, title: 'Filed by an agent' },
+    });
     expect(created.isError).toBeFalsy();
-    expect(await app.db.prisma.issue.count({ where: { title: 'Filed by an agent', orgId: seed.orgs.find((o) => o.slug === 'globex')!.id } })).toBe(1);
+    expect(
+      await app.db.prisma.issue.count({
+        where: { title: 'Filed by an agent', orgId: seed.orgs.find((o) => o.slug === 'globex')!.id },
+      }),
+    ).toBe(1);
 
     // Refresh: the access token is gone bad; the SDK meets a 401, refreshes with the refresh token, and retries.
     const oldRefresh = provider.saved!.refresh_token;
@@ -224,7 +289,11 @@ describe('the MCP SDK client completes our OAuth and uses the tools', () => {
     await revokeFromPage('mark@example.com', 'SDK Agent');
     const raw = await fetch(`${base}/api/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${provider.saved.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${provider.saved.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(raw.status).toBe(401);
@@ -236,10 +305,24 @@ describe('the MCP SDK client completes our OAuth and uses the tools', () => {
   test('Client ID Metadata Document: the client_id is an https URL we fetch, check and cache; its host is on the consent page', async () => {
     const clientId = `${cimdBase}/agent/client.json`;
     documents.set('/agent/client.json', {
-      body: { client_id: clientId, client_name: 'CIMD Agent', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' },
+      body: {
+        client_id: clientId,
+        client_name: 'CIMD Agent',
+        redirect_uris: [CALLBACK],
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'none',
+      },
       headers: { 'cache-control': 'max-age=600' },
     });
-    const provider = new TestProvider({ client_name: 'CIMD Agent', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' }, clientId);
+    const provider = new TestProvider(
+      {
+        client_name: 'CIMD Agent',
+        redirect_uris: [CALLBACK],
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'none',
+      },
+      clientId,
+    );
     const registered = await app.db.prisma.oAuthClient.count();
     const { client, page } = await authorizeAndConnect(provider, 'olivia@example.com', 'Acme Corp');
     expect(provider.info?.client_id).toBe(clientId);
@@ -252,7 +335,9 @@ describe('the MCP SDK client completes our OAuth and uses the tools', () => {
     const result = await client.callTool({ name: 'search_people', arguments: { q: 'mark' } });
     expect(result.isError).toBeFalsy();
     await revokeFromPage('olivia@example.com', 'CIMD Agent');
-    await expect(client.callTool({ name: 'who_am_i', arguments: {} })).rejects.toThrow(/authorization has been revoked/);
+    await expect(client.callTool({ name: 'who_am_i', arguments: {} })).rejects.toThrow(
+      /authorization has been revoked/,
+    );
   });
 
   test('metadata documents that cannot be used are error pages, never 500s', async () => {
@@ -261,9 +346,16 @@ describe('the MCP SDK client completes our OAuth and uses the tools', () => {
         `${base}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: CALLBACK, code_challenge: 'a'.repeat(43), code_challenge_method: 'S256', resource: `${base}/api` })}`,
         { redirect: 'manual' },
       );
-    documents.set('/wrong-id.json', { body: { client_id: 'https://elsewhere.example/client.json', redirect_uris: [CALLBACK] } });
-    documents.set('/bad-redirect.json', { body: { client_id: `${cimdBase}/bad-redirect.json`, redirect_uris: ['javascript:alert(1)'] } });
-    documents.set('/no-store.json', { body: { client_id: `${cimdBase}/no-store.json`, redirect_uris: ['https://other.example/cb'] }, headers: { 'cache-control': 'no-store' } });
+    documents.set('/wrong-id.json', {
+      body: { client_id: 'https://elsewhere.example/client.json', redirect_uris: [CALLBACK] },
+    });
+    documents.set('/bad-redirect.json', {
+      body: { client_id: `${cimdBase}/bad-redirect.json`, redirect_uris: ['javascript:alert(1)'] },
+    });
+    documents.set('/no-store.json', {
+      body: { client_id: `${cimdBase}/no-store.json`, redirect_uris: ['https://other.example/cb'] },
+      headers: { 'cache-control': 'no-store' },
+    });
     const cases: [string, string][] = [
       [`${cimdBase}/wrong-id.json`, 'names another client_id'],
       [`${cimdBase}/bad-redirect.json`, 'javascript: scheme is not allowed'],

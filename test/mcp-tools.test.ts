@@ -51,10 +51,26 @@ describe('tools/list', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(TOOLS);
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(byName.list_issues!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
-    expect(byName.create_issue!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
-    expect(byName.delete_project!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
-    expect(byName.update_issue!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(byName.list_issues!.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
+    expect(byName.create_issue!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+    });
+    expect(byName.delete_project!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
+    expect(byName.update_issue!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
     expect(byName.list_issues!.inputSchema.properties).toHaveProperty('cursor');
     expect(byName.list_issues!.inputSchema.properties).toHaveProperty('status');
     expect(byName.create_issue!.inputSchema.required).toEqual(['project_id', 'title']);
@@ -78,11 +94,19 @@ describe('tool descriptions say what the tool returns', () => {
     const listIssues = tools.find((tool) => tool.name === 'list_issues')!;
     expect(listIssues.description).toContain('Returns `{ items, next_cursor }`');
     expect(listIssues.description).not.toMatch(/bare array|Link/);
-    expect((listIssues.inputSchema.properties!.cursor as { description: string }).description).toContain('`next_cursor`');
-    const first = (await client.callTool({ name: 'list_issues', arguments: { limit: 2 } })).structuredContent as { items: { key: string }[]; next_cursor: string };
+    expect((listIssues.inputSchema.properties!.cursor as { description: string }).description).toContain(
+      '`next_cursor`',
+    );
+    const first = (await client.callTool({ name: 'list_issues', arguments: { limit: 2 } })).structuredContent as {
+      items: { key: string }[];
+      next_cursor: string;
+    };
     expect(Object.keys(first).sort()).toEqual(['items', 'next_cursor']);
-    expect(Object.keys(first.items[0]!)).toEqual(promised(listIssues.description!.split('each ')[1]!.replace(/^/, 'Returns ')));
-    const second = (await client.callTool({ name: 'list_issues', arguments: { limit: 2, cursor: first.next_cursor } })).structuredContent as { items: { key: string }[] };
+    expect(Object.keys(first.items[0]!)).toEqual(
+      promised(listIssues.description!.split('each ')[1]!.replace(/^/, 'Returns ')),
+    );
+    const second = (await client.callTool({ name: 'list_issues', arguments: { limit: 2, cursor: first.next_cursor } }))
+      .structuredContent as { items: { key: string }[] };
     expect(second.items.map((i) => i.key)).not.toContain(first.items[0]!.key);
     await client.close();
   });
@@ -105,8 +129,15 @@ describe('tool descriptions say what the tool returns', () => {
       expect(Object.keys(result), name).toEqual(promised(tool.description!));
     }
     for (const tool of tools) {
-      const sentences = tool.description!.split(/(?<=\.) /).map((sentence) => sentence.toLowerCase().replace(/\.$/, ''));
-      expect(sentences.filter((sentence, i) => sentences.some((other, j) => j !== i && (other === sentence || other.startsWith(`${sentence} `)))), tool.name).toEqual([]);
+      const sentences = tool
+        .description!.split(/(?<=\.) /)
+        .map((sentence) => sentence.toLowerCase().replace(/\.$/, ''));
+      expect(
+        sentences.filter((sentence, i) =>
+          sentences.some((other, j) => j !== i && (other === sentence || other.startsWith(`${sentence} `))),
+        ),
+        tool.name,
+      ).toEqual([]);
       expect(tool.description, tool.name).not.toMatch(/bare array|`Link` header/);
     }
     const palette = tools.find((tool) => tool.name === 'palette_search')!;
@@ -126,22 +157,38 @@ describe('calling tools', () => {
     const orgs = await client.callTool({ name: 'list_my_orgs', arguments: {} });
     expect((orgs.structuredContent as { count: number }).count).toBe(1);
     const people = await client.callTool({ name: 'search_people', arguments: { q: 'oli' } });
-    expect((people.structuredContent as { items: { username: string }[] }).items.map((p) => p.username)).toContain('olivia');
+    expect((people.structuredContent as { items: { username: string }[] }).items.map((p) => p.username)).toContain(
+      'olivia',
+    );
     await client.close();
   });
 
   test('list_issues: filters, sort and cursors as the REST list', async () => {
     const client = await connect(t.user('mark').token);
-    const first = await client.callTool({ name: 'list_issues', arguments: { limit: 2, sort: 'title', direction: 'asc' } });
+    const first = await client.callTool({
+      name: 'list_issues',
+      arguments: { limit: 2, sort: 'title', direction: 'asc' },
+    });
     const page1 = first.structuredContent as { items: { title: string; id: string }[]; next_cursor: string | null };
     expect(page1.items).toHaveLength(2);
     expect(page1.next_cursor).toEqual(expect.any(String));
-    const second = await client.callTool({ name: 'list_issues', arguments: { limit: 2, sort: 'title', direction: 'asc', cursor: page1.next_cursor } });
+    const second = await client.callTool({
+      name: 'list_issues',
+      arguments: { limit: 2, sort: 'title', direction: 'asc', cursor: page1.next_cursor },
+    });
     const page2 = second.structuredContent as typeof page1;
-    const rest = await (await t.call('GET', '/api/issues?limit=4&sort=title&direction=asc', { token: t.user('mark').token })).json();
+    const rest = await (
+      await t.call('GET', '/api/issues?limit=4&sort=title&direction=asc', { token: t.user('mark').token })
+    ).json();
     expect([...page1.items, ...page2.items].map((i) => i.id)).toEqual((rest as { id: string }[]).map((i) => i.id));
-    const filtered = await client.callTool({ name: 'list_issues', arguments: { status: ['Done', 'Todo'], priority: ['urgent'] } });
-    const items = (filtered.structuredContent as typeof page1).items as unknown as { status: string; priority: string }[];
+    const filtered = await client.callTool({
+      name: 'list_issues',
+      arguments: { status: ['Done', 'Todo'], priority: ['urgent'] },
+    });
+    const items = (filtered.structuredContent as typeof page1).items as unknown as {
+      status: string;
+      priority: string;
+    }[];
     expect(items.length).toBeGreaterThan(0);
     expect(items.every((i) => ['Done', 'Todo'].includes(i.status) && i.priority === 'urgent')).toBe(true);
     await client.close();
@@ -152,14 +199,24 @@ describe('calling tools', () => {
     const created = await client.callTool({ name: 'create_project', arguments: { name: 'Agents', key: 'AGT' } });
     const project = created.structuredContent as { id: string; key: string };
     expect(project.key).toBe('AGT');
-    const issue = (await client.callTool({ name: 'create_issue', arguments: { project_id: project.id, title: 'From a tool', priority: 'high' } })).structuredContent as {
+    const issue = (
+      await client.callTool({
+        name: 'create_issue',
+        arguments: { project_id: project.id, title: 'From a tool', priority: 'high' },
+      })
+    ).structuredContent as {
       id: string;
       key: string;
     };
     expect(issue.key).toBe('AGT-1');
-    const changed = await client.callTool({ name: 'update_issue', arguments: { id: issue.key, status: 'Done', description: null } });
+    const changed = await client.callTool({
+      name: 'update_issue',
+      arguments: { id: issue.key, status: 'Done', description: null },
+    });
     expect(changed.structuredContent).toMatchObject({ id: issue.id, status: 'Done', description: null });
-    expect((await t.call('GET', `/api/issues/${issue.id}`, { token: t.user('maya').token }).then((r) => r.json())) as object).toMatchObject({ status: 'Done' });
+    expect(
+      (await t.call('GET', `/api/issues/${issue.id}`, { token: t.user('maya').token }).then((r) => r.json())) as object,
+    ).toMatchObject({ status: 'Done' });
     const refused = problemOf(await client.callTool({ name: 'delete_project', arguments: { id: project.id } }));
     expect(refused).toMatchObject({ status: 409, code: 'conflict' });
     const deleted = await client.callTool({ name: 'delete_project', arguments: { id: project.id, force: true } });
@@ -168,31 +225,47 @@ describe('calling tools', () => {
     await client.close();
 
     const viewer = await connect(t.user('victor').token);
-    const forbidden = problemOf(await viewer.callTool({ name: 'create_project', arguments: { name: 'No', key: 'NO' } }));
+    const forbidden = problemOf(
+      await viewer.callTool({ name: 'create_project', arguments: { name: 'No', key: 'NO' } }),
+    );
     expect(forbidden).toMatchObject({ status: 403, code: 'forbidden' });
     await viewer.close();
   });
 
   test('invalid arguments: an error result naming every invalid field, never a crash', async () => {
     const client = await connect(t.user('maya').token);
-    const bad = problemOf(await client.callTool({ name: 'create_issue', arguments: { project_id: 'no pe', title: '', priority: 'someday', colour: 'red' } }));
+    const bad = problemOf(
+      await client.callTool({
+        name: 'create_issue',
+        arguments: { project_id: 'no pe', title: '', priority: 'someday', colour: 'red' },
+      }),
+    );
     expect(bad.code).toBe('validation_failed');
     expect(bad.errors!.map((e) => e.field).sort()).toEqual(['colour', 'priority', 'project_id', 'title']);
-    const list = problemOf(await client.callTool({ name: 'list_issues', arguments: { limit: 0, sort: 'colour', status: ['Someday'] } }));
+    const list = problemOf(
+      await client.callTool({ name: 'list_issues', arguments: { limit: 0, sort: 'colour', status: ['Someday'] } }),
+    );
     expect(list.errors!.map((e) => e.field).sort()).toEqual(['limit', 'sort', 'status']);
     const extra = problemOf(await client.callTool({ name: 'who_am_i', arguments: { verbose: true } }));
     expect(extra.errors).toEqual([{ field: 'verbose', message: 'unknown argument' }]);
     const missing = problemOf(await client.callTool({ name: 'get_issue', arguments: {} }));
     expect(missing.errors!.map((e) => e.field)).toEqual(['id']);
-    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/No tool named no_such_tool/);
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(
+      /No tool named no_such_tool/,
+    );
     await client.close();
   });
 
   test("another organization's rows are 404 results, exactly like missing ones", async () => {
     const bella = await connect(t.user('bella', 'globex').token);
     const acmeIssue = await t.app.db.prisma.issue.findFirstOrThrow({ where: { orgId: t.org('acme').id } });
-    expect(problemOf(await bella.callTool({ name: 'get_issue', arguments: { id: acmeIssue.id } }))).toMatchObject({ status: 404, code: 'not_found' });
-    expect(problemOf(await bella.callTool({ name: 'delete_issue', arguments: { id: acmeIssue.id } }))).toMatchObject({ status: 404 });
+    expect(problemOf(await bella.callTool({ name: 'get_issue', arguments: { id: acmeIssue.id } }))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
+    expect(problemOf(await bella.callTool({ name: 'delete_issue', arguments: { id: acmeIssue.id } }))).toMatchObject({
+      status: 404,
+    });
     await bella.close();
   });
 });
@@ -218,7 +291,9 @@ describe('scopes and challenges', () => {
     const { tokens } = await obtainTokens(t.app, await t.signIn('olivia@example.com'), t.org('acme').id, 'read');
     const client = await connect(tokens.access_token!);
     expect((await client.callTool({ name: 'list_projects', arguments: {} })).isError).toBeFalsy();
-    const error = await client.callTool({ name: 'create_project', arguments: { name: 'X', key: 'XX' } }).catch((e: unknown) => e);
+    const error = await client
+      .callTool({ name: 'create_project', arguments: { name: 'X', key: 'XX' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StreamableHTTPError);
     expect((error as StreamableHTTPError).code).toBe(403);
     expect(String(error)).toContain('insufficient_scope');
@@ -227,18 +302,33 @@ describe('scopes and challenges', () => {
     const raw = await t.app.fetch(
       new Request(`${ORIGIN}/api/mcp`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'delete_issue', arguments: { id: 'WEB-1' } } }),
+        headers: {
+          authorization: `Bearer ${tokens.access_token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'delete_issue', arguments: { id: 'WEB-1' } },
+        }),
       }),
     );
     expect(raw.status).toBe(403);
-    expect(raw.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_scope", scope="read write", resource_metadata="http:\/\/localhost:4000\/\.well-known\/oauth-protected-resource\/api"/);
+    expect(raw.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="insufficient_scope", scope="read write", resource_metadata="http:\/\/localhost:4000\/\.well-known\/oauth-protected-resource\/api"/,
+    );
     expect(await t.app.db.prisma.project.count({ where: { key: 'XX' } })).toBe(0);
   });
 
   test('no credential: 401 with the RFC 9728 challenge (resource_metadata and scope)', async () => {
     const response = await t.app.fetch(
-      new Request(`${ORIGIN}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' }),
+      new Request(`${ORIGIN}/api/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{}',
+      }),
     );
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(
@@ -256,7 +346,12 @@ describe('scopes and challenges', () => {
     const init = await t.call('POST', '/api/mcp', {
       token,
       headers: { accept: 'application/json, text/event-stream' },
-      body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
     });
     expect(init.status).toBe(200);
     expect(init.headers.get('mcp-session-id')).toBeNull();
@@ -267,35 +362,61 @@ describe('scopes and challenges', () => {
 describe('retries of a create (idempotency_key)', () => {
   test('the same key and arguments return the first result without a second issue; other arguments are refused', async () => {
     const client = await connect(t.user('mark').token);
-    const project = ((await client.callTool({ name: 'list_projects', arguments: {} })).structuredContent as { items: { id: string }[] }).items[0]!;
+    const project = (
+      (await client.callTool({ name: 'list_projects', arguments: {} })).structuredContent as { items: { id: string }[] }
+    ).items[0]!;
     const key = crypto.randomUUID();
     const args = { project_id: project.id, title: 'Created once, however often it is retried', idempotency_key: key };
-    const first = (await client.callTool({ name: 'create_issue', arguments: args })).structuredContent as { id: string };
+    const first = (await client.callTool({ name: 'create_issue', arguments: args })).structuredContent as {
+      id: string;
+    };
     // The same arguments in another order are the same request.
-    const retry = (await client.callTool({ name: 'create_issue', arguments: { idempotency_key: key, title: args.title, project_id: project.id } })).structuredContent as { id: string };
+    const retry = (
+      await client.callTool({
+        name: 'create_issue',
+        arguments: { idempotency_key: key, title: args.title, project_id: project.id },
+      })
+    ).structuredContent as { id: string };
     expect(retry.id).toBe(first.id);
     expect(await t.app.db.prisma.issue.count({ where: { title: args.title } })).toBe(1);
 
-    const reused = problemOf(await client.callTool({ name: 'create_issue', arguments: { ...args, title: 'Another issue' } }));
+    const reused = problemOf(
+      await client.callTool({ name: 'create_issue', arguments: { ...args, title: 'Another issue' } }),
+    );
     expect(reused.code).toBe('idempotency_key_reused');
     expect(await t.app.db.prisma.issue.count({ where: { title: 'Another issue' } })).toBe(0);
 
     // Keys are per user: another member's same key is a new request.
     const other = await connect(t.user('olivia').token);
-    const theirs = (await other.callTool({ name: 'create_issue', arguments: args })).structuredContent as { id: string };
+    const theirs = (await other.callTool({ name: 'create_issue', arguments: args })).structuredContent as {
+      id: string;
+    };
     expect(theirs.id).not.toBe(first.id);
 
     const { tools } = await client.listTools();
-    expect(tools.find((tool) => tool.name === 'create_issue')!.inputSchema.properties).toHaveProperty('idempotency_key');
-    expect(tools.find((tool) => tool.name === 'update_issue')!.inputSchema.properties).not.toHaveProperty('idempotency_key');
+    expect(tools.find((tool) => tool.name === 'create_issue')!.inputSchema.properties).toHaveProperty(
+      'idempotency_key',
+    );
+    expect(tools.find((tool) => tool.name === 'update_issue')!.inputSchema.properties).not.toHaveProperty(
+      'idempotency_key',
+    );
   });
 
   test('a key that is not printable ASCII is an error result, and nothing is created', async () => {
     const client = await connect(t.user('mark').token);
-    const project = ((await client.callTool({ name: 'list_projects', arguments: {} })).structuredContent as { items: { id: string }[] }).items[0]!;
+    const project = (
+      (await client.callTool({ name: 'list_projects', arguments: {} })).structuredContent as { items: { id: string }[] }
+    ).items[0]!;
     for (const key of ['nul\u0000inside', 'caf\u00e9', '']) {
-      const refused = problemOf(await client.callTool({ name: 'create_issue', arguments: { project_id: project.id, title: 'Unkeyable', idempotency_key: key } }));
-      expect(refused.errors).toEqual([{ field: 'idempotency_key', message: 'must be 1 to 255 printable ASCII characters' }]);
+      const refused = problemOf(
+        await client.callTool({
+          name: 'create_issue',
+          arguments: { project_id: project.id, title: 'Unkeyable', idempotency_key: key },
+        }),
+      );
+      expect(refused.errors).toEqual([
+        { field: 'idempotency_key', message: 'must be 1 to 255 printable ASCII characters' },
+      ]);
     }
     expect(await t.app.db.prisma.issue.count({ where: { title: 'Unkeyable' } })).toBe(0);
   });

@@ -25,7 +25,10 @@ function literalAccessors(fileName: string, text: string): string[] {
   const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node) => {
-    if ((ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) && ts.isObjectLiteralExpression(node.parent)) {
+    if (
+      (ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) &&
+      ts.isObjectLiteralExpression(node.parent)
+    ) {
       found.push(`${fileName}:${file.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
     }
     ts.forEachChild(node, visit);
@@ -36,14 +39,17 @@ function literalAccessors(fileName: string, text: string): string[] {
 
 describe('object literals with accessors', () => {
   it('are found where they are written (the check itself)', () => {
-    const text = 'class Edge { get cursor() { return 1; } }\nconst edge = {\n  node: 1,\n  get cursor() { return 2; },\n  set cursor(v) {},\n};';
+    const text =
+      'class Edge { get cursor() { return 1; } }\nconst edge = {\n  node: 1,\n  get cursor() { return 2; },\n  set cursor(v) {},\n};';
     expect(literalAccessors('example.ts', text)).toEqual(['example.ts:4', 'example.ts:5']);
   });
 
   it('appear nowhere in src/', () => {
     const files = sourceFiles(SRC);
     expect(files.length).toBeGreaterThan(100);
-    const found = files.flatMap((path) => literalAccessors(relative(join(SRC, '..'), path), readFileSync(path, 'utf8')));
+    const found = files.flatMap((path) =>
+      literalAccessors(relative(join(SRC, '..'), path), readFileSync(path, 'utf8')),
+    );
     expect(found).toEqual([]);
   });
 });

@@ -26,7 +26,10 @@ async function closesWithin(connection: RawConnection, boundMs: number): Promise
 
 /** Waits (bounded) until the server counts `count` open connections. */
 async function serverHolds(server: Awaited<ReturnType<typeof listen>>, count: number): Promise<void> {
-  const open = () => new Promise<number>((resolve, reject) => server.server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
+  const open = () =>
+    new Promise<number>((resolve, reject) =>
+      server.server.getConnections((error, n) => (error ? reject(error) : resolve(n))),
+    );
   for (let i = 0; i < 100 && (await open()) !== count; i++) await delay(50);
   expect(await open()).toBe(count);
 }
@@ -60,7 +63,9 @@ describe('slow and idle connections', () => {
 
   test('a body trickled a byte at a time: closed after the request timeout', async () => {
     const connection = await new RawConnection(server.port).connected();
-    await connection.write(`POST /api/issues HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${t.user('mark').token}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`);
+    await connection.write(
+      `POST /api/issues HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${t.user('mark').token}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`,
+    );
     for (let i = 0; i < 200 && !connection.isClosed; i++) {
       await connection.write('{');
       await delay(100);
@@ -155,14 +160,19 @@ describe('two credentials in one request', () => {
 
   async function send(headerLines: string[]) {
     const connection = await new RawConnection(server.port).connected();
-    await connection.write(`GET /api/me HTTP/1.1\r\nhost: x\r\nconnection: close\r\n${headerLines.map((l) => `${l}\r\n`).join('')}\r\n`);
+    await connection.write(
+      `GET /api/me HTTP/1.1\r\nhost: x\r\nconnection: close\r\n${headerLines.map((l) => `${l}\r\n`).join('')}\r\n`,
+    );
     await closesWithin(connection, 10_000);
     return connection.response();
   }
 
   test('two Authorization fields over a socket are refused as conflicting credentials, not "the first wins"', async () => {
     for (const second of [t.user('adam').token, t.user('mark').token]) {
-      const { status, body } = await send([`authorization: Bearer ${t.user('mark').token}`, `authorization: Bearer ${second}`]);
+      const { status, body } = await send([
+        `authorization: Bearer ${t.user('mark').token}`,
+        `authorization: Bearer ${second}`,
+      ]);
       expect(status).toBe(400);
       expect(JSON.parse(body).code).toBe('conflicting_credentials');
     }
@@ -171,7 +181,10 @@ describe('two credentials in one request', () => {
   });
 
   test('two X-Auth-Token fields likewise', async () => {
-    const { status, body } = await send([`x-auth-token: ${t.user('mark').token}`, `x-auth-token: ${t.user('adam').token}`]);
+    const { status, body } = await send([
+      `x-auth-token: ${t.user('mark').token}`,
+      `x-auth-token: ${t.user('adam').token}`,
+    ]);
     expect(status).toBe(400);
     expect(JSON.parse(body).code).toBe('conflicting_credentials');
   });

@@ -19,7 +19,14 @@ const VS_CODE = {
   client_uri: 'https://code.visualstudio.com',
   grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
   response_types: ['code'],
-  redirect_uris: ['https://insiders.vscode.dev/redirect', 'https://vscode.dev/redirect', 'http://localhost/', 'http://127.0.0.1/', 'http://localhost:33418/', 'http://127.0.0.1:33418/'],
+  redirect_uris: [
+    'https://insiders.vscode.dev/redirect',
+    'https://vscode.dev/redirect',
+    'http://localhost/',
+    'http://127.0.0.1/',
+    'http://localhost:33418/',
+    'http://127.0.0.1:33418/',
+  ],
   token_endpoint_auth_method: 'none',
 };
 const CURSOR = {
@@ -48,7 +55,12 @@ describe('registration requests of stock MCP clients', () => {
     // Its loopback listener comes back on whatever port is free, localhost included.
     const { challenge } = pkce();
     const cookie = await t.signIn('olivia@example.com');
-    const location = await consent(t.app, cookie, authorizeParams(body.client_id, challenge, { redirect_uri: 'http://localhost:51000/' }), t.org('acme').id);
+    const location = await consent(
+      t.app,
+      cookie,
+      authorizeParams(body.client_id, challenge, { redirect_uri: 'http://localhost:51000/' }),
+      t.org('acme').id,
+    );
     expect(location.origin).toBe('http://localhost:51000');
   });
 
@@ -59,7 +71,9 @@ describe('registration requests of stock MCP clients', () => {
     const { challenge } = pkce();
     const cookie = await t.signIn('olivia@example.com');
     const params = authorizeParams(client_id, challenge, { redirect_uri: CURSOR.redirect_uris[0]! });
-    const shown = await t.app.fetch(new Request(`http://localhost:4000/oauth/authorize?${params}`, { headers: { cookie } }));
+    const shown = await t.app.fetch(
+      new Request(`http://localhost:4000/oauth/authorize?${params}`, { headers: { cookie } }),
+    );
     expect(shown.status).toBe(200);
     expect(shown.headers.get('content-security-policy')).toContain("form-action 'self' cursor:;");
     const location = await consent(t.app, cookie, params, t.org('acme').id);
@@ -88,10 +102,16 @@ describe('registration requests of stock MCP clients', () => {
   });
 
   test('only unsupported grants, or no code response type: still refused', async () => {
-    const onlyDevice = await registrationRequest(t.app, { redirect_uris: ['https://app.example/cb'], grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] });
+    const onlyDevice = await registrationRequest(t.app, {
+      redirect_uris: ['https://app.example/cb'],
+      grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+    });
     expect(onlyDevice.status).toBe(400);
     expect((await onlyDevice.json()).error).toBe('invalid_client_metadata');
-    const token = await registrationRequest(t.app, { redirect_uris: ['https://app.example/cb'], response_types: ['token'] });
+    const token = await registrationRequest(t.app, {
+      redirect_uris: ['https://app.example/cb'],
+      response_types: ['token'],
+    });
     expect(token.status).toBe(400);
   });
 });
@@ -102,7 +122,13 @@ describe('the consent page promises what the role allows, no more', () => {
     const { client_id } = await response.json();
     const params = authorizeParams(client_id, pkce().challenge, { redirect_uri: CURSOR.redirect_uris[0]! });
     const pageFor = async (email: string) =>
-      (await t.app.fetch(new Request(`http://localhost:4000/oauth/authorize?${params}`, { headers: { cookie: await t.signIn(email) } }))).text();
+      (
+        await t.app.fetch(
+          new Request(`http://localhost:4000/oauth/authorize?${params}`, {
+            headers: { cookie: await t.signIn(email) },
+          }),
+        )
+      ).text();
     const viewer = await pageFor('victor@example.com');
     expect(viewer).toContain('What it can do in Acme Corp, as viewer');
     expect(viewer).toContain('One issue, by id or key');
@@ -116,10 +142,17 @@ describe('the consent page promises what the role allows, no more', () => {
 describe('Authorized applications', () => {
   test("a person lists and revokes only their own grants: another's is 404 and stays", async () => {
     const { client_id } = await (await registrationRequest(t.app, { ...CURSOR, client_name: 'Olivia Agent' })).json();
-    await consent(t.app, await t.signIn('olivia@example.com'), authorizeParams(client_id, pkce().challenge, { redirect_uri: CURSOR.redirect_uris[0]! }), t.org('acme').id);
+    await consent(
+      t.app,
+      await t.signIn('olivia@example.com'),
+      authorizeParams(client_id, pkce().challenge, { redirect_uri: CURSOR.redirect_uris[0]! }),
+      t.org('acme').id,
+    );
     const grant = await t.app.db.prisma.oAuthGrant.findFirstOrThrow({ where: { clientId: client_id } });
     const maya = await t.signIn('maya@example.com');
-    const listing = await (await t.app.fetch(new Request('http://localhost:4000/settings/applications', { headers: { cookie: maya } }))).text();
+    const listing = await (
+      await t.app.fetch(new Request('http://localhost:4000/settings/applications', { headers: { cookie: maya } }))
+    ).text();
     expect(listing).not.toContain('Olivia Agent');
     const refused = await t.app.fetch(formPost(`/settings/applications/${grant.id}/revoke`, {}, { cookie: maya }));
     expect(refused.status).toBe(404);
@@ -154,15 +187,27 @@ describe('outbound fetch safety (src/http/safe-fetch.ts, src/http/outbound-addre
   test('a host the operator allowed may resolve to a private address, never to a cloud metadata address', async () => {
     expect(refusedAddress('10.1.2.3', { allowPrivateNetworks: true })).toBeNull();
     expect(refusedAddress('169.254.169.254', { allowPrivateNetworks: true })).toMatch(/metadata/);
-    await expect(safeFetch(new URL('https://169.254.169.254/x'), { timeoutMs: 1000, maxBytes: 10, allowedHosts: ['169.254.169.254'] })).rejects.toMatchObject({
+    await expect(
+      safeFetch(new URL('https://169.254.169.254/x'), {
+        timeoutMs: 1000,
+        maxBytes: 10,
+        allowedHosts: ['169.254.169.254'],
+      }),
+    ).rejects.toMatchObject({
       code: 'blocked_address',
     });
   });
 
   test('refuses http, loopback names after DNS, and does not need the network to say so', async () => {
-    await expect(safeFetch(new URL('http://example.com/x'), { timeoutMs: 1000, maxBytes: 10 })).rejects.toMatchObject({ code: 'not_https' });
-    await expect(safeFetch(new URL('https://localhost:1/x'), { timeoutMs: 1000, maxBytes: 10 })).rejects.toMatchObject({ code: 'blocked_address' });
-    await expect(safeFetch(new URL('https://[::1]:1/x'), { timeoutMs: 1000, maxBytes: 10 })).rejects.toMatchObject({ code: 'blocked_address' });
+    await expect(safeFetch(new URL('http://example.com/x'), { timeoutMs: 1000, maxBytes: 10 })).rejects.toMatchObject({
+      code: 'not_https',
+    });
+    await expect(safeFetch(new URL('https://localhost:1/x'), { timeoutMs: 1000, maxBytes: 10 })).rejects.toMatchObject({
+      code: 'blocked_address',
+    });
+    await expect(safeFetch(new URL('https://[::1]:1/x'), { timeoutMs: 1000, maxBytes: 10 })).rejects.toMatchObject({
+      code: 'blocked_address',
+    });
   });
 
   test('HTTP caching of metadata documents: max-age, no-store, Expires, a day at most', () => {

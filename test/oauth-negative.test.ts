@@ -58,7 +58,11 @@ function expectErrorRedirect(response: Response, redirectUri: string, error: str
   return location;
 }
 
-function expectOAuthError(response: { status: number; headers: Headers; body: Record<string, string> | null }, status: number, error: string) {
+function expectOAuthError(
+  response: { status: number; headers: Headers; body: Record<string, string> | null },
+  status: number,
+  error: string,
+) {
   expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
   expect(response.headers.get('cache-control')).toBe('no-store');
 }
@@ -100,13 +104,19 @@ describe('authorization endpoint', () => {
   ])('redirect_uri %s is an error page, not a redirect', async (_name, redirectUri) => {
     const params = base();
     params.set('redirect_uri', redirectUri);
-    await expectErrorPage(await authorizeRequest(t.app, params, cookies.olivia), 'redirect_uri does not match any address this application registered.');
+    await expectErrorPage(
+      await authorizeRequest(t.app, params, cookies.olivia),
+      'redirect_uri does not match any address this application registered.',
+    );
   });
 
   test('redirect_uri missing is an error page when several are registered', async () => {
     const params = base();
     params.delete('redirect_uri');
-    await expectErrorPage(await authorizeRequest(t.app, params, cookies.olivia), 'redirect_uri is required: this application registered several.');
+    await expectErrorPage(
+      await authorizeRequest(t.app, params, cookies.olivia),
+      'redirect_uri is required: this application registered several.',
+    );
   });
 
   test('redirect_uri missing is accepted when exactly one is registered, and the code goes there and can be redeemed', async () => {
@@ -133,7 +143,10 @@ describe('authorization endpoint', () => {
     for (const name of ['client_id', 'redirect_uri']) {
       const params = base();
       params.append(name, params.get(name)!); // even the same value twice
-      await expectErrorPage(await authorizeRequest(t.app, params, cookies.olivia), 'client_id and redirect_uri must be given once.');
+      await expectErrorPage(
+        await authorizeRequest(t.app, params, cookies.olivia),
+        'client_id and redirect_uri must be given once.',
+      );
     }
   });
 
@@ -158,9 +171,15 @@ describe('authorization endpoint', () => {
   test('an unknown or missing client_id is an error page', async () => {
     const params = base();
     params.set('client_id', 'client_not_registered_here');
-    await expectErrorPage(await authorizeRequest(t.app, params, cookies.olivia), 'The application (client_id) is not registered here.');
+    await expectErrorPage(
+      await authorizeRequest(t.app, params, cookies.olivia),
+      'The application (client_id) is not registered here.',
+    );
     params.delete('client_id');
-    await expectErrorPage(await authorizeRequest(t.app, params, cookies.olivia), 'The application (client_id) is not registered here.');
+    await expectErrorPage(
+      await authorizeRequest(t.app, params, cookies.olivia),
+      'The application (client_id) is not registered here.',
+    );
   });
 
   test.each([
@@ -168,8 +187,14 @@ describe('authorization endpoint', () => {
     ['code_challenge_method=plain', (p: URLSearchParams) => p.set('code_challenge_method', 'plain')],
     ['missing code_challenge_method', (p: URLSearchParams) => p.delete('code_challenge_method')],
     ['code_challenge too short', (p: URLSearchParams) => p.set('code_challenge', p.get('code_challenge')!.slice(1))],
-    ['code_challenge with base64 padding', (p: URLSearchParams) => p.set('code_challenge', `${p.get('code_challenge')!}=`)],
-    ['code_challenge with non-base64url characters', (p: URLSearchParams) => p.set('code_challenge', `+/${p.get('code_challenge')!.slice(2)}`)],
+    [
+      'code_challenge with base64 padding',
+      (p: URLSearchParams) => p.set('code_challenge', `${p.get('code_challenge')!}=`),
+    ],
+    [
+      'code_challenge with non-base64url characters',
+      (p: URLSearchParams) => p.set('code_challenge', `+/${p.get('code_challenge')!.slice(2)}`),
+    ],
   ])('PKCE: %s is invalid_request', async (_name, change) => {
     const params = base();
     change(params);
@@ -188,11 +213,14 @@ describe('authorization endpoint', () => {
     expectErrorRedirect(await authorizeRequest(t.app, params, cookies.olivia), WEB[0]!, 'invalid_target');
   });
 
-  test.each(['admin', 'read admin', 'openid', 'toString', 'read constructor'])('scope "%s" is invalid_scope', async (scope) => {
-    const params = base();
-    params.set('scope', scope);
-    expectErrorRedirect(await authorizeRequest(t.app, params, cookies.olivia), WEB[0]!, 'invalid_scope');
-  });
+  test.each(['admin', 'read admin', 'openid', 'toString', 'read constructor'])(
+    'scope "%s" is invalid_scope',
+    async (scope) => {
+      const params = base();
+      params.set('scope', scope);
+      expectErrorRedirect(await authorizeRequest(t.app, params, cookies.olivia), WEB[0]!, 'invalid_scope');
+    },
+  );
 
   test('deny on the consent screen is access_denied with state and iss, and no grant', async () => {
     const client = await registerClient(t.app);
@@ -227,7 +255,13 @@ describe('authorization endpoint', () => {
     const client = await registerClient(t.app);
     const params = authorizeParams(client.client_id, challenge);
     for (const orgId of [globex, randomUUID(), '']) {
-      const response = await t.app.fetch(formPost('/oauth/authorize', { ...Object.fromEntries(params), org_id: orgId, decision: 'allow' }, { cookie: cookies.victor }));
+      const response = await t.app.fetch(
+        formPost(
+          '/oauth/authorize',
+          { ...Object.fromEntries(params), org_id: orgId, decision: 'allow' },
+          { cookie: cookies.victor },
+        ),
+      );
       expect(response.status).toBe(400);
       expect(response.headers.get('location')).toBeNull();
       expect(await response.text()).toContain('Choose one of your organizations.');
@@ -237,8 +271,14 @@ describe('authorization endpoint', () => {
 
   test('consent POST from another Origin (or from nowhere) is 403, and grants nothing', async () => {
     const client = await registerClient(t.app);
-    const fields = { ...Object.fromEntries(authorizeParams(client.client_id, challenge)), org_id: acme, decision: 'allow' };
-    const crossSite = await t.app.fetch(formPost('/oauth/authorize', fields, { cookie: cookies.olivia, origin: 'https://evil.example' }));
+    const fields = {
+      ...Object.fromEntries(authorizeParams(client.client_id, challenge)),
+      org_id: acme,
+      decision: 'allow',
+    };
+    const crossSite = await t.app.fetch(
+      formPost('/oauth/authorize', fields, { cookie: cookies.olivia, origin: 'https://evil.example' }),
+    );
     expect(crossSite.status).toBe(403);
     expect(crossSite.headers.get('location')).toBeNull();
     expect((await crossSite.json()).code).toBe('csrf_rejected');
@@ -257,8 +297,14 @@ describe('authorization endpoint', () => {
 });
 
 describe('token endpoint', () => {
-  const token = (fields: Record<string, string | undefined>, headers: Record<string, string> = {}) => backChannel(t.app, '/oauth/token', fields, headers);
-  const codeFields = (clientId: string | undefined, code: string, verifier: string | undefined, extra: Record<string, string | undefined> = {}) => ({
+  const token = (fields: Record<string, string | undefined>, headers: Record<string, string> = {}) =>
+    backChannel(t.app, '/oauth/token', fields, headers);
+  const codeFields = (
+    clientId: string | undefined,
+    code: string,
+    verifier: string | undefined,
+    extra: Record<string, string | undefined> = {},
+  ) => ({
     grant_type: 'authorization_code',
     code,
     redirect_uri: REDIRECT,
@@ -267,7 +313,11 @@ describe('token endpoint', () => {
     resource: RESOURCE,
     ...extra,
   });
-  const refreshFields = (clientId: string | undefined, refreshToken: string, extra: Record<string, string | undefined> = {}) => ({
+  const refreshFields = (
+    clientId: string | undefined,
+    refreshToken: string,
+    extra: Record<string, string | undefined> = {},
+  ) => ({
     grant_type: 'refresh_token',
     refresh_token: refreshToken,
     client_id: clientId,
@@ -286,7 +336,11 @@ describe('token endpoint', () => {
 
   test('code_verifier on the refresh_token grant is invalid_request', async () => {
     const { client, tokens } = await obtainTokens(t.app, cookies.olivia, acme);
-    expectOAuthError(await token(refreshFields(client.client_id, tokens.refresh_token!, { code_verifier: pkce().verifier })), 400, 'invalid_request');
+    expectOAuthError(
+      await token(refreshFields(client.client_id, tokens.refresh_token!, { code_verifier: pkce().verifier })),
+      400,
+      'invalid_request',
+    );
     expect((await token(refreshFields(client.client_id, tokens.refresh_token!))).status).toBe(200);
   });
 
@@ -305,7 +359,10 @@ describe('token endpoint', () => {
   test('an expired code is invalid_grant', async () => {
     const client = await registerClient(t.app);
     const { code, verifier } = await authorizeCode(t.app, cookies.olivia, client.client_id, acme);
-    const expired = await t.app.db.prisma.oAuthCode.updateMany({ where: { grant: { clientId: client.client_id } }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const expired = await t.app.db.prisma.oAuthCode.updateMany({
+      where: { grant: { clientId: client.client_id } },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect(expired.count).toBe(1);
     const response = await token(codeFields(client.client_id, code, verifier));
     expectOAuthError(response, 400, 'invalid_grant');
@@ -322,27 +379,54 @@ describe('token endpoint', () => {
 
   test('a code with another (or no) redirect_uri than its authorization request is invalid_grant', async () => {
     const client = await registerClient(t.app, { redirect_uris: WEB });
-    const { code, verifier } = await authorizeCode(t.app, cookies.olivia, client.client_id, acme, { redirect_uri: WEB[0]! });
-    expectOAuthError(await token(codeFields(client.client_id, code, verifier, { redirect_uri: WEB[1]! })), 400, 'invalid_grant');
-    expectOAuthError(await token(codeFields(client.client_id, code, verifier, { redirect_uri: undefined })), 400, 'invalid_grant');
+    const { code, verifier } = await authorizeCode(t.app, cookies.olivia, client.client_id, acme, {
+      redirect_uri: WEB[0]!,
+    });
+    expectOAuthError(
+      await token(codeFields(client.client_id, code, verifier, { redirect_uri: WEB[1]! })),
+      400,
+      'invalid_grant',
+    );
+    expectOAuthError(
+      await token(codeFields(client.client_id, code, verifier, { redirect_uri: undefined })),
+      400,
+      'invalid_grant',
+    );
     expect((await token(codeFields(client.client_id, code, verifier, { redirect_uri: WEB[0]! }))).status).toBe(200);
   });
 
   test('a missing or wrong resource is invalid_target, on both grants', async () => {
     const client = await registerClient(t.app);
     const { code, verifier } = await authorizeCode(t.app, cookies.olivia, client.client_id, acme);
-    expectOAuthError(await token(codeFields(client.client_id, code, verifier, { resource: undefined })), 400, 'invalid_target');
-    expectOAuthError(await token(codeFields(client.client_id, code, verifier, { resource: 'https://other.example/api' })), 400, 'invalid_target');
+    expectOAuthError(
+      await token(codeFields(client.client_id, code, verifier, { resource: undefined })),
+      400,
+      'invalid_target',
+    );
+    expectOAuthError(
+      await token(codeFields(client.client_id, code, verifier, { resource: 'https://other.example/api' })),
+      400,
+      'invalid_target',
+    );
     const tokens = await token(codeFields(client.client_id, code, verifier));
     expect(tokens.status).toBe(200);
     const refreshToken = tokens.body!.refresh_token!;
-    expectOAuthError(await token(refreshFields(client.client_id, refreshToken, { resource: undefined })), 400, 'invalid_target');
-    expectOAuthError(await token(refreshFields(client.client_id, refreshToken, { resource: 'https://other.example/api' })), 400, 'invalid_target');
+    expectOAuthError(
+      await token(refreshFields(client.client_id, refreshToken, { resource: undefined })),
+      400,
+      'invalid_target',
+    );
+    expectOAuthError(
+      await token(refreshFields(client.client_id, refreshToken, { resource: 'https://other.example/api' })),
+      400,
+      'invalid_target',
+    );
     expect((await token(refreshFields(client.client_id, refreshToken))).status).toBe(200);
   });
 
   describe('client authentication of confidential clients', () => {
-    const expectBasicChallenge = (response: { headers: Headers }) => expect(response.headers.get('www-authenticate')).toMatch(/^Basic\b/);
+    const expectBasicChallenge = (response: { headers: Headers }) =>
+      expect(response.headers.get('www-authenticate')).toMatch(/^Basic\b/);
 
     test('client_secret_basic: wrong, empty or missing secret, the wrong method, an unknown client, malformed or doubled credentials', async () => {
       const client = await registerClient(t.app, { token_endpoint_auth_method: 'client_secret_basic' });
@@ -374,10 +458,18 @@ describe('token endpoint', () => {
       expectBasicChallenge(response);
 
       // Two methods at once (RFC 6749 §5.2 names this invalid_request).
-      expectOAuthError(await token({ ...fields, client_secret: secret }, { authorization: basicAuth(id, secret) }), 400, 'invalid_request');
+      expectOAuthError(
+        await token({ ...fields, client_secret: secret }, { authorization: basicAuth(id, secret) }),
+        400,
+        'invalid_request',
+      );
       // A body client_id that differs from the authenticated one.
       const other = await registerClient(t.app);
-      expectOAuthError(await token({ ...fields, client_id: other.client_id }, { authorization: basicAuth(id, secret) }), 400, 'invalid_request');
+      expectOAuthError(
+        await token({ ...fields, client_id: other.client_id }, { authorization: basicAuth(id, secret) }),
+        400,
+        'invalid_request',
+      );
 
       // None of that used the code up: the right credentials redeem it.
       expect((await token(fields, { authorization: basicAuth(id, secret) })).status).toBe(200);
@@ -396,14 +488,22 @@ describe('token endpoint', () => {
       expect(response.headers.get('www-authenticate')).toBe('Basic realm="oauth"');
 
       expectOAuthError(await token(fields), 401, 'invalid_client');
-      expectOAuthError(await token({ ...fields, client_id: 'client_not_registered_here', client_secret: secret }), 401, 'invalid_client');
+      expectOAuthError(
+        await token({ ...fields, client_id: 'client_not_registered_here', client_secret: secret }),
+        401,
+        'invalid_client',
+      );
 
       // client_secret_basic for a client registered for client_secret_post: Basic was tried, so the challenge is Basic.
       response = await token({ ...fields, client_id: undefined }, { authorization: basicAuth(id, secret) });
       expectOAuthError(response, 401, 'invalid_client');
       expectBasicChallenge(response);
 
-      expectOAuthError(await token({ ...fields, client_secret: secret }, { authorization: basicAuth(id, secret) }), 400, 'invalid_request');
+      expectOAuthError(
+        await token({ ...fields, client_secret: secret }, { authorization: basicAuth(id, secret) }),
+        400,
+        'invalid_request',
+      );
 
       expect((await token({ ...fields, client_secret: secret })).status).toBe(200);
     });
@@ -411,7 +511,11 @@ describe('token endpoint', () => {
     test('a public client presenting a secret is invalid_client', async () => {
       const client = await registerClient(t.app);
       const { code, verifier } = await authorizeCode(t.app, cookies.olivia, client.client_id, acme);
-      expectOAuthError(await token({ ...codeFields(client.client_id, code, verifier), client_secret: 'cs_made_up' }), 401, 'invalid_client');
+      expectOAuthError(
+        await token({ ...codeFields(client.client_id, code, verifier), client_secret: 'cs_made_up' }),
+        401,
+        'invalid_client',
+      );
       expect((await token(codeFields(client.client_id, code, verifier))).status).toBe(200);
     });
   });
@@ -420,10 +524,22 @@ describe('token endpoint', () => {
     'grant_type=%s is unsupported_grant_type',
     async (grantType) => {
       const publicClient = await registerClient(t.app);
-      expectOAuthError(await token({ grant_type: grantType, client_id: publicClient.client_id, username: 'olivia@example.com', password: PASSWORD }), 400, 'unsupported_grant_type');
+      expectOAuthError(
+        await token({
+          grant_type: grantType,
+          client_id: publicClient.client_id,
+          username: 'olivia@example.com',
+          password: PASSWORD,
+        }),
+        400,
+        'unsupported_grant_type',
+      );
       const confidential = await registerClient(t.app, { token_endpoint_auth_method: 'client_secret_basic' });
       expectOAuthError(
-        await token({ grant_type: grantType, scope: 'read' }, { authorization: basicAuth(confidential.client_id, confidential.client_secret!) }),
+        await token(
+          { grant_type: grantType, scope: 'read' },
+          { authorization: basicAuth(confidential.client_id, confidential.client_secret!) },
+        ),
         400,
         'unsupported_grant_type',
       );
@@ -464,9 +580,15 @@ describe('token endpoint', () => {
   test('widening the scope on refresh is invalid_scope; narrowing to read gives a read-only access token', async () => {
     const narrow = await obtainTokens(t.app, cookies.maya, acme, 'read');
     for (const scope of ['read write', 'write', 'admin']) {
-      expectOAuthError(await token(refreshFields(narrow.client.client_id, narrow.tokens.refresh_token!, { scope })), 400, 'invalid_scope');
+      expectOAuthError(
+        await token(refreshFields(narrow.client.client_id, narrow.tokens.refresh_token!, { scope })),
+        400,
+        'invalid_scope',
+      );
     }
-    expect((await token(refreshFields(narrow.client.client_id, narrow.tokens.refresh_token!, { scope: 'read' }))).status).toBe(200);
+    expect(
+      (await token(refreshFields(narrow.client.client_id, narrow.tokens.refresh_token!, { scope: 'read' }))).status,
+    ).toBe(200);
 
     const { client, tokens } = await obtainTokens(t.app, cookies.maya, acme, 'read write');
     const readOnly = await token(refreshFields(client.client_id, tokens.refresh_token!, { scope: 'read' }));
@@ -474,7 +596,10 @@ describe('token endpoint', () => {
     expect(readOnly.body!.scope).toBe('read');
     const accessToken = readOnly.body!.access_token!;
     expect((await me(accessToken)).status).toBe(200);
-    const write = await t.call('POST', '/api/issues', { token: accessToken, body: { project_id: t.org('acme').projects[0]!.id, title: 'read-only' } });
+    const write = await t.call('POST', '/api/issues', {
+      token: accessToken,
+      body: { project_id: t.org('acme').projects[0]!.id, title: 'read-only' },
+    });
     expect(write.status).toBe(403);
     expect((await write.json()).code).toBe('insufficient_scope');
     // RFC 6749 §6: the new refresh token keeps the scope of the one it replaces; only the access token was narrowed.
@@ -488,7 +613,13 @@ describe('token endpoint', () => {
     const { code, verifier } = await authorizeCode(t.app, cookies.olivia, client.client_id, acme);
     const fields = codeFields(client.client_id, code, verifier) as Record<string, string>;
     const send = (body: BodyInit, contentType: string | null) =>
-      t.app.fetch(new Request(`${ORIGIN}/oauth/token`, { method: 'POST', body, headers: contentType ? { 'content-type': contentType } : {} }));
+      t.app.fetch(
+        new Request(`${ORIGIN}/oauth/token`, {
+          method: 'POST',
+          body,
+          headers: contentType ? { 'content-type': contentType } : {},
+        }),
+      );
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.append(name, value);
     for (const response of [
@@ -509,7 +640,13 @@ describe('token endpoint', () => {
     const { code, verifier } = await authorizeCode(t.app, cookies.olivia, client.client_id, acme);
     const body = new URLSearchParams(codeFields(client.client_id, code, verifier) as Record<string, string>);
     body.append('code', code);
-    const response = await t.app.fetch(new Request(`${ORIGIN}/oauth/token`, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } }));
+    const response = await t.app.fetch(
+      new Request(`${ORIGIN}/oauth/token`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+    );
     expect(response.status).toBe(400);
     expect((await response.json()).error).toBe('invalid_request');
   });
@@ -533,7 +670,8 @@ describe('access tokens on the API', () => {
   let accessToken: string;
   let claims: Record<string, unknown>;
 
-  const decode = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+  const decode = (jwt: string) =>
+    JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
   // The claims of a real token, re-signed with the app's own key: only what a test changes differs.
   const resign = (changes: Record<string, unknown>, seconds = 3600, typ = 'at+jwt') => {
     const { iat: _iat, exp: _exp, ...rest } = claims;
@@ -608,14 +746,22 @@ describe('registration', () => {
     ['file:', 'file:///etc/passwd'],
     ['a relative reference', '/callback'],
   ])('a redirect URI with %s is 400 invalid_redirect_uri', async (_name, uri) => {
-    const response = await registrationRequest(t.app, { redirect_uris: ['https://app.example.com/ok', uri], token_endpoint_auth_method: 'none' });
+    const response = await registrationRequest(t.app, {
+      redirect_uris: ['https://app.example.com/ok', uri],
+      token_endpoint_auth_method: 'none',
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).error).toBe('invalid_redirect_uri');
   });
 
   test('control: https anywhere and http on loopback are accepted', async () => {
     const response = await registrationRequest(t.app, {
-      redirect_uris: ['https://app.example.com/callback', 'http://127.0.0.1:8080/cb', 'http://localhost/cb', 'http://[::1]:3000/cb'],
+      redirect_uris: [
+        'https://app.example.com/callback',
+        'http://127.0.0.1:8080/cb',
+        'http://localhost/cb',
+        'http://[::1]:3000/cb',
+      ],
       token_endpoint_auth_method: 'none',
     });
     expect(response.status).toBe(201);
@@ -626,7 +772,9 @@ describe('registration', () => {
     for (const response of [
       await registrationRequest(t.app, '{"redirect_uris": [', {}),
       await registrationRequest(t.app, metadata, { contentType: 'text/plain' }),
-      await registrationRequest(t.app, new URLSearchParams({ redirect_uris: REDIRECT }).toString(), { contentType: 'application/x-www-form-urlencoded' }),
+      await registrationRequest(t.app, new URLSearchParams({ redirect_uris: REDIRECT }).toString(), {
+        contentType: 'application/x-www-form-urlencoded',
+      }),
       await registrationRequest(t.app, '[]', {}),
     ]) {
       expect(response.status).toBe(400);
@@ -643,21 +791,36 @@ describe('registration', () => {
   });
 
   test('a confidential registration returns client_secret once; only its hash is stored', async () => {
-    const response = await registrationRequest(t.app, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_post' });
+    const response = await registrationRequest(t.app, {
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'client_secret_post',
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const client = (await response.json()) as { client_id: string; client_secret: string };
     expect(client.client_secret).toMatch(/^cs_[A-Za-z0-9_-]{43}$/);
 
-    const rows = await t.app.db.prisma.$queryRaw<Record<string, unknown>[]>`SELECT * FROM oauth_clients WHERE client_id = ${client.client_id}`;
+    const rows = await t.app.db.prisma.$queryRaw<
+      Record<string, unknown>[]
+    >`SELECT * FROM oauth_clients WHERE client_id = ${client.client_id}`;
     expect(rows).toHaveLength(1);
     const row = rows[0]!;
     const stored = Object.values(row)
-      .map((value) => (value instanceof Uint8Array ? [Buffer.from(value).toString('utf8'), Buffer.from(value).toString('hex'), Buffer.from(value).toString('base64')].join(' ') : String(value)))
+      .map((value) =>
+        value instanceof Uint8Array
+          ? [
+              Buffer.from(value).toString('utf8'),
+              Buffer.from(value).toString('hex'),
+              Buffer.from(value).toString('base64'),
+            ].join(' ')
+          : String(value),
+      )
       .join(' ');
     expect(stored).not.toContain(client.client_secret);
     expect(stored).not.toContain(client.client_secret.slice(3));
-    expect(Buffer.from(row.secret_hash as Uint8Array).equals(createHash('sha256').update(client.client_secret).digest())).toBe(true);
+    expect(
+      Buffer.from(row.secret_hash as Uint8Array).equals(createHash('sha256').update(client.client_secret).digest()),
+    ).toBe(true);
 
     // Nothing hands it out again: the registration endpoint has no read.
     expect((await t.call('GET', '/oauth/register')).status).toBe(405);
@@ -668,13 +831,18 @@ describe('registration', () => {
 
   test('the 6th registration from one address within an hour is 429', async () => {
     const address = '203.0.113.77';
-    for (let i = 0; i < 5; i++) expect((await registrationRequest(t.app, { redirect_uris: [REDIRECT] }, { remoteAddress: address })).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect((await registrationRequest(t.app, { redirect_uris: [REDIRECT] }, { remoteAddress: address })).status).toBe(
+        201,
+      );
     const sixth = await registrationRequest(t.app, { redirect_uris: [REDIRECT] }, { remoteAddress: address });
     expect(sixth.status).toBe(429);
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await sixth.json()).error).toBe('temporarily_unavailable');
     // Counted per address: another one still registers.
-    expect((await registrationRequest(t.app, { redirect_uris: [REDIRECT] }, { remoteAddress: '203.0.113.78' })).status).toBe(201);
+    expect(
+      (await registrationRequest(t.app, { redirect_uris: [REDIRECT] }, { remoteAddress: '203.0.113.78' })).status,
+    ).toBe(201);
   });
 });
 
@@ -689,13 +857,22 @@ describe('revocation and introspection', () => {
     expect((await me(tokens.access_token!)).status).toBe(200);
     const grant = await t.app.db.prisma.oAuthGrant.findFirstOrThrow({ where: { clientId: client.client_id } });
     expect(grant.revokedAt).toBeNull();
-    const refreshed = await backChannel(t.app, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.client_id, resource: RESOURCE });
+    const refreshed = await backChannel(t.app, '/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: client.client_id,
+      resource: RESOURCE,
+    });
     expect(refreshed.status).toBe(200);
   });
 
   test('revoking an unknown token is 200', async () => {
     const client = await registerClient(t.app);
-    for (const value of ['rt_never_issued', 'not.a.jwt', `${Buffer.from('{}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.sig`]) {
+    for (const value of [
+      'rt_never_issued',
+      'not.a.jwt',
+      `${Buffer.from('{}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.sig`,
+    ]) {
       const response = await backChannel(t.app, '/oauth/revoke', { token: value, client_id: client.client_id });
       expect(response.status).toBe(200);
       expect(response.text).toBe('');
@@ -723,7 +900,14 @@ describe('edge cases of the request syntax', () => {
     const location = await consent(t.app, cookies.olivia, ephemeral, acme);
     expect(location.href.startsWith('http://127.0.0.1:51234/cb?code=')).toBe(true);
     for (const redirect of ['http://127.0.0.1:51234/other', 'http://localhost:8080/cb']) {
-      await expectErrorPage(await authorizeRequest(t.app, authorizeParams(client.client_id, challenge, { redirect_uri: redirect }), cookies.olivia), 'redirect_uri does not match');
+      await expectErrorPage(
+        await authorizeRequest(
+          t.app,
+          authorizeParams(client.client_id, challenge, { redirect_uri: redirect }),
+          cookies.olivia,
+        ),
+        'redirect_uri does not match',
+      );
     }
   });
 
@@ -733,7 +917,11 @@ describe('edge cases of the request syntax', () => {
     const params = authorizeParams(client.client_id, challenge);
     params.delete('response_type');
     expectErrorRedirect(await authorizeRequest(t.app, params, cookies.olivia), REDIRECT, 'invalid_request');
-    expectErrorRedirect(await authorizeRequest(t.app, authorizeParams(client.client_id, challenge, { scope: '' }), cookies.olivia), REDIRECT, 'invalid_scope');
+    expectErrorRedirect(
+      await authorizeRequest(t.app, authorizeParams(client.client_id, challenge, { scope: '' }), cookies.olivia),
+      REDIRECT,
+      'invalid_scope',
+    );
   });
 
   test('missing grant_type is invalid_request', async () => {
@@ -744,7 +932,13 @@ describe('edge cases of the request syntax', () => {
   test('the token endpoint allows 60 requests a minute per authenticated client; made-up client_ids do not share or escape it', async () => {
     const busy = await registerClient(t.app);
     const other = await registerClient(t.app);
-    const attempt = (clientId: string) => backChannel(t.app, '/oauth/token', { grant_type: 'refresh_token', refresh_token: 'rt_nope', client_id: clientId, resource: RESOURCE });
+    const attempt = (clientId: string) =>
+      backChannel(t.app, '/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: 'rt_nope',
+        client_id: clientId,
+        resource: RESOURCE,
+      });
     for (let i = 0; i < 60; i++) expectOAuthError(await attempt(busy.client_id), 400, 'invalid_grant');
     const refused = await attempt(busy.client_id);
     expectOAuthError(refused, 429, 'temporarily_unavailable');

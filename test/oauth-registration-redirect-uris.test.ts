@@ -27,7 +27,10 @@ describe('registration: redirect URI shape', () => {
     ['a host that is no DNS name', 'https://client_app.example/cb', 'not a DNS name'],
   ])('%s is 400 invalid_redirect_uri', async (_name, uri, reason) => {
     const before = await t.app.db.prisma.oAuthClient.count();
-    const response = await registrationRequest(t.app, { redirect_uris: ['https://client.example/ok', uri], token_endpoint_auth_method: 'none' });
+    const response = await registrationRequest(t.app, {
+      redirect_uris: ['https://client.example/ok', uri],
+      token_endpoint_auth_method: 'none',
+    });
     expect(response.status).toBe(400);
     const body = await response.json();
     expect(body.error).toBe('invalid_redirect_uri');

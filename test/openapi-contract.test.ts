@@ -24,10 +24,12 @@ function* nodes(value: unknown, path: string): Generator<[string, Node]> {
   }
   if (!value || typeof value !== 'object') return;
   yield [path, value as Node];
-  for (const [key, child] of Object.entries(value)) if (key !== 'example' && key !== 'examples') yield* nodes(child, `${path}/${key}`);
+  for (const [key, child] of Object.entries(value))
+    if (key !== 'example' && key !== 'examples') yield* nodes(child, `${path}/${key}`);
 }
 
-const typed = (node: Node, type: string) => node.type === type || (Array.isArray(node.type) && node.type.includes(type));
+const typed = (node: Node, type: string) =>
+  node.type === type || (Array.isArray(node.type) && node.type.includes(type));
 
 test('openapi.json is the generated document (else: npm run openapi:print)', () => {
   expect(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')).toBe(contractDocument());
@@ -36,13 +38,26 @@ test('openapi.json is the generated document (else: npm run openapi:print)', () 
 describe('every schema is bounded (OWASP API4)', () => {
   const all = [...nodes(document, '#')];
   test('strings: maxLength, enum or const (declare free text with the limit of the operation that writes it)', () => {
-    expect(all.filter(([, n]) => typed(n, 'string') && n.maxLength === undefined && n.enum === undefined && n.const === undefined).map(([p]) => p)).toEqual([]);
+    expect(
+      all
+        .filter(
+          ([, n]) => typed(n, 'string') && n.maxLength === undefined && n.enum === undefined && n.const === undefined,
+        )
+        .map(([p]) => p),
+    ).toEqual([]);
   });
   test('arrays: maxItems (a list route returns at most its bound)', () => {
     expect(all.filter(([, n]) => typed(n, 'array') && n.maxItems === undefined).map(([p]) => p)).toEqual([]);
   });
   test('integers: a format and both bounds', () => {
-    expect(all.filter(([, n]) => typed(n, 'integer') && (n.format === undefined || n.minimum === undefined || n.maximum === undefined)).map(([p]) => p)).toEqual([]);
+    expect(
+      all
+        .filter(
+          ([, n]) =>
+            typed(n, 'integer') && (n.format === undefined || n.minimum === undefined || n.maximum === undefined),
+        )
+        .map(([p]) => p),
+    ).toEqual([]);
   });
 });
 
@@ -72,8 +87,14 @@ describe('what the document bounds, the service keeps to', () => {
 
   test('a user over the documented limits is refused where users are made', async () => {
     const nameMax: number = document.components.schemas.User.properties.name.maxLength;
-    await expect(createUser(t.app.db.prisma, { email: 'long@example.com', name: 'n'.repeat(nameMax + 1), username: 'long' })).rejects.toThrow(/name/);
-    const user = await createUser(t.app.db.prisma, { email: 'fits@example.com', name: 'n'.repeat(nameMax), username: 'fits' });
+    await expect(
+      createUser(t.app.db.prisma, { email: 'long@example.com', name: 'n'.repeat(nameMax + 1), username: 'long' }),
+    ).rejects.toThrow(/name/);
+    const user = await createUser(t.app.db.prisma, {
+      email: 'fits@example.com',
+      name: 'n'.repeat(nameMax),
+      username: 'fits',
+    });
     expect(user.name).toHaveLength(nameMax);
   });
 });

@@ -7,7 +7,9 @@ import { WebhookReceiver } from './support/webhook-receiver.js';
 
 // The address rules without an app (test/webhooks-ssrf.test.ts checks them through webhook
 // creation and delivery): the mutation group `outbound-address` runs this file once per mutant.
-vi.mock('node:dns', async (importOriginal) => (await import('./support/fake-dns.js')).withFakeLookup(await importOriginal()));
+vi.mock('node:dns', async (importOriginal) =>
+  (await import('./support/fake-dns.js')).withFakeLookup(await importOriginal()),
+);
 
 const PUBLIC: OutboundPolicy = { allowPrivateNetworks: false };
 const PRIVATE: OutboundPolicy = { allowPrivateNetworks: true };
@@ -25,7 +27,13 @@ async function judged(url: string, policy = PUBLIC): Promise<string | { code: st
 
 describe('refusedAddress', () => {
   test('the metadata addresses stay refused even where private networks are allowed', () => {
-    const carriers = ['::ffff:169.254.169.254', '::169.254.169.254', '64:ff9b::169.254.169.254', '::ffff:0:169.254.169.254', '2002:a9fe:a9fe::1'];
+    const carriers = [
+      '::ffff:169.254.169.254',
+      '::169.254.169.254',
+      '64:ff9b::169.254.169.254',
+      '::ffff:0:169.254.169.254',
+      '2002:a9fe:a9fe::1',
+    ];
     // Teredo carries the client address inverted: 0x5601 is 0xa9fe ^ 0xffff.
     for (const address of ['169.254.169.254', 'fd00:ec2::254', ...carriers, '2001:0:4136:e378:8000:63bf:5601:5601']) {
       expect(refusedAddress(address, { allowPrivateNetworks: true })).toMatch(/metadata/);
@@ -47,11 +55,21 @@ describe('refusedAddress', () => {
     const call = (hostname: string, options: { all?: boolean }, allow = policy) =>
       new Promise<unknown[]>((resolve) => safeLookup(allow)(hostname, options, (...args) => resolve(args)));
     dnsAnswers.set('public.test', [['93.184.215.14', '2606:4700::1111']]);
-    expect(await call('public.test', { all: true })).toEqual([null, [{ address: '93.184.215.14', family: 4 }, { address: '2606:4700::1111', family: 6 }]]);
+    expect(await call('public.test', { all: true })).toEqual([
+      null,
+      [
+        { address: '93.184.215.14', family: 4 },
+        { address: '2606:4700::1111', family: 6 },
+      ],
+    ]);
     expect(await call('public.test', {})).toEqual([null, '93.184.215.14', 4]);
     dnsAnswers.set('inside.test', [['93.184.215.14', '127.0.0.1']]);
     const [refusal, none] = await call('inside.test', { all: true });
-    expect(refusal).toMatchObject({ name: 'OutboundAddressError', code: 'address', message: 'inside.test resolves to a refused address: 127.0.0.1 is not a public address (loopback)' });
+    expect(refusal).toMatchObject({
+      name: 'OutboundAddressError',
+      code: 'address',
+      message: 'inside.test resolves to a refused address: 127.0.0.1 is not a public address (loopback)',
+    });
     expect(none).toEqual([]);
     expect(await call('inside.test', {}, { allowPrivateNetworks: true })).toEqual([null, '93.184.215.14', 4]);
     dnsAnswers.set('gone.test', ['ENOTFOUND']);
@@ -59,17 +77,22 @@ describe('refusedAddress', () => {
     expect(error).toMatchObject({ code: 'ENOTFOUND' });
     expect(empty).toEqual([]);
   });
-
 });
 
 describe('checkOutboundUrl', () => {
   test('the URL itself: https (http too where private networks are allowed), absolute, no credentials', async () => {
     expect(await judged('http://93.184.215.14/hook')).toEqual({ code: 'scheme', message: 'must be an https URL' });
     expect(await judged('http://10.0.0.1/hook', PRIVATE)).toBe('http://10.0.0.1/hook');
-    expect(await judged('ftp://10.0.0.1/hook', PRIVATE)).toEqual({ code: 'scheme', message: 'must be an https or http URL' });
+    expect(await judged('ftp://10.0.0.1/hook', PRIVATE)).toEqual({
+      code: 'scheme',
+      message: 'must be an https or http URL',
+    });
     expect(await judged('https://[/hook')).toEqual({ code: 'scheme', message: 'must be an absolute URL' });
     for (const url of ['https://user@93.184.215.14/', 'https://:pw@93.184.215.14/', 'https://user:pw@93.184.215.14/']) {
-      expect(await judged(url, PRIVATE)).toEqual({ code: 'scheme', message: 'must not contain a user name or password' });
+      expect(await judged(url, PRIVATE)).toEqual({
+        code: 'scheme',
+        message: 'must not contain a user name or password',
+      });
     }
   });
 
@@ -88,10 +111,19 @@ describe('checkOutboundUrl', () => {
     dnsAnswers.set('missing.test', ['ENOTFOUND']);
     dnsAnswers.set('empty.test', [[]]);
     expect(await judged('https://public.test/hook')).toBe('https://public.test/hook');
-    expect(await judged('https://mixed.test/hook')).toEqual({ code: 'address', message: 'resolves to a refused address: 10.0.0.7 is not a public address (private)' });
+    expect(await judged('https://mixed.test/hook')).toEqual({
+      code: 'address',
+      message: 'resolves to a refused address: 10.0.0.7 is not a public address (private)',
+    });
     expect(await judged('https://mixed.test/hook', PRIVATE)).toBe('https://mixed.test/hook');
-    expect(await judged('https://missing.test/hook')).toEqual({ code: 'resolution', message: 'cannot resolve missing.test' });
-    expect(await judged('https://empty.test/hook')).toEqual({ code: 'resolution', message: 'cannot resolve empty.test' });
+    expect(await judged('https://missing.test/hook')).toEqual({
+      code: 'resolution',
+      message: 'cannot resolve missing.test',
+    });
+    expect(await judged('https://empty.test/hook')).toEqual({
+      code: 'resolution',
+      message: 'cannot resolve empty.test',
+    });
   });
 });
 
@@ -107,7 +139,10 @@ describe('sendWebhook', () => {
       dnsAnswers.set('rebind.test', [['93.184.215.14'], ['127.0.0.1']]);
       const port = (listener.address() as AddressInfo).port;
       const result = await sendWebhook(`https://rebind.test:${port}/hook`, {}, '{}', PUBLIC);
-      expect(result).toMatchObject({ status: null, error: 'rebind.test resolves to a refused address: 127.0.0.1 is not a public address (loopback)' });
+      expect(result).toMatchObject({
+        status: null,
+        error: 'rebind.test resolves to a refused address: 127.0.0.1 is not a public address (loopback)',
+      });
       expect(connections).toHaveLength(0);
     } finally {
       await new Promise((resolve) => listener.close(resolve));

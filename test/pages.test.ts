@@ -7,7 +7,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const get = (path: string, cookie?: string) => t.app.fetch(new Request(`${ORIGIN}${path}`, { headers: cookie ? { cookie } : {} }));
+const get = (path: string, cookie?: string) =>
+  t.app.fetch(new Request(`${ORIGIN}${path}`, { headers: cookie ? { cookie } : {} }));
 const integrations = '/orgs/acme/settings/integrations';
 
 describe('pages', () => {
@@ -28,7 +29,9 @@ describe('pages', () => {
 
   test('create a key: the token is shown once, with a warning and a copy button, and never again', async () => {
     const cookie = await t.signIn('maya@example.com');
-    const created = await t.app.fetch(formPost(`${integrations}/keys`, { name: 'Nightly export', expires_on: '' }, { cookie }));
+    const created = await t.app.fetch(
+      formPost(`${integrations}/keys`, { name: 'Nightly export', expires_on: '' }, { cookie }),
+    );
     // Post/redirect/get: the token comes back in a flash cookie the next page shows once.
     expect(created.status).toBe(303);
     expect(created.headers.get('location')).toBe(integrations);
@@ -51,7 +54,9 @@ describe('pages', () => {
 
   test('form errors are shown next to their field, the form keeps what was typed', async () => {
     const cookie = await t.signIn('maya@example.com');
-    const response = await t.app.fetch(formPost(`${integrations}/keys`, { name: '', expires_on: '2001-01-01' }, { cookie }));
+    const response = await t.app.fetch(
+      formPost(`${integrations}/keys`, { name: '', expires_on: '2001-01-01' }, { cookie }),
+    );
     expect(response.status).toBe(400);
     const html = await response.text();
     expect(html).toMatch(/id="key-name"[^>]*aria-invalid="true" aria-describedby="key-name-error"/s);
@@ -71,7 +76,9 @@ describe('pages', () => {
 
   test('revoking asks for confirmation first, then the key stops working', async () => {
     const cookie = await t.signIn('maya@example.com');
-    const flash = (await t.app.fetch(formPost(`${integrations}/keys`, { name: 'Doomed' }, { cookie }))).headers.get('set-cookie')!.split(';')[0]!;
+    const flash = (await t.app.fetch(formPost(`${integrations}/keys`, { name: 'Doomed' }, { cookie }))).headers
+      .get('set-cookie')!
+      .split(';')[0]!;
     const created = await (await get(integrations, `${cookie}; ${flash}`)).text();
     const token = /value="(tok_live_[0-9A-Za-z]{32})"/.exec(created)![1]!;
     const key = await t.app.db.prisma.apiKey.findFirstOrThrow({ where: { name: 'Doomed' } });
@@ -84,20 +91,26 @@ describe('pages', () => {
     expect(done.headers.get('location')).toBe(integrations);
     expect((await t.call('GET', '/api/me', { token })).status).toBe(401);
     const notice = done.headers.get('set-cookie')!.split(';')[0]!;
-    expect(await (await get(integrations, `${cookie}; ${notice}`)).text()).toContain('The key “Doomed” has been revoked.');
+    expect(await (await get(integrations, `${cookie}; ${notice}`)).text()).toContain(
+      'The key “Doomed” has been revoked.',
+    );
   });
 
   test('viewers see their keys but no create form; another organization is not found', async () => {
     const victor = await t.signIn('victor@example.com');
     const html = await (await get(integrations, victor)).text();
     expect(html).not.toContain('Create a key');
-    expect(html).toContain('Only owners, admins and managers can create keys: to get one, ask the owner: Olivia Owner.');
+    expect(html).toContain(
+      'Only owners, admins and managers can create keys: to get one, ask the owner: Olivia Owner.',
+    );
     expect((await get('/orgs/globex/settings/integrations', victor)).status).toBe(404);
   });
 
   test('a form posted from another site is refused', async () => {
     const cookie = await t.signIn('maya@example.com');
-    const response = await t.app.fetch(formPost(`${integrations}/keys`, { name: 'csrf' }, { cookie, origin: 'https://evil.example' }));
+    const response = await t.app.fetch(
+      formPost(`${integrations}/keys`, { name: 'csrf' }, { cookie, origin: 'https://evil.example' }),
+    );
     expect(response.status).toBe(403);
     expect(await t.app.db.prisma.apiKey.count({ where: { name: 'csrf' } })).toBe(0);
   });

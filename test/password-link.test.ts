@@ -65,7 +65,10 @@ describe('one-time password links', () => {
     expect((await show('made-up')).status).toBe(404);
     expect((await t.app.fetch(new Request(`${ORIGIN}/set-password`))).status).toBe(404);
 
-    await t.app.db.prisma.passwordSetupToken.update({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await t.app.db.prisma.passwordSetupToken.update({
+      where: { userId: user.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await show(tokenOf(second.url))).status).toBe(404);
     expect((await submit(tokenOf(second.url), NEW_PASSWORD)).status).toBe(404);
     expect((await signIn(user.email, NEW_PASSWORD)).status).toBe(401);
@@ -77,7 +80,10 @@ describe('one-time password links', () => {
     await submit(tokenOf(first.url), NEW_PASSWORD);
     const cookie = (await signIn(user.email, NEW_PASSWORD)).headers.get('set-cookie')!.split(';')[0]!;
     const link = await createPasswordLink(t.app.db.prisma, user.id, ORIGIN);
-    const answers = await Promise.all([submit(tokenOf(link.url), 'first new passphrase'), submit(tokenOf(link.url), 'second new passphrase')]);
+    const answers = await Promise.all([
+      submit(tokenOf(link.url), 'first new passphrase'),
+      submit(tokenOf(link.url), 'second new passphrase'),
+    ]);
     expect(answers.map((a) => a.status).sort()).toEqual([303, 404]);
     expect((await t.app.fetch(new Request(`${ORIGIN}/api/me`, { headers: { cookie } }))).status).toBe(401);
   });

@@ -52,7 +52,10 @@ describe('PAT authentication', () => {
 
   test('no credential is 401 with a Bearer challenge, on REST and GraphQL', async () => {
     await expectUnauthorized(await t.call('GET', '/api/me'), 'unauthenticated');
-    await expectUnauthorized(await t.call('POST', '/api/graphql', { body: { query: '{ me { id } }' } }), 'unauthenticated');
+    await expectUnauthorized(
+      await t.call('POST', '/api/graphql', { body: { query: '{ me { id } }' } }),
+      'unauthenticated',
+    );
   });
 
   test('malformed, forged-checksum and unknown tokens are 401; the first two cost no query', async () => {
@@ -68,11 +71,17 @@ describe('PAT authentication', () => {
       expect(t.app.db.queries.count - before).toBe(0);
     }
     await expectUnauthorized(await t.call('GET', '/api/me', { token: real }), 'token_invalid');
-    await expectUnauthorized(await t.call('GET', '/api/me', { headers: { authorization: 'Basic abc' } }), 'token_malformed');
+    await expectUnauthorized(
+      await t.call('GET', '/api/me', { headers: { authorization: 'Basic abc' } }),
+      'token_malformed',
+    );
   });
 
   test('two different tokens in one request are refused', async () => {
-    const response = await t.call('GET', '/api/me', { token: t.user('mark').token, headers: { 'x-auth-token': t.user('olivia').token } });
+    const response = await t.call('GET', '/api/me', {
+      token: t.user('mark').token,
+      headers: { 'x-auth-token': t.user('olivia').token },
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).code).toBe('conflicting_credentials');
   });
@@ -110,14 +119,19 @@ describe('PAT authentication', () => {
     expect(denied.status).toBe(403);
     expect(await denied.json()).toMatchObject({ status: 403, code: 'org_mismatch' });
     // ...and on the hits after it, where the right org passes.
-    expect((await t.call('GET', '/api/me/orgs', { token, headers: { 'x-org-id': t.user('mark').org_id } })).status).toBe(200);
-    expect((await t.call('GET', '/api/me/orgs', { token, headers: { 'x-org-id': t.org('globex').id } })).status).toBe(403);
+    expect(
+      (await t.call('GET', '/api/me/orgs', { token, headers: { 'x-org-id': t.user('mark').org_id } })).status,
+    ).toBe(200);
+    expect((await t.call('GET', '/api/me/orgs', { token, headers: { 'x-org-id': t.org('globex').id } })).status).toBe(
+      403,
+    );
   });
 
   test('a role change applies to the next request; removal from the org makes the key 401', async () => {
     const { key, token } = await keyFor('victor');
     const projectId = t.org('acme').projects[0]!.id;
-    const create = () => t.call('POST', '/api/issues', { token, body: { project_id: projectId, title: 'From Victor' } });
+    const create = () =>
+      t.call('POST', '/api/issues', { token, body: { project_id: projectId, title: 'From Victor' } });
     expect((await create()).status).toBe(403);
     const membership = { orgId_userId: { orgId: key.orgId, userId: key.userId } };
     const epoch = t.app.credentialEpoch;
@@ -132,7 +146,9 @@ describe('PAT authentication', () => {
   test('only the SHA-256 of a token is stored', async () => {
     const { key, token } = await keyFor('mark');
     const row = await t.app.db.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } });
-    expect(Buffer.from(row.tokenHash).toString('hex')).toBe((await import('node:crypto')).createHash('sha256').update(token).digest('hex'));
+    expect(Buffer.from(row.tokenHash).toString('hex')).toBe(
+      (await import('node:crypto')).createHash('sha256').update(token).digest('hex'),
+    );
     expect(JSON.stringify(row)).not.toContain(token.slice(PAT_PREFIX.length, -4));
     expect(row.hint).toBe(token.slice(-4));
   });

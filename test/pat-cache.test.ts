@@ -23,7 +23,12 @@ afterAll(() => t.close());
 
 async function keyFor(username: string, options: { slug?: string; expiresAt?: Date } = {}) {
   const user = t.user(username, options.slug);
-  return mintApiKey(t.app.db.prisma, { userId: user.id, orgId: user.org_id, name: 'cache test', expiresAt: options.expiresAt });
+  return mintApiKey(t.app.db.prisma, {
+    userId: user.id,
+    orgId: user.org_id,
+    name: 'cache test',
+    expiresAt: options.expiresAt,
+  });
 }
 
 /** A fresh member of acme with a key, so role changes and removal touch nobody else. */
@@ -42,7 +47,13 @@ const get = (app: App, path: string, token: string, headers: Record<string, stri
 /** Creating an issue needs the role member: 201, or 403 for a viewer (the role the key acts with). */
 async function createIssueStatus(app: App, token: string): Promise<number> {
   const body = JSON.stringify({ project_id: t.org('acme').projects[0]!.id, title: 'role check' });
-  const response = await app.fetch(new Request(`${ORIGIN}/api/issues`, { method: 'POST', body, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }));
+  const response = await app.fetch(
+    new Request(`${ORIGIN}/api/issues`, {
+      method: 'POST',
+      body,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    }),
+  );
   return response.status;
 }
 
@@ -50,7 +61,12 @@ async function createIssueStatus(app: App, token: string): Promise<number> {
 async function revokeThrough(app: App, keyId: string, username = 'mark') {
   const user = t.user(username);
   const cookie = await t.signIn(user.email);
-  const response = await app.fetch(new Request(`${ORIGIN}/api/api-keys/${keyId}`, { method: 'DELETE', headers: { cookie, origin: ORIGIN, 'x-org-id': user.org_id } }));
+  const response = await app.fetch(
+    new Request(`${ORIGIN}/api/api-keys/${keyId}`, {
+      method: 'DELETE',
+      headers: { cookie, origin: ORIGIN, 'x-org-id': user.org_id },
+    }),
+  );
   expect(response.status).toBe(204);
 }
 
@@ -153,7 +169,9 @@ describe('one instance (the process epoch)', () => {
     expect(first).not.toBeNull();
     // Pretend the last write was two minutes ago: the cached entry does not know, so the row is
     // set back as well and the next hit writes again.
-    const cached = [...(t.app.patCache as unknown as { entries: Map<string, CachedPat> }).entries.values()].find((e) => e.id === key.id)!;
+    const cached = [...(t.app.patCache as unknown as { entries: Map<string, CachedPat> }).entries.values()].find(
+      (e) => e.id === key.id,
+    )!;
     cached.lastUsedAt = new Date(Date.now() - 120_000);
     expect((await t.call('GET', '/api/me', { token })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 50));
@@ -197,10 +215,17 @@ describe('authenticatePat against the clock it is given', () => {
     const { key, token } = await keyFor('mark');
     const lookup = { db: t.app.db.prisma, cache: new PatCache(), epoch: 1 };
     const filled = new Date();
-    expect(await authenticatePat(lookup, token, null, filled)).toMatchObject({ credential: { kind: 'pat', id: key.id } });
+    expect(await authenticatePat(lookup, token, null, filled)).toMatchObject({
+      credential: { kind: 'pat', id: key.id },
+    });
     await t.app.db.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
-    expect(await authenticatePat(lookup, token, null, at(filled, PAT_CACHE_TTL_MS - 1))).toMatchObject({ credential: { id: key.id } });
-    expect(await authenticatePat(lookup, token, null, at(filled, PAT_CACHE_TTL_MS))).toMatchObject({ status: 401, code: 'token_revoked' });
+    expect(await authenticatePat(lookup, token, null, at(filled, PAT_CACHE_TTL_MS - 1))).toMatchObject({
+      credential: { id: key.id },
+    });
+    expect(await authenticatePat(lookup, token, null, at(filled, PAT_CACHE_TTL_MS))).toMatchObject({
+      status: 401,
+      code: 'token_revoked',
+    });
   });
 
   test('a key stops working at the millisecond it expires, from the cache and from the database', async () => {
@@ -211,18 +236,32 @@ describe('authenticatePat against the clock it is given', () => {
     expect(await authenticatePat(cached, token, null, expiresAt)).toMatchObject({ status: 401, code: 'token_expired' });
     expect(cached.cache.hits).toBe(1);
     const uncached = { db: t.app.db.prisma, cache: null };
-    expect(await authenticatePat(uncached, token, null, at(expiresAt, -1))).toMatchObject({ credential: { id: key.id } });
-    expect(await authenticatePat(uncached, token, null, expiresAt)).toMatchObject({ status: 401, code: 'token_expired' });
+    expect(await authenticatePat(uncached, token, null, at(expiresAt, -1))).toMatchObject({
+      credential: { id: key.id },
+    });
+    expect(await authenticatePat(uncached, token, null, expiresAt)).toMatchObject({
+      status: 401,
+      code: 'token_expired',
+    });
   });
 
   test('X-Org-Id: refused on the database path and on a hit, accepted on a hit when it names the org of the key', async () => {
     const { key, token } = await keyFor('mark');
     const lookup = { db: t.app.db.prisma, cache: new PatCache(), epoch: 1 };
     const now = new Date();
-    expect(await authenticatePat(lookup, token, t.org('globex').id, now)).toMatchObject({ status: 403, code: 'org_mismatch' });
+    expect(await authenticatePat(lookup, token, t.org('globex').id, now)).toMatchObject({
+      status: 403,
+      code: 'org_mismatch',
+    });
     expect(lookup.cache.size).toBe(1); // filled all the same: the key itself is live
-    expect(await authenticatePat(lookup, token, t.org('acme').id, now)).toMatchObject({ credential: { id: key.id }, org: { id: t.org('acme').id } });
-    expect(await authenticatePat(lookup, token, t.org('globex').id, now)).toMatchObject({ status: 403, code: 'org_mismatch' });
+    expect(await authenticatePat(lookup, token, t.org('acme').id, now)).toMatchObject({
+      credential: { id: key.id },
+      org: { id: t.org('acme').id },
+    });
+    expect(await authenticatePat(lookup, token, t.org('globex').id, now)).toMatchObject({
+      status: 403,
+      code: 'org_mismatch',
+    });
     expect(lookup.cache.hits).toBe(2);
   });
 });
@@ -239,7 +278,11 @@ describe('instances sharing the database and Redis (the Redis epoch)', () => {
   async function instance(): Promise<App> {
     const store = new RedisStore(REDIS_URL, { prefix });
     expect(await store.ready()).toBe(true);
-    return createApp(testConfig({ redisUrl: REDIS_URL }), { db: t.app.db, limiterStore: store, credentialEpoch: new RedisEpoch(store.redis, { key: epochKey }) });
+    return createApp(testConfig({ redisUrl: REDIS_URL }), {
+      db: t.app.db,
+      limiterStore: store,
+      credentialEpoch: new RedisEpoch(store.redis, { key: epochKey }),
+    });
   }
 
   beforeAll(async () => {

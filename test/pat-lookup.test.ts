@@ -28,7 +28,8 @@ registerDirectSql(
   db,
   new DirectSql(
     async (text, values) => {
-      if (text === PAT_LOOKUP_SQL) return { rows: table.filter((row) => row.tokenHash.equals(values[0] as Buffer)).map((row) => ({ ...row })) };
+      if (text === PAT_LOOKUP_SQL)
+        return { rows: table.filter((row) => row.tokenHash.equals(values[0] as Buffer)).map((row) => ({ ...row })) };
       if (text !== TOUCH_KEY_SQL) throw new Error(`unexpected statement: ${text}`);
       const row = table.find((r) => r.id === values[1]);
       if (row) row.lastUsedAt = new Date(values[0] as string);
@@ -44,7 +45,16 @@ const otherOrgId = randomUUID();
 
 async function key(expiresAt?: Date) {
   const token = generatePat();
-  const row: KeyRow = { id: randomUUID(), orgId, userId, tokenHash: Buffer.from(hashToken(token)), expiresAt: expiresAt ?? null, revokedAt: null, lastUsedAt: null, role: 'member' };
+  const row: KeyRow = {
+    id: randomUUID(),
+    orgId,
+    userId,
+    tokenHash: Buffer.from(hashToken(token)),
+    expiresAt: expiresAt ?? null,
+    revokedAt: null,
+    lastUsedAt: null,
+    role: 'member',
+  };
   table.push(row);
   return { key: row, token };
 }
@@ -69,14 +79,23 @@ describe('authenticatePat', () => {
       });
     }
     expect(await authenticatePat(uncached(), 'wm_session_x', null, new Date())).toBeNull();
-    expect(await authenticatePat(uncached(), 'tok_live_short', null, new Date())).toMatchObject({ status: 401, code: 'token_malformed' });
-    expect(await authenticatePat(uncached(), generatePat(), null, new Date())).toMatchObject({ status: 401, code: 'token_invalid' });
+    expect(await authenticatePat(uncached(), 'tok_live_short', null, new Date())).toMatchObject({
+      status: 401,
+      code: 'token_malformed',
+    });
+    expect(await authenticatePat(uncached(), generatePat(), null, new Date())).toMatchObject({
+      status: 401,
+      code: 'token_invalid',
+    });
   });
 
   test('a revoked key is refused', async () => {
     const { key: row, token } = await key();
     revoke(row.id);
-    expect(await authenticatePat(uncached(), token, null, new Date())).toMatchObject({ status: 401, code: 'token_revoked' });
+    expect(await authenticatePat(uncached(), token, null, new Date())).toMatchObject({
+      status: 401,
+      code: 'token_revoked',
+    });
   });
 
   test('a cached key ages out after the TTL: a write that announced nothing is seen then', async () => {
@@ -85,9 +104,14 @@ describe('authenticatePat', () => {
     const filled = new Date();
     expect(await authenticatePat(lookup, token, null, filled)).toMatchObject({ credential: { id: row.id } });
     revoke(row.id);
-    expect(await authenticatePat(lookup, token, null, at(filled, PAT_CACHE_TTL_MS - 1))).toMatchObject({ credential: { id: row.id } });
+    expect(await authenticatePat(lookup, token, null, at(filled, PAT_CACHE_TTL_MS - 1))).toMatchObject({
+      credential: { id: row.id },
+    });
     expect(lookup.cache.hits).toBe(1);
-    expect(await authenticatePat(lookup, token, null, at(filled, PAT_CACHE_TTL_MS))).toMatchObject({ status: 401, code: 'token_revoked' });
+    expect(await authenticatePat(lookup, token, null, at(filled, PAT_CACHE_TTL_MS))).toMatchObject({
+      status: 401,
+      code: 'token_revoked',
+    });
   });
 
   test('a key stops working at the millisecond it expires, from the cache and from the database', async () => {
@@ -98,14 +122,22 @@ describe('authenticatePat', () => {
     expect(await authenticatePat(lookup, token, null, at(expiresAt, -1))).toMatchObject({ credential: { id: row.id } });
     expect(await authenticatePat(lookup, token, null, expiresAt)).toMatchObject({ status: 401, code: 'token_expired' });
     expect(lookup.cache.hits).toBe(2);
-    expect(await authenticatePat(uncached(), token, null, at(expiresAt, -1))).toMatchObject({ credential: { id: row.id } });
-    expect(await authenticatePat(uncached(), token, null, expiresAt)).toMatchObject({ status: 401, code: 'token_expired' });
+    expect(await authenticatePat(uncached(), token, null, at(expiresAt, -1))).toMatchObject({
+      credential: { id: row.id },
+    });
+    expect(await authenticatePat(uncached(), token, null, expiresAt)).toMatchObject({
+      status: 401,
+      code: 'token_expired',
+    });
   });
 
   test('X-Org-Id: refused unless it names the key\u2019s org, on the database path and on a hit', async () => {
     const { key: row, token } = await key();
     const now = new Date();
-    expect(await authenticatePat(uncached(), token, otherOrgId, now)).toMatchObject({ status: 403, code: 'org_mismatch' });
+    expect(await authenticatePat(uncached(), token, otherOrgId, now)).toMatchObject({
+      status: 403,
+      code: 'org_mismatch',
+    });
     expect(await authenticatePat(uncached(), token, orgId, now)).toMatchObject({ credential: { id: row.id } });
     const lookup = cached();
     expect(await authenticatePat(lookup, token, otherOrgId, now)).toMatchObject({ status: 403, code: 'org_mismatch' });

@@ -19,7 +19,10 @@ afterAll(() => t.close());
 async function gql(query: string, variables?: Record<string, unknown>, as = token) {
   const response = await t.call('POST', '/api/graphql', { token: as, body: { query, variables } });
   expect(response.status).toBe(200);
-  return (await response.json()) as { data?: Record<string, any>; errors?: { message: string; extensions?: { code?: string } }[] };
+  return (await response.json()) as {
+    data?: Record<string, any>;
+    errors?: { message: string; extensions?: { code?: string } }[];
+  };
 }
 
 describe('REST: project_id takes the project key', () => {
@@ -44,10 +47,18 @@ describe('REST: project_id takes the project key', () => {
   test("another organization's key is a 404 exactly like an unknown one; text that is neither is a 400", async () => {
     // RES is globex's project; mark's acme key must not reach it.
     for (const ref of ['RES', 'NOPE']) {
-      await expectProblem(await t.call('POST', '/api/issues', { token, body: { project_id: ref, title: 'x' } }), 404, 'not_found');
+      await expectProblem(
+        await t.call('POST', '/api/issues', { token, body: { project_id: ref, title: 'x' } }),
+        404,
+        'not_found',
+      );
       await expectProblem(await t.call('GET', `/api/issues?project_id=${ref}`, { token }), 404, 'not_found');
     }
-    const refused = await expectProblem(await t.call('POST', '/api/issues', { token, body: { project_id: 'not a project', title: '' } }), 400, 'validation_failed');
+    const refused = await expectProblem(
+      await t.call('POST', '/api/issues', { token, body: { project_id: 'not a project', title: '' } }),
+      400,
+      'validation_failed',
+    );
     expect(refused.errors).toEqual([
       { field: 'project_id', message: 'must be a project id (UUID) or key (such as WEB)' },
       { field: 'title', message: 'must not be empty' },
@@ -57,14 +68,23 @@ describe('REST: project_id takes the project key', () => {
 
 describe('GraphQL: projectId takes the project key', () => {
   test('createIssue, issues and issueAggregates accept "MOB"; another organization\'s key is NOT_FOUND', async () => {
-    const created = await gql('mutation { createIssue(input: { projectId: "mob", title: "via GraphQL" }) { ... on MutationCreateIssueSuccess { data { key projectId } } ... on Error { code } } }');
+    const created = await gql(
+      'mutation { createIssue(input: { projectId: "mob", title: "via GraphQL" }) { ... on MutationCreateIssueSuccess { data { key projectId } } ... on Error { code } } }',
+    );
     expect(created.data!.createIssue.data).toEqual({ key: expect.stringMatching(/^MOB-\d+$/), projectId: mob });
-    const listed = await gql('{ byKey: issues(projectId: "MOB", first: 100) { totalCount } byId: issues(projectId: $id, first: 100) { totalCount } }'.replace('$id', JSON.stringify(mob)));
+    const listed = await gql(
+      '{ byKey: issues(projectId: "MOB", first: 100) { totalCount } byId: issues(projectId: $id, first: 100) { totalCount } }'.replace(
+        '$id',
+        JSON.stringify(mob),
+      ),
+    );
     expect(listed.data!.byKey.totalCount).toBeGreaterThan(0);
     expect(listed.data!.byKey.totalCount).toBe(listed.data!.byId.totalCount);
     const counted = await gql('{ issueAggregates(projectId: "MOB") { total } }');
     expect(counted.data!.issueAggregates.total).toBe(listed.data!.byKey.totalCount);
-    const foreign = await gql('mutation { createIssue(input: { projectId: "RES", title: "x" }) { __typename ... on Error { code } } }');
+    const foreign = await gql(
+      'mutation { createIssue(input: { projectId: "RES", title: "x" }) { __typename ... on Error { code } } }',
+    );
     expect(foreign.data!.createIssue).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
   });
 });

@@ -19,15 +19,27 @@ const repeated = (name: string, value = '1') => Array.from({ length: REPEATS }, 
 describe('query strings with many parameters', () => {
   // Both are over the input limits (src/schema/core/input-shape.ts), checked once the query is parsed.
   test('a REST route answers a parameter repeated 70,000 times with a 400 naming it', async () => {
-    const body = await expectProblem(await t.call('GET', `/api/issues?${repeated('limit')}`, { token: t.user('mark').token }), 400, 'validation_failed');
+    const body = await expectProblem(
+      await t.call('GET', `/api/issues?${repeated('limit')}`, { token: t.user('mark').token }),
+      400,
+      'validation_failed',
+    );
     expect(body.errors).toEqual([{ field: 'limit', message: WIDTH.items }]);
-    const twice = await expectProblem(await t.call('GET', '/api/issues?limit=1&limit=2', { token: t.user('mark').token }), 400, 'validation_failed');
+    const twice = await expectProblem(
+      await t.call('GET', '/api/issues?limit=1&limit=2', { token: t.user('mark').token }),
+      400,
+      'validation_failed',
+    );
     expect(twice.errors).toEqual([{ field: 'limit', message: 'must be given once' }]);
   });
 
   test('70,000 distinct parameters are parsed in one pass too', async () => {
     const query = Array.from({ length: REPEATS }, (_, i) => `p${i}=1`).join('&');
-    const body = await expectProblem(await t.call('GET', `/api/issues?${query}`, { token: t.user('mark').token }), 400, 'validation_failed');
+    const body = await expectProblem(
+      await t.call('GET', `/api/issues?${query}`, { token: t.user('mark').token }),
+      400,
+      'validation_failed',
+    );
     expect(body.errors).toEqual([{ field: 'query', message: WIDTH.fields }]);
     // Unknown query parameters within the limit are ignored, as before.
     const few = await t.call('GET', '/api/issues?p0=1&p1=2', { token: t.user('mark').token });
@@ -37,7 +49,9 @@ describe('query strings with many parameters', () => {
 
   test('pages and the OAuth endpoints route such a request too', async () => {
     expect((await t.app.fetch(new Request(`${t.app.config.baseUrl}/login?${repeated('next', '/')}`))).status).toBe(200);
-    const authorize = await t.app.fetch(new Request(`${t.app.config.baseUrl}/oauth/authorize?${repeated('client_id', 'x')}`));
+    const authorize = await t.app.fetch(
+      new Request(`${t.app.config.baseUrl}/oauth/authorize?${repeated('client_id', 'x')}`),
+    );
     expect(authorize.status).toBe(400);
   });
 

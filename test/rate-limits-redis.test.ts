@@ -33,11 +33,15 @@ describe('instances sharing Redis (and the database)', () => {
   test('a token used on two instances at once is one bucket: exactly 600 of 700 admitted', async () => {
     const token = await freshToken();
     const responses = await Promise.all(
-      Array.from({ length: 700 }, (_, i) => (i % 2 ? a : b).fetch(new Request(`${ORIGIN}/api/me`, { headers: { authorization: `Bearer ${token}` } }))),
+      Array.from({ length: 700 }, (_, i) =>
+        (i % 2 ? a : b).fetch(new Request(`${ORIGIN}/api/me`, { headers: { authorization: `Bearer ${token}` } })),
+      ),
     );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(600);
     expect(responses.filter((r) => r.status === 429)).toHaveLength(100);
-    const remaining = responses.filter((r) => r.status === 200).map((r) => Number(r.headers.get('x-ratelimit-remaining')));
+    const remaining = responses
+      .filter((r) => r.status === 200)
+      .map((r) => Number(r.headers.get('x-ratelimit-remaining')));
     expect(new Set(remaining).size).toBe(600);
   });
 });
@@ -54,7 +58,11 @@ describe('Redis unreachable', () => {
       expect(first.status).toBe(200);
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(first.headers.get('x-ratelimit-remaining')).toBe('599');
-      const rest = await Promise.all(Array.from({ length: 600 }, () => app.fetch(new Request(`${ORIGIN}/api/me`, { headers: { authorization: `Bearer ${token}` } }))));
+      const rest = await Promise.all(
+        Array.from({ length: 600 }, () =>
+          app.fetch(new Request(`${ORIGIN}/api/me`, { headers: { authorization: `Bearer ${token}` } })),
+        ),
+      );
       expect(rest.filter((r) => r.status === 429)).toHaveLength(1);
       expect(lines.some((l) => l.includes('Redis'))).toBe(true);
     } finally {

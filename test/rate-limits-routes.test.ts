@@ -78,7 +78,12 @@ describe('project writes: 30 per 60 s across POST, PUT, DELETE and their mutatio
     expect(refused.status).toBe(429);
     expect((await refused.json()).code).toBe('rate_limited');
     expect(await t.app.db.prisma.project.count({ where: { key: 'MANY' } })).toBe(0);
-    const typed = await (await gql(token, 'mutation { createProject(input: { name: "x", key: "XX" }) { __typename ... on RateLimitedError { retryAfter } } }')).json();
+    const typed = await (
+      await gql(
+        token,
+        'mutation { createProject(input: { name: "x", key: "XX" }) { __typename ... on RateLimitedError { retryAfter } } }',
+      )
+    ).json();
     expect(typed.data.createProject).toEqual({ __typename: 'RateLimitedError', retryAfter: 60 });
   });
 });

@@ -12,7 +12,10 @@ let proxied: App;
 beforeAll(async () => {
   t = await startTestApp();
   app = await createApp(testConfig(), { db: t.app.db, limiterStore: new MemoryStore({ now: () => clock }) });
-  proxied = await createApp(testConfig({ trustProxy: true }), { db: t.app.db, limiterStore: new MemoryStore({ now: () => clock }) });
+  proxied = await createApp(testConfig({ trustProxy: true }), {
+    db: t.app.db,
+    limiterStore: new MemoryStore({ now: () => clock }),
+  });
 });
 afterAll(async () => {
   await app.close();
@@ -74,7 +77,14 @@ describe('global bucket: 600 per 60-second sliding window per token', () => {
     const mark = t.user('mark');
     const body = JSON.stringify({ project_id: t.org('acme').projects[0]!.id, title: 'Refused write' });
     const post = () =>
-      app.fetch(new Request('http://localhost:4000/api/issues', { method: 'POST', body, headers: { ...bearer(mark.token), 'content-type': 'application/json' } }), { remoteAddress: '10.0.0.1' });
+      app.fetch(
+        new Request('http://localhost:4000/api/issues', {
+          method: 'POST',
+          body,
+          headers: { ...bearer(mark.token), 'content-type': 'application/json' },
+        }),
+        { remoteAddress: '10.0.0.1' },
+      );
     await Promise.all(Array.from({ length: 600 }, () => get('/api/me', bearer(mark.token))));
     expect((await post()).status).toBe(429);
     expect(await t.app.db.prisma.issue.count({ where: { title: 'Refused write' } })).toBe(0);

@@ -21,9 +21,11 @@ describe('inputs the contract refuses', () => {
   };
 
   test('unknown fields on invitations and joins', async () => {
-    expect(await errorsOf(await t.call('POST', '/api/invitations', { token: owner, body: { role: 'member', colour: 'red' } }))).toEqual([
-      { field: 'colour', message: 'is not a known field' },
-    ]);
+    expect(
+      await errorsOf(
+        await t.call('POST', '/api/invitations', { token: owner, body: { role: 'member', colour: 'red' } }),
+      ),
+    ).toEqual([{ field: 'colour', message: 'is not a known field' }]);
     const cookie = await t.signIn('olivia@example.com');
     const join = await t.app.fetch(
       new Request(`${t.app.config.baseUrl}/api/orgs/join`, {
@@ -37,13 +39,22 @@ describe('inputs the contract refuses', () => {
   });
 
   test('null where a value is required: status, priority, expires_in_days, is_public', async () => {
-    expect(await errorsOf(await t.call('POST', '/api/issues', { token: owner, body: { project_id: project, title: 'x', status: null, priority: null } }))).toEqual([
+    expect(
+      await errorsOf(
+        await t.call('POST', '/api/issues', {
+          token: owner,
+          body: { project_id: project, title: 'x', status: null, priority: null },
+        }),
+      ),
+    ).toEqual([
       { field: 'status', message: 'cannot be null' },
       { field: 'priority', message: 'cannot be null' },
     ]);
-    expect(await errorsOf(await t.call('POST', '/api/invitations', { token: owner, body: { role: 'member', expires_in_days: null } }))).toEqual([
-      { field: 'expires_in_days', message: 'cannot be null' },
-    ]);
+    expect(
+      await errorsOf(
+        await t.call('POST', '/api/invitations', { token: owner, body: { role: 'member', expires_in_days: null } }),
+      ),
+    ).toEqual([{ field: 'expires_in_days', message: 'cannot be null' }]);
     const cookie = await t.signIn('olivia@example.com');
     const org = await t.app.fetch(
       new Request(`${t.app.config.baseUrl}/api/orgs`, {
@@ -56,12 +67,12 @@ describe('inputs the contract refuses', () => {
   });
 
   test('a project key with a leading space', async () => {
-    expect(await errorsOf(await t.call('POST', '/api/projects', { token: owner, body: { name: 'Spaced', key: ' SPC' } }))).toEqual([
-      { field: 'key', message: 'must be 2 to 10 letters or digits, starting with a letter' },
-    ]);
+    expect(
+      await errorsOf(await t.call('POST', '/api/projects', { token: owner, body: { name: 'Spaced', key: ' SPC' } })),
+    ).toEqual([{ field: 'key', message: 'must be 2 to 10 letters or digits, starting with a letter' }]);
   });
 
-  test("fields named like Object.prototype members are unknown fields, named as sent", async () => {
+  test('fields named like Object.prototype members are unknown fields, named as sent', async () => {
     for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       const body = `{"project_id":"${project}","title":"x","${name}":1}`;
       const errors = await errorsOf(await t.call('POST', '/api/issues', { token: owner, body }));

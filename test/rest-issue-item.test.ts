@@ -20,7 +20,13 @@ const remove = (id: string, token: string) => t.call('DELETE', `/api/issues/${id
 async function newIssue(body: Record<string, unknown> = {}) {
   const response = await t.call('POST', '/api/issues', {
     token: member,
-    body: { project_id: projectId, title: 'Patch me', description: 'Some text.', assignee_id: t.user('mark').id, ...body },
+    body: {
+      project_id: projectId,
+      title: 'Patch me',
+      description: 'Some text.',
+      assignee_id: t.user('mark').id,
+      ...body,
+    },
   });
   expect(response.status).toBe(201);
   return (await response.json()) as { id: string; key: string; number: number; updated_at: string };
@@ -40,7 +46,12 @@ describe('GET /api/issues/:id', () => {
 
   test('a key of the demo data: WEB-1 is the first issue of Website', async () => {
     const body = await (await get('WEB-1')).json();
-    expect(body).toMatchObject({ key: 'WEB-1', number: 1, project_id: projectId, title: 'Set up continuous integration' });
+    expect(body).toMatchObject({
+      key: 'WEB-1',
+      number: 1,
+      project_id: projectId,
+      title: 'Set up continuous integration',
+    });
   });
 });
 
@@ -90,7 +101,9 @@ describe('PATCH /api/issues/:id', () => {
     expect(await fieldErrors(await patch(issue.id, { description: 'x'.repeat(50_001) }))).toEqual([
       { field: 'description', message: 'must be at most 50000 characters' },
     ]);
-    expect(await fieldErrors(await patch(issue.id, { assignee_id: 'someone' }))).toEqual([{ field: 'assignee_id', message: 'must be a UUID' }]);
+    expect(await fieldErrors(await patch(issue.id, { assignee_id: 'someone' }))).toEqual([
+      { field: 'assignee_id', message: 'must be a UUID' },
+    ]);
     expect(await fieldErrors(await patch(issue.id, { assignee_id: t.user('bella', 'globex').id }))).toEqual([
       { field: 'assignee_id', message: 'must be a member of the organization' },
     ]);
@@ -100,7 +113,13 @@ describe('PATCH /api/issues/:id', () => {
   test('fields the server owns (org_id, id, number, key, project_id) are refused and nothing changes', async () => {
     const issue = await newIssue();
     const other = t.org('acme').projects.find((p) => p.key === 'MOB')!.id;
-    for (const extra of [{ org_id: t.org('globex').id }, { id: MISSING }, { number: 999 }, { key: 'WEB-999' }, { project_id: other }]) {
+    for (const extra of [
+      { org_id: t.org('globex').id },
+      { id: MISSING },
+      { number: 999 },
+      { key: 'WEB-999' },
+      { project_id: other },
+    ]) {
       const errors = await fieldErrors(await patch(issue.id, { title: 'Smuggled', ...extra }));
       expect(errors).toEqual([{ field: Object.keys(extra)[0], message: 'is not a known field' }]);
     }
@@ -117,14 +136,19 @@ describe('PATCH /api/issues/:id', () => {
     });
     expect(response.status).toBe(200);
     expect((await response.json()).priority).toBe('urgent');
-    await expectProblem(await t.call('PATCH', `/api/issues/${issue.id}`, { token: member, body: '[]' }), 400, 'malformed_json');
+    await expectProblem(
+      await t.call('PATCH', `/api/issues/${issue.id}`, { token: member, body: '[]' }),
+      400,
+      'malformed_json',
+    );
   });
 });
 
 describe('roles', () => {
   test('every role reads; viewer cannot edit (403), member and above can', async () => {
     const issue = await newIssue();
-    for (const who of ['victor', 'mark', 'maya', 'adam', 'olivia']) expect((await get(issue.id, t.user(who).token)).status).toBe(200);
+    for (const who of ['victor', 'mark', 'maya', 'adam', 'olivia'])
+      expect((await get(issue.id, t.user(who).token)).status).toBe(200);
     await expectProblem(await patch(issue.id, { title: 'Viewer edit' }, t.user('victor').token), 403, 'forbidden');
     for (const who of ['mark', 'maya', 'adam', 'olivia']) {
       expect((await patch(issue.id, { title: `Edited by ${who}` }, t.user(who).token)).status).toBe(200);
@@ -134,7 +158,8 @@ describe('roles', () => {
 
   test('deleting needs manager or above: viewer and member get 403; manager, admin and owner get 204', async () => {
     const issue = await newIssue();
-    for (const who of ['victor', 'mark']) await expectProblem(await remove(issue.id, t.user(who).token), 403, 'forbidden');
+    for (const who of ['victor', 'mark'])
+      await expectProblem(await remove(issue.id, t.user(who).token), 403, 'forbidden');
     expect((await get(issue.id)).status).toBe(200);
     for (const who of ['maya', 'adam', 'olivia']) {
       const doomed = await newIssue();
@@ -171,7 +196,7 @@ describe("another organization's issue is answered exactly like a missing one", 
     expect(await t.app.db.prisma.issue.findUniqueOrThrow({ where: { id: foreign.id } })).toEqual(foreign);
   });
 
-  test('mark, a member of both, reaches each organization\'s issues only with that organization\'s key', async () => {
+  test("mark, a member of both, reaches each organization's issues only with that organization's key", async () => {
     const globexIssue = await t.app.db.prisma.issue.findFirstOrThrow({ where: { orgId: t.org('globex').id } });
     expect((await get(globexIssue.id, t.user('mark', 'globex').token)).status).toBe(200);
     expect((await get(globexIssue.id, t.user('mark', 'acme').token)).status).toBe(404);
@@ -195,18 +220,39 @@ describe('GraphQL', () => {
     const issue = await newIssue();
     const read = await gql(member, 'query($id: ID!) { issue(id: $id) { id key project { key } } }', { id: issue.key });
     expect(read.data.issue).toEqual({ id: issue.id, key: issue.key, project: { key: 'WEB' } });
-    const updated = await gql(member, `mutation($id: ID!) { updateIssue(id: $id, input: { status: DONE, assigneeId: null }) {
-      __typename ... on MutationUpdateIssueSuccess { data { status assigneeId } } } }`, { id: issue.id });
-    expect(updated.data.updateIssue).toEqual({ __typename: 'MutationUpdateIssueSuccess', data: { status: 'DONE', assigneeId: null } });
-    const invalid = await gql(member, `mutation($id: ID!) { updateIssue(id: $id, input: { title: null }) {
-      __typename ... on ValidationError { fieldErrors { field message } } } }`, { id: issue.id });
-    expect(invalid.data.updateIssue).toEqual({ __typename: 'ValidationError', fieldErrors: [{ field: 'title', message: 'cannot be null' }] });
-    const missing = await gql(member, `mutation { updateIssue(id: "${MISSING}", input: { title: "x" }) { __typename } }`);
+    const updated = await gql(
+      member,
+      `mutation($id: ID!) { updateIssue(id: $id, input: { status: DONE, assigneeId: null }) {
+      __typename ... on MutationUpdateIssueSuccess { data { status assigneeId } } } }`,
+      { id: issue.id },
+    );
+    expect(updated.data.updateIssue).toEqual({
+      __typename: 'MutationUpdateIssueSuccess',
+      data: { status: 'DONE', assigneeId: null },
+    });
+    const invalid = await gql(
+      member,
+      `mutation($id: ID!) { updateIssue(id: $id, input: { title: null }) {
+      __typename ... on ValidationError { fieldErrors { field message } } } }`,
+      { id: issue.id },
+    );
+    expect(invalid.data.updateIssue).toEqual({
+      __typename: 'ValidationError',
+      fieldErrors: [{ field: 'title', message: 'cannot be null' }],
+    });
+    const missing = await gql(
+      member,
+      `mutation { updateIssue(id: "${MISSING}", input: { title: "x" }) { __typename } }`,
+    );
     expect(missing.data.updateIssue).toEqual({ __typename: 'NotFoundError' });
     const forbidden = await gql(member, `mutation($id: ID!) { deleteIssue(id: $id) { __typename } }`, { id: issue.id });
     expect(forbidden.errors[0].extensions.code).toBe('FORBIDDEN');
-    const deleted = await gql(t.user('maya').token, `mutation($id: ID!) { deleteIssue(id: $id) {
-      __typename ... on MutationDeleteIssueSuccess { data } } }`, { id: issue.key });
+    const deleted = await gql(
+      t.user('maya').token,
+      `mutation($id: ID!) { deleteIssue(id: $id) {
+      __typename ... on MutationDeleteIssueSuccess { data } } }`,
+      { id: issue.key },
+    );
     expect(deleted.data.deleteIssue).toEqual({ __typename: 'MutationDeleteIssueSuccess', data: issue.id });
   });
 });

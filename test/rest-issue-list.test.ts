@@ -28,7 +28,9 @@ beforeAll(async () => {
   t = await startTestApp();
   token = t.user('mark').token;
   const orgId = t.org('acme').id;
-  const project = await t.app.db.prisma.project.create({ data: { orgId, name: 'Filters', key: 'FLT', issueCount: COUNT } });
+  const project = await t.app.db.prisma.project.create({
+    data: { orgId, name: 'Filters', key: 'FLT', issueCount: COUNT },
+  });
   projectId = project.id;
   const assignees = [t.user('mark').id, t.user('victor').id, null];
   await t.app.db.prisma.issue.createMany({
@@ -53,7 +55,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const list = (query: string, as = token) => t.call('GET', `/api/issues?project_id=${projectId}&${query}`, { token: as });
+const list = (query: string, as = token) =>
+  t.call('GET', `/api/issues?project_id=${projectId}&${query}`, { token: as });
 const ids = (items: { id: string }[]) => items.map((i) => i.id);
 const sorted = (items: string[]) => [...items].sort();
 
@@ -89,7 +92,8 @@ const ORDERS: Record<string, (dir: 1 | -1) => (a: Row, b: Row) => number> = {
   created_at: (d) => (a, b) => d * (cmp(a.created_at, b.created_at) || cmp(a.id, b.id)),
   updated_at: (d) => (a, b) => d * (cmp(a.updated_at, b.updated_at) || cmp(a.id, b.id)),
   title: (d) => (a, b) => d * (cmp(a.title, b.title) || cmp(a.id, b.id)),
-  priority: (d) => (a, b) => d * cmp(rank(ISSUE_PRIORITIES)(a.priority), rank(ISSUE_PRIORITIES)(b.priority)) || newestFirst(a, b),
+  priority: (d) => (a, b) =>
+    d * cmp(rank(ISSUE_PRIORITIES)(a.priority), rank(ISSUE_PRIORITIES)(b.priority)) || newestFirst(a, b),
   status: (d) => (a, b) => d * cmp(rank(ISSUE_STATUSES)(a.status), rank(ISSUE_STATUSES)(b.status)) || newestFirst(a, b),
 };
 
@@ -110,7 +114,9 @@ describe('filters', () => {
 
   test('assignee_id: a user id, or none for unassigned', async () => {
     const victor = t.user('victor').id;
-    expect(sorted(ids(await listed(`assignee_id=${victor}`)))).toEqual(sorted(ids(rows.filter((r) => r.assignee_id === victor))));
+    expect(sorted(ids(await listed(`assignee_id=${victor}`)))).toEqual(
+      sorted(ids(rows.filter((r) => r.assignee_id === victor))),
+    );
     const none = await listed('assignee_id=none');
     expect(none.length).toBe(COUNT / 3);
     expect(none.every((r) => r.assignee_id === null)).toBe(true);
@@ -136,7 +142,9 @@ describe('filters', () => {
     const updated = rows.filter((r) => r.updated_at > updatedFrom);
     expect(sorted(ids(await listed(`updated_after=${updatedFrom}`)))).toEqual(sorted(ids(updated)));
     const early = rows.filter((r) => r.updated_at < at(1050).toISOString());
-    expect(sorted(ids(await listed(`updated_before=${encodeURIComponent('2025-03-01T00:17:30+00:00')}`)))).toEqual(sorted(ids(early)));
+    expect(sorted(ids(await listed(`updated_before=${encodeURIComponent('2025-03-01T00:17:30+00:00')}`)))).toEqual(
+      sorted(ids(early)),
+    );
     // A date alone is midnight UTC.
     expect(await listed('created_before=2025-03-01')).toEqual([]);
     expect(await listed('created_after=2025-03-02')).toEqual([]);
@@ -145,7 +153,11 @@ describe('filters', () => {
   test('every filter at once', async () => {
     const mark = t.user('mark').id;
     const expected = rows.filter(
-      (r) => ['Backlog', 'Done'].includes(r.status) && r.assignee_id === mark && /title/i.test(r.title) && r.created_at > at(0).toISOString(),
+      (r) =>
+        ['Backlog', 'Done'].includes(r.status) &&
+        r.assignee_id === mark &&
+        /title/i.test(r.title) &&
+        r.created_at > at(0).toISOString(),
     );
     expect(expected.length).toBeGreaterThan(1);
     const got = await listed(`status=Backlog,Done&assignee_id=${mark}&q=TITLE&created_after=${at(0).toISOString()}`);
@@ -182,8 +194,12 @@ describe('filters', () => {
       { field: 'assignee_id', message: 'must be a UUID or none' },
       { field: 'q', message: 'must not be empty' },
     ]);
-    expect(await fieldErrors(await list(`q=${'x'.repeat(101)}`))).toEqual([{ field: 'q', message: 'must be at most 100 characters' }]);
-    expect(await fieldErrors(await list('assignee_id=none&assignee_id=none'))).toEqual([{ field: 'assignee_id', message: 'must be given once' }]);
+    expect(await fieldErrors(await list(`q=${'x'.repeat(101)}`))).toEqual([
+      { field: 'q', message: 'must be at most 100 characters' },
+    ]);
+    expect(await fieldErrors(await list('assignee_id=none&assignee_id=none'))).toEqual([
+      { field: 'assignee_id', message: 'must be given once' },
+    ]);
   });
 });
 
@@ -229,7 +245,10 @@ describe('sorting and paging', () => {
   test('the cursor holds its place when the issues around it change', async () => {
     const first = await list('sort=updated_at&limit=10');
     const page1: Row[] = await first.json();
-    const next = first.headers.get('link')!.match(/<([^>]+)>/)![1]!.replace('http://localhost:4000', '');
+    const next = first.headers
+      .get('link')!
+      .match(/<([^>]+)>/)![1]!
+      .replace('http://localhost:4000', '');
     // Touching an issue of page 1 moves it to the top; deleting the last one removes the cursor's own row.
     await t.app.db.prisma.issue.update({ where: { id: page1[3]!.id }, data: { title: 'Touched' } });
     await t.app.db.prisma.issue.delete({ where: { id: page1[9]!.id } });
@@ -296,8 +315,14 @@ describe('GraphQL issues(filter, orderBy)', () => {
 
   test('the same filters and orders; forwards with first/after and backwards with last/before', async () => {
     // GraphQL names the statuses by their enum values (IN_PROGRESS for the REST "In Progress").
-    const variables = { p: projectId, f: { status: ['IN_PROGRESS', 'CANCELED'], assigneeId: 'none' }, o: { field: 'STATUS', direction: 'DESC' } };
-    const expected = rows.filter((r) => ['In Progress', 'Canceled'].includes(r.status) && r.assignee_id === null).sort(ORDERS.status!(-1));
+    const variables = {
+      p: projectId,
+      f: { status: ['IN_PROGRESS', 'CANCELED'], assigneeId: 'none' },
+      o: { field: 'STATUS', direction: 'DESC' },
+    };
+    const expected = rows
+      .filter((r) => ['In Progress', 'Canceled'].includes(r.status) && r.assignee_id === null)
+      .sort(ORDERS.status!(-1));
     expect(expected.length).toBe(20);
     const page1 = (await gql(QUERY, { ...variables, first: 4 })).data.issues;
     expect(page1.edges.map((e: { node: Row }) => e.node.id)).toEqual(ids(expected.slice(0, 4)));
@@ -318,6 +343,9 @@ describe('GraphQL issues(filter, orderBy)', () => {
     });
     // A value outside the enum is refused by GraphQL itself, naming the value.
     const unknown = await gql(QUERY, { p: projectId, f: { priority: ['P0'] } });
-    expect(unknown.errors[0]).toMatchObject({ message: expect.stringContaining('P0'), extensions: { code: 'BAD_USER_INPUT' } });
+    expect(unknown.errors[0]).toMatchObject({
+      message: expect.stringContaining('P0'),
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   });
 });

@@ -8,7 +8,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('GET /api/me', () => {
-  test('the User resource of the token\'s user', async () => {
+  test("the User resource of the token's user", async () => {
     const olivia = t.user('olivia');
     const response = await t.call('GET', '/api/me', { token: olivia.token });
     expect(response.status).toBe(200);
@@ -28,7 +28,9 @@ describe('GET /api/me/orgs', () => {
     const olivia = t.user('olivia');
     const body = await (await t.call('GET', '/api/me/orgs', { token: olivia.token })).json();
     const acme = t.org('acme');
-    const employee = await t.app.db.prisma.membership.findUniqueOrThrow({ where: { orgId_userId: { orgId: acme.id, userId: olivia.id } } });
+    const employee = await t.app.db.prisma.membership.findUniqueOrThrow({
+      where: { orgId_userId: { orgId: acme.id, userId: olivia.id } },
+    });
     expect(body).toEqual({
       count: 1,
       orgs: [
@@ -54,8 +56,13 @@ describe('GET /api/me/orgs', () => {
     }
   });
 
-  test('each role is reported as the user\'s role in the org', async () => {
-    for (const [username, role] of [['adam', 'admin'], ['maya', 'manager'], ['victor', 'viewer'], ['bella', 'owner']] as const) {
+  test("each role is reported as the user's role in the org", async () => {
+    for (const [username, role] of [
+      ['adam', 'admin'],
+      ['maya', 'manager'],
+      ['victor', 'viewer'],
+      ['bella', 'owner'],
+    ] as const) {
       const user = t.seed.users.find((u) => u.username === username)!;
       const body = await (await t.call('GET', '/api/me/orgs', { token: user.token })).json();
       expect(body.orgs[0].role).toBe(role);

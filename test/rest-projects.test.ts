@@ -34,13 +34,16 @@ async function newProject(name = 'Scratch') {
 
 async function addIssues(projectId: string, count: number) {
   for (let i = 0; i < count; i++) {
-    const response = await t.call('POST', '/api/issues', { token: manager, body: { project_id: projectId, title: `issue ${i}` } });
+    const response = await t.call('POST', '/api/issues', {
+      token: manager,
+      body: { project_id: projectId, title: `issue ${i}` },
+    });
     expect(response.status).toBe(201);
   }
 }
 
 describe('GET /api/projects and /api/projects/:id', () => {
-  test('a bare array of the organization\'s projects by key, each with issue_count and times', async () => {
+  test("a bare array of the organization's projects by key, each with issue_count and times", async () => {
     const response = await t.call('GET', '/api/projects', { token: t.user('victor').token });
     expect(response.status).toBe(200);
     const projects = await response.json();
@@ -92,12 +95,19 @@ describe('POST /api/projects', () => {
       expect(await fieldErrors(await create({ name: 'x', key }))).toEqual([{ field: 'key', message: keyMessage }]);
     }
     for (const key of ['AB', 'ABCDEFGHIJ', 'A1', 'x9z']) expect((await create({ name: 'ok', key })).status).toBe(201);
-    expect(await fieldErrors(await create({ name: '  ', key: nextKey() }))).toEqual([{ field: 'name', message: 'must not be empty' }]);
+    expect(await fieldErrors(await create({ name: '  ', key: nextKey() }))).toEqual([
+      { field: 'name', message: 'must not be empty' },
+    ]);
     expect(await fieldErrors(await create({ name: 'n'.repeat(101), key: nextKey() }))).toEqual([
       { field: 'name', message: 'must be at most 100 characters' },
     ]);
     const missing = await fieldErrors(await create({}));
-    expect(missing).toEqual(expect.arrayContaining([{ field: 'name', message: 'is required' }, { field: 'key', message: 'is required' }]));
+    expect(missing).toEqual(
+      expect.arrayContaining([
+        { field: 'name', message: 'is required' },
+        { field: 'key', message: 'is required' },
+      ]),
+    );
   });
 
   test('fields the server owns (org_id, id, issue_count) are refused, and nothing is created', async () => {
@@ -109,7 +119,7 @@ describe('POST /api/projects', () => {
     expect(await t.app.db.prisma.project.count()).toBe(before);
   });
 
-  test('a key already used in the organization is 409, in any case; another organization\'s key is free', async () => {
+  test("a key already used in the organization is 409, in any case; another organization's key is free", async () => {
     const problem = await expectProblem(await create({ name: 'Web two', key: 'web' }), 409, 'conflict');
     expect(problem.detail).toMatch(/WEB/);
     // RES belongs to globex; keys are unique per organization only.
@@ -117,7 +127,9 @@ describe('POST /api/projects', () => {
   });
 
   test('concurrent creates with one key: exactly one 201, the others 409', async () => {
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => create({ name: `Race ${i}`, key: 'SAMEKEY' })));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => create({ name: `Race ${i}`, key: 'SAMEKEY' })),
+    );
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([201, ...Array(9).fill(409)]);
     expect(await t.app.db.prisma.project.count({ where: { key: 'SAMEKEY' } })).toBe(1);
@@ -143,7 +155,9 @@ describe('PUT /api/projects/:id', () => {
     expect(await fieldErrors(await update(project.id, { key: '9' }))).toEqual([
       { field: 'key', message: 'must be 2 to 10 letters or digits, starting with a letter' },
     ]);
-    expect(await fieldErrors(await update(project.id, { name: null }))).toEqual([{ field: 'name', message: 'cannot be null' }]);
+    expect(await fieldErrors(await update(project.id, { name: null }))).toEqual([
+      { field: 'name', message: 'cannot be null' },
+    ]);
     expect(await fieldErrors(await update(project.id, { org_id: t.org('globex').id }))).toEqual([
       { field: 'org_id', message: 'is not a known field' },
     ]);
@@ -190,7 +204,9 @@ describe('DELETE /api/projects/:id', () => {
       expect(created.every((r) => r.status === 201 || r.status === 404)).toBe(true);
       if (deleted.status === 204) expect(made).toBe(0);
       else expect(deleted.status).toBe(409);
-      expect(await t.app.db.prisma.issue.count({ where: { projectId: project.id } })).toBe(deleted.status === 204 ? 0 : made);
+      expect(await t.app.db.prisma.issue.count({ where: { projectId: project.id } })).toBe(
+        deleted.status === 204 ? 0 : made,
+      );
     }
   });
 });
@@ -204,7 +220,9 @@ describe('roles', () => {
       await expectProblem(await update(target.id, { name: 'Nope' }, token), 403, 'forbidden');
       await expectProblem(await remove(target.id, '', token), 403, 'forbidden');
     }
-    expect(await t.app.db.prisma.project.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ name: 'Role target' });
+    expect(await t.app.db.prisma.project.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({
+      name: 'Role target',
+    });
     for (const who of ['maya', 'adam', 'olivia']) {
       const token = t.user(who).token;
       const created = await create({ name: `By ${who}`, key: nextKey() }, token);
@@ -253,29 +271,51 @@ describe('GraphQL', () => {
     (await t.call('POST', '/api/graphql', { token, body: { query, variables } })).json();
 
   test('project(id), createProject, updateProject and deleteProject with typed errors', async () => {
-    const created = await gql(manager, `mutation { createProject(input: { name: "Graph", key: "gql" }) {
-      __typename ... on MutationCreateProjectSuccess { data { id key issueCount } } ... on Error { code } } }`);
-    expect(created.data.createProject).toMatchObject({ __typename: 'MutationCreateProjectSuccess', data: { key: 'GQL', issueCount: 0 } });
+    const created = await gql(
+      manager,
+      `mutation { createProject(input: { name: "Graph", key: "gql" }) {
+      __typename ... on MutationCreateProjectSuccess { data { id key issueCount } } ... on Error { code } } }`,
+    );
+    expect(created.data.createProject).toMatchObject({
+      __typename: 'MutationCreateProjectSuccess',
+      data: { key: 'GQL', issueCount: 0 },
+    });
     const id = created.data.createProject.data.id;
-    const clash = await gql(manager, `mutation { createProject(input: { name: "Again", key: "GQL" }) { __typename ... on Error { code message } } }`);
+    const clash = await gql(
+      manager,
+      `mutation { createProject(input: { name: "Again", key: "GQL" }) { __typename ... on Error { code message } } }`,
+    );
     expect(clash.errors).toBeUndefined();
     expect(clash.data.createProject).toMatchObject({ __typename: 'ConflictError', code: 'CONFLICT' });
     const read = await gql(t.user('victor').token, 'query($id: ID!) { project(id: $id) { key name } }', { id });
     expect(read.data.project).toEqual({ key: 'GQL', name: 'Graph' });
-    const renamed = await gql(manager, `mutation($id: ID!) { updateProject(id: $id, input: { name: "Graphs" }) {
-      ... on MutationUpdateProjectSuccess { data { name } } } }`, { id });
+    const renamed = await gql(
+      manager,
+      `mutation($id: ID!) { updateProject(id: $id, input: { name: "Graphs" }) {
+      ... on MutationUpdateProjectSuccess { data { name } } } }`,
+      { id },
+    );
     expect(renamed.data.updateProject.data.name).toBe('Graphs');
-    const foreign = await gql(manager, 'query($id: ID!) { project(id: $id) { key } }', { id: t.org('globex').projects[0]!.id });
+    const foreign = await gql(manager, 'query($id: ID!) { project(id: $id) { key } }', {
+      id: t.org('globex').projects[0]!.id,
+    });
     expect(foreign.errors[0].extensions.code).toBe('NOT_FOUND');
-    const deleted = await gql(manager, `mutation($id: ID!) { deleteProject(id: $id) { __typename ... on MutationDeleteProjectSuccess { data } } }`, { id });
+    const deleted = await gql(
+      manager,
+      `mutation($id: ID!) { deleteProject(id: $id) { __typename ... on MutationDeleteProjectSuccess { data } } }`,
+      { id },
+    );
     expect(deleted.data.deleteProject).toEqual({ __typename: 'MutationDeleteProjectSuccess', data: id });
-    const member = await gql(t.user('mark').token, 'mutation { createProject(input: { name: "x", key: "XX" }) { __typename } }');
+    const member = await gql(
+      t.user('mark').token,
+      'mutation { createProject(input: { name: "x", key: "XX" }) { __typename } }',
+    );
     expect(member.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 });
 
 describe('a project by its key', () => {
-  test('GET, PUT and DELETE take the key (any case) as issues do; another organization\'s key is a 404', async () => {
+  test("GET, PUT and DELETE take the key (any case) as issues do; another organization's key is a 404", async () => {
     const project = await (await create({ name: 'By key', key: 'BYKEY' })).json();
     const byId = await (await t.call('GET', `/api/projects/${project.id}`, { token: manager })).json();
     for (const key of ['BYKEY', 'bykey', 'ByKey']) {
@@ -283,12 +323,20 @@ describe('a project by its key', () => {
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual(byId);
     }
-    expect(await (await update('bykey', { name: 'Renamed by key' })).json()).toMatchObject({ id: project.id, name: 'Renamed by key' });
+    expect(await (await update('bykey', { name: 'Renamed by key' })).json()).toMatchObject({
+      id: project.id,
+      name: 'Renamed by key',
+    });
     // A key of globex only is not found from acme, exactly as a missing one.
-    const globex = await t.call('POST', '/api/projects', { token: t.user('bella', 'globex').token, body: { name: 'Globex only', key: 'GLOBONLY' } });
+    const globex = await t.call('POST', '/api/projects', {
+      token: t.user('bella', 'globex').token,
+      body: { name: 'Globex only', key: 'GLOBONLY' },
+    });
     expect(globex.status).toBe(201);
     await expectProblem(await t.call('GET', '/api/projects/globonly', { token: manager }), 404, 'not_found');
-    expect((await t.call('GET', '/api/projects/globonly', { token: t.user('bella', 'globex').token })).status).toBe(200);
+    expect((await t.call('GET', '/api/projects/globonly', { token: t.user('bella', 'globex').token })).status).toBe(
+      200,
+    );
     await expectProblem(await t.call('GET', '/api/projects/NOPE', { token: manager }), 404, 'not_found');
     await expectProblem(await t.call('GET', '/api/projects/not-a-key', { token: manager }), 404, 'not_found');
     expect((await remove('BYKEY')).status).toBe(204);

@@ -16,7 +16,10 @@ async function person(username: string, name: string, slug = 'acme', role: Role 
 
 async function issue(slug: string, projectKey: string, title: string) {
   const project = await t.app.db.prisma.project.findFirstOrThrow({ where: { orgId: t.org(slug).id, key: projectKey } });
-  const { issueCount } = await t.app.db.prisma.project.update({ where: { id: project.id }, data: { issueCount: { increment: 1 } } });
+  const { issueCount } = await t.app.db.prisma.project.update({
+    where: { id: project.id },
+    data: { issueCount: { increment: 1 } },
+  });
   return t.app.db.prisma.issue.create({
     data: { orgId: project.orgId, projectId: project.id, number: issueCount, title, status: 'Todo', priority: 'low' },
   });
@@ -30,7 +33,11 @@ beforeAll(async () => {
   await person('zj', 'Zeta Jones');
   await person('af', 'Annie Zetaford', 'acme', 'viewer');
   await person('zed', 'Zeta Globex', 'globex');
-  for (const [slug, name, key] of [['acme', 'Greek letters', 'ZETA'], ['acme', 'Zetaboard', 'ZB'], ['globex', 'Zeta at Globex', 'ZETA']]) {
+  for (const [slug, name, key] of [
+    ['acme', 'Greek letters', 'ZETA'],
+    ['acme', 'Zetaboard', 'ZB'],
+    ['globex', 'Zeta at Globex', 'ZETA'],
+  ]) {
     await createProject(t.app.db.prisma, { orgId: t.org(slug!).id, name: name!, key: key! });
   }
   await issue('acme', 'MOB', 'Zeta');
@@ -62,19 +69,35 @@ describe('GET /api/people/search', () => {
     }
     for (const who of ['maya', 'adam', 'olivia']) {
       const [first] = await (await people_('olivia', who)).json();
-      expect(first).toEqual({ id: t.user('olivia').id, name: 'Olivia Owner', username: 'olivia', role: 'owner', email: 'olivia@example.com' });
+      expect(first).toEqual({
+        id: t.user('olivia').id,
+        name: 'Olivia Owner',
+        username: 'olivia',
+        role: 'owner',
+        email: 'olivia@example.com',
+      });
     }
   });
 
   test('only those who may see emails can search by them', async () => {
     expect(await (await people_('example.com', 'mark')).json()).toEqual([]);
     const byManager = await (await people_('example.com', 'maya')).json();
-    expect(byManager.map((p: { username: string }) => p.username).sort()).toEqual(['adam', 'mark', 'maya', 'olivia', 'victor']);
+    expect(byManager.map((p: { username: string }) => p.username).sort()).toEqual([
+      'adam',
+      'mark',
+      'maya',
+      'olivia',
+      'victor',
+    ]);
   });
 
   test("only the caller's organization: the same user sees different people through each organization's key", async () => {
-    expect((await (await people_('zeta', 'mark', 'acme')).json()).map((p: { username: string }) => p.username)).toEqual(['zj', 'af']);
-    expect((await (await people_('zeta', 'mark', 'globex')).json()).map((p: { username: string }) => p.username)).toEqual(['zed']);
+    expect((await (await people_('zeta', 'mark', 'acme')).json()).map((p: { username: string }) => p.username)).toEqual(
+      ['zj', 'af'],
+    );
+    expect(
+      (await (await people_('zeta', 'mark', 'globex')).json()).map((p: { username: string }) => p.username),
+    ).toEqual(['zed']);
     expect(await (await people_('bella', 'olivia')).json()).toEqual([]);
     const globex = await (await people_('a', 'bella', 'globex')).json();
     expect(globex.map((p: { username: string }) => p.username).sort()).toEqual(['bella', 'mark', 'zed']);
@@ -111,7 +134,13 @@ describe('GET /api/palette/search', () => {
     const project = await t.app.db.prisma.project.findFirstOrThrow({ where: { orgId: t.org('acme').id, key: 'ZETA' } });
     expect(hits[0]).toEqual({ type: 'project', id: project.id, title: 'Greek letters', key: 'ZETA' });
     const zeta = await t.app.db.prisma.issue.findFirstOrThrow({ where: { orgId: t.org('acme').id, title: 'Zeta' } });
-    expect(hits[1]).toEqual({ type: 'issue', id: zeta.id, title: 'Zeta', key: `MOB-${zeta.number}`, project_id: zeta.projectId });
+    expect(hits[1]).toEqual({
+      type: 'issue',
+      id: zeta.id,
+      title: 'Zeta',
+      key: `MOB-${zeta.number}`,
+      project_id: zeta.projectId,
+    });
     expect(hits[3]).toEqual({ type: 'person', id: people.zj, title: 'Zeta Jones', username: 'zj' });
   });
 
@@ -127,10 +156,19 @@ describe('GET /api/palette/search', () => {
     // WEB gets issues up to at least 12, so that web-1 has WEB-1 and WEB-10.. to find.
     let count = (await t.app.db.prisma.project.findUniqueOrThrow({ where: { id: web.id } })).issueCount;
     for (; count < 12; count++) {
-      expect((await t.call('POST', '/api/issues', { token: t.user('mark').token, body: { project_id: web.id, title: `Filler ${count + 1}` } })).status).toBe(201);
+      expect(
+        (
+          await t.call('POST', '/api/issues', {
+            token: t.user('mark').token,
+            body: { project_id: web.id, title: `Filler ${count + 1}` },
+          })
+        ).status,
+      ).toBe(201);
     }
     const keys = async (q: string) =>
-      ((await (await palette(q)).json()) as { type: string; key: string }[]).filter((h) => h.type === 'issue').map((h) => h.key);
+      ((await (await palette(q)).json()) as { type: string; key: string }[])
+        .filter((h) => h.type === 'issue')
+        .map((h) => h.key);
     const dash = await keys('WEB-');
     expect(dash.slice(0, 12)).toEqual(Array.from({ length: 12 }, (_, i) => `WEB-${i + 1}`));
     expect(dash.every((key) => key.startsWith('WEB-'))).toBe(true);
@@ -141,7 +179,12 @@ describe('GET /api/palette/search', () => {
     // The project key alone: the project first (exact key), then its issues.
     const hits = (await (await palette('web')).json()) as { type: string; key: string }[];
     expect(hits[0]).toMatchObject({ type: 'project', key: 'WEB' });
-    expect(hits.filter((h) => h.type === 'issue').slice(0, 3).map((h) => h.key)).toEqual(['WEB-1', 'WEB-2', 'WEB-3']);
+    expect(
+      hits
+        .filter((h) => h.type === 'issue')
+        .slice(0, 3)
+        .map((h) => h.key),
+    ).toEqual(['WEB-1', 'WEB-2', 'WEB-3']);
     // A number that no issue key starts with, and another organization's key, find nothing by key.
     expect(await keys('WEB-0')).toEqual([]);
     expect((await keys('web-')).length).toBeGreaterThan(0);
@@ -151,7 +194,10 @@ describe('GET /api/palette/search', () => {
     await createProject(t.app.db.prisma, { orgId: t.org('acme').id, name: 'Ops', key: 'AOPS' });
     await createProject(t.app.db.prisma, { orgId: t.org('acme').id, name: 'Platform', key: 'OPS' });
     const hits = await (await palette('ops')).json();
-    expect(hits.map((h: { key: string; title: string }) => `${h.key} ${h.title}`)).toEqual(['OPS Platform', 'AOPS Ops']);
+    expect(hits.map((h: { key: string; title: string }) => `${h.key} ${h.title}`)).toEqual([
+      'OPS Platform',
+      'AOPS Ops',
+    ]);
   });
 
   test('a project key prefix finds the project', async () => {
@@ -182,8 +228,12 @@ describe('q is required, 1 to 100 characters', () => {
     for (const path of ['/api/people/search', '/api/palette/search']) {
       const token = t.user('victor').token;
       expect(await fieldErrors(await t.call('GET', path, { token }))).toEqual([{ field: 'q', message: 'is required' }]);
-      expect(await fieldErrors(await t.call('GET', `${path}?q=`, { token }))).toEqual([{ field: 'q', message: 'must not be empty' }]);
-      expect(await fieldErrors(await t.call('GET', `${path}?q=%20%20`, { token }))).toEqual([{ field: 'q', message: 'must not be empty' }]);
+      expect(await fieldErrors(await t.call('GET', `${path}?q=`, { token }))).toEqual([
+        { field: 'q', message: 'must not be empty' },
+      ]);
+      expect(await fieldErrors(await t.call('GET', `${path}?q=%20%20`, { token }))).toEqual([
+        { field: 'q', message: 'must not be empty' },
+      ]);
       expect(await fieldErrors(await t.call('GET', `${path}?q=${'x'.repeat(101)}`, { token }))).toEqual([
         { field: 'q', message: 'must be at most 100 characters' },
       ]);
@@ -194,7 +244,8 @@ describe('q is required, 1 to 100 characters', () => {
 });
 
 describe('GraphQL', () => {
-  const gql = async (token: string, query: string) => (await t.call('POST', '/api/graphql', { token, body: { query } })).json();
+  const gql = async (token: string, query: string) =>
+    (await t.call('POST', '/api/graphql', { token, body: { query } })).json();
 
   test('searchPeople: email is null below manager; paletteSearch: typed hits', async () => {
     const member = await gql(t.user('mark').token, '{ searchPeople(q: "olivia") { username role email } }');
@@ -202,7 +253,11 @@ describe('GraphQL', () => {
     const manager = await gql(t.user('maya').token, '{ searchPeople(q: "olivia") { username email } }');
     expect(manager.data.searchPeople).toEqual([{ username: 'olivia', email: 'olivia@example.com' }]);
     const hits = await gql(t.user('victor').token, '{ paletteSearch(q: "WEB-1") { type key projectId } }');
-    expect(hits.data.paletteSearch[0]).toEqual({ type: 'ISSUE', key: 'WEB-1', projectId: t.org('acme').projects.find((p) => p.key === 'WEB')!.id });
+    expect(hits.data.paletteSearch[0]).toEqual({
+      type: 'ISSUE',
+      key: 'WEB-1',
+      projectId: t.org('acme').projects.find((p) => p.key === 'WEB')!.id,
+    });
     const invalid = await gql(t.user('victor').token, '{ paletteSearch(q: "") { id } }');
     expect(invalid.errors[0].extensions.code).toBe('VALIDATION_FAILED');
   });

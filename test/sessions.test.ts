@@ -38,7 +38,13 @@ describe('sign-in', () => {
   });
 
   test('success sets an HttpOnly, SameSite=Lax session cookie for 30 days and goes to a same-site next', async () => {
-    const response = await t.app.fetch(formPost('/login', { email: 'OLIVIA@example.com', password: 'correct horse battery staple', next: '/orgs/acme/settings/integrations' }));
+    const response = await t.app.fetch(
+      formPost('/login', {
+        email: 'OLIVIA@example.com',
+        password: 'correct horse battery staple',
+        next: '/orgs/acme/settings/integrations',
+      }),
+    );
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/orgs/acme/settings/integrations');
     const cookie = response.headers.get('set-cookie')!;
@@ -49,7 +55,9 @@ describe('sign-in', () => {
     expect(cookie).toContain('Path=/');
     expect(cookie).not.toContain('Secure');
     for (const next of ['https://evil.example', '//evil.example', '/\\evil.example']) {
-      const offsite = await t.app.fetch(formPost('/login', { email: 'olivia@example.com', password: 'correct horse battery staple', next }));
+      const offsite = await t.app.fetch(
+        formPost('/login', { email: 'olivia@example.com', password: 'correct horse battery staple', next }),
+      );
       expect(offsite.headers.get('location')).toBe('/');
     }
   });
@@ -70,7 +78,11 @@ describe('sign-in', () => {
   test('sessions are stored hashed; every sign-in gets a new id and ends the one the browser carried', async () => {
     const first = await t.signIn('maya@example.com');
     expect(await sessionRow(first)).toBeDefined();
-    const second = (await t.app.fetch(formPost('/login', { email: 'maya@example.com', password: 'correct horse battery staple' }, { cookie: first }))).headers
+    const second = (
+      await t.app.fetch(
+        formPost('/login', { email: 'maya@example.com', password: 'correct horse battery staple' }, { cookie: first }),
+      )
+    ).headers
       .get('set-cookie')!
       .split(';')[0]!;
     expect(second).not.toBe(first);
@@ -82,8 +94,11 @@ describe('sign-in', () => {
   });
 
   test('ten failed attempts for one account from one address, then 429', async () => {
-    for (let i = 0; i < 10; i++) expect((await t.app.fetch(formPost('/login', { email: 'bella@example.com', password: 'x' }))).status).toBe(401);
-    const locked = await t.app.fetch(formPost('/login', { email: 'bella@example.com', password: 'correct horse battery staple' }));
+    for (let i = 0; i < 10; i++)
+      expect((await t.app.fetch(formPost('/login', { email: 'bella@example.com', password: 'x' }))).status).toBe(401);
+    const locked = await t.app.fetch(
+      formPost('/login', { email: 'bella@example.com', password: 'correct horse battery staple' }),
+    );
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
   });
@@ -95,11 +110,14 @@ describe('the session on the API', () => {
     expect(await (await t.call('GET', '/api/me', withCookie(cookie))).json()).toMatchObject({ username: 'olivia' });
     const issues = await t.call('GET', `/api/issues?project_id=${t.org('acme').projects[0]!.id}`, withCookie(cookie));
     expect(issues.status).toBe(200);
-    const gql = await t.call('POST', '/api/graphql', { body: { query: '{ me { username } }' }, headers: { cookie, origin: ORIGIN } });
+    const gql = await t.call('POST', '/api/graphql', {
+      body: { query: '{ me { username } }' },
+      headers: { cookie, origin: ORIGIN },
+    });
     expect(await gql.json()).toEqual({ data: { me: { username: 'olivia' } } });
   });
 
-  test('X-Org-Id picks one of the user\'s organizations; another is 403; several and none chosen is 403', async () => {
+  test("X-Org-Id picks one of the user's organizations; another is 403; several and none chosen is 403", async () => {
     const cookie = await t.signIn('mark@example.com');
     const orgs = await (await t.call('GET', '/api/me/orgs', withCookie(cookie))).json();
     expect(orgs.count).toBe(2);
@@ -139,14 +157,20 @@ describe('the session on the API', () => {
     const quiet = await t.call('GET', '/api/me', withCookie(cookie));
     expect(quiet.headers.get('set-cookie')).toBeNull(); // used within the hour: no write, no cookie
     const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
-    await t.app.db.prisma.session.update({ where: { id: row.id }, data: { lastSeenAt: twoHoursAgo, expiresAt: new Date(Date.now() + 3600_000) } });
+    await t.app.db.prisma.session.update({
+      where: { id: row.id },
+      data: { lastSeenAt: twoHoursAgo, expiresAt: new Date(Date.now() + 3600_000) },
+    });
     const refreshed = await t.call('GET', '/api/me', withCookie(cookie));
     expect(refreshed.headers.get('set-cookie')).toMatch(/Max-Age=259\d{4}/);
     const after = (await sessionRow(cookie))!;
     expect(after.expiresAt.getTime()).toBeGreaterThan(Date.now() + SESSION_IDLE_MS - 60_000);
 
     const nearCap = new Date(Date.now() + 5 * 24 * 3600_000);
-    await t.app.db.prisma.session.update({ where: { id: row.id }, data: { lastSeenAt: twoHoursAgo, absoluteExpiresAt: nearCap } });
+    await t.app.db.prisma.session.update({
+      where: { id: row.id },
+      data: { lastSeenAt: twoHoursAgo, absoluteExpiresAt: nearCap },
+    });
     await t.call('GET', '/api/me', withCookie(cookie));
     expect((await sessionRow(cookie))!.expiresAt.getTime()).toBe(nearCap.getTime());
     expect(SESSION_ABSOLUTE_MS).toBe(90 * 24 * 3600_000);
@@ -158,8 +182,14 @@ describe('CSRF: cookie-authenticated writes must come from our own pages', () =>
 
   test('no Origin, a foreign Origin, or a foreign Referer is refused; our Origin or Referer passes', async () => {
     const cookie = await t.signIn('olivia@example.com');
-    const post = (headers: Record<string, string>) => t.call('POST', '/api/issues', { body: body(), headers: { cookie, ...headers } });
-    const attempts: Record<string, string>[] = [{}, { origin: 'https://evil.example' }, { referer: 'https://evil.example/page' }, { origin: 'null' }];
+    const post = (headers: Record<string, string>) =>
+      t.call('POST', '/api/issues', { body: body(), headers: { cookie, ...headers } });
+    const attempts: Record<string, string>[] = [
+      {},
+      { origin: 'https://evil.example' },
+      { referer: 'https://evil.example/page' },
+      { origin: 'null' },
+    ];
     for (const headers of attempts) {
       const response = await post(headers);
       expect(response.status).toBe(403);
@@ -172,13 +202,24 @@ describe('CSRF: cookie-authenticated writes must come from our own pages', () =>
 
   test('GraphQL mutations over the cookie are protected the same way', async () => {
     const cookie = await t.signIn('olivia@example.com');
-    const mutation = { query: `mutation { createIssue(input: { projectId: "${t.org('acme').projects[0]!.id}", title: "csrf gql" }) { __typename } }` };
-    const forged = await t.call('POST', '/api/graphql', { body: mutation, headers: { cookie, origin: 'https://evil.example' } });
+    const mutation = {
+      query: `mutation { createIssue(input: { projectId: "${t.org('acme').projects[0]!.id}", title: "csrf gql" }) { __typename } }`,
+    };
+    const forged = await t.call('POST', '/api/graphql', {
+      body: mutation,
+      headers: { cookie, origin: 'https://evil.example' },
+    });
     expect(forged.status).toBe(403);
   });
 
   test('a sign-in form posted from another site is refused (login CSRF)', async () => {
-    const response = await t.app.fetch(formPost('/login', { email: 'olivia@example.com', password: 'correct horse battery staple' }, { origin: 'https://evil.example' }));
+    const response = await t.app.fetch(
+      formPost(
+        '/login',
+        { email: 'olivia@example.com', password: 'correct horse battery staple' },
+        { origin: 'https://evil.example' },
+      ),
+    );
     expect(response.status).toBe(403);
   });
 

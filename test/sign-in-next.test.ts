@@ -53,7 +53,11 @@ describe('GET /login?next= when signed out', () => {
 
 describe('POST /login with next', () => {
   test.each(CASES)('next=%s: 303 to %s with a working session cookie', async (next, expected) => {
-    const request = formPost('/login', { email: 'olivia@example.com', password: PASSWORD, next: decodeURIComponent(next) });
+    const request = formPost('/login', {
+      email: 'olivia@example.com',
+      password: PASSWORD,
+      next: decodeURIComponent(next),
+    });
     // An address per case: ten sign-ins per address and account are allowed per 15 minutes.
     const response = await t.app.fetch(request, { remoteAddress: `10.9.${CASES.findIndex(([n]) => n === next)}.1` });
     expect(response.status).toBe(303);
@@ -68,7 +72,10 @@ describe('POST /login with next', () => {
     body.set('email', 'olivia@example.com');
     body.set('password', PASSWORD);
     body.set('next', new Blob(['//attacker.example']), 'next.txt');
-    const response = await t.app.fetch(new Request(`${ORIGIN}/login`, { method: 'POST', body, headers: { origin: ORIGIN } }), { remoteAddress: '10.9.200.1' });
+    const response = await t.app.fetch(
+      new Request(`${ORIGIN}/login`, { method: 'POST', body, headers: { origin: ORIGIN } }),
+      { remoteAddress: '10.9.200.1' },
+    );
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/');
   });

@@ -17,15 +17,22 @@ afterAll(() => t.close());
 let net = 0;
 const freshNet = () => `10.77.${++net}`;
 
-const attempt = (app: App, email: string, password: string, remoteAddress: string, headers: Record<string, string> = {}) =>
-  app.fetch(formPost('/login', { email, password }, headers), { remoteAddress });
+const attempt = (
+  app: App,
+  email: string,
+  password: string,
+  remoteAddress: string,
+  headers: Record<string, string> = {},
+) => app.fetch(formPost('/login', { email, password }, headers), { remoteAddress });
 
 const statuses = (responses: Response[]) => responses.map((r) => r.status).sort();
 
 describe('one address trying many accounts', { timeout: 120_000 }, () => {
   test('40 accounts from one address: 20 failures, then 429 for every account, even with the right password', async () => {
     const address = `${freshNet()}.1`;
-    const tries = await Promise.all(Array.from({ length: 40 }, (_, i) => attempt(t.app, `stuffed${i}@example.com`, 'guess', address)));
+    const tries = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => attempt(t.app, `stuffed${i}@example.com`, 'guess', address)),
+    );
     expect(statuses(tries)).toEqual([...Array(20).fill(401), ...Array(20).fill(429)]);
     const refused = tries.find((r) => r.status === 429)!;
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -57,7 +64,9 @@ describe('one account tried from many addresses', { timeout: 120_000 }, () => {
     const net = freshNet();
     const from = (i: number) => ({ 'x-forwarded-for': `${net}.${i}` });
     const email = 'bella@example.com';
-    const tries = await Promise.all(Array.from({ length: 30 }, (_, i) => attempt(proxied, email, 'guess', '127.0.0.1', from(i))));
+    const tries = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => attempt(proxied, email, 'guess', '127.0.0.1', from(i))),
+    );
     expect(statuses(tries)).toEqual(Array(30).fill(401));
     const locked = await attempt(proxied, email, PASSWORD, '127.0.0.1', from(200));
     expect(locked.status).toBe(429);

@@ -41,22 +41,33 @@ describe('the surface table', () => {
     expect(surface.csrf !== 'never').toBe(csrf);
   });
 
-  test.each(SAMPLES)('%s: a CORS preflight is answered exactly where the surface allows CORS', async (path, _name, cors) => {
-    const response = await t.app.fetch(
-      new Request(`${ORIGIN}${path}`, { method: 'OPTIONS', headers: { origin: 'https://spa.example.test', 'access-control-request-method': 'POST' } }),
-    );
-    const answered = response.status === 204 && response.headers.get('access-control-allow-origin') === '*';
-    expect(answered).toBe(cors);
-  });
+  test.each(SAMPLES)(
+    '%s: a CORS preflight is answered exactly where the surface allows CORS',
+    async (path, _name, cors) => {
+      const response = await t.app.fetch(
+        new Request(`${ORIGIN}${path}`, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://spa.example.test', 'access-control-request-method': 'POST' },
+        }),
+      );
+      const answered = response.status === 204 && response.headers.get('access-control-allow-origin') === '*';
+      expect(answered).toBe(cors);
+    },
+  );
 
-  test.each(SAMPLES)('%s: a cross-site write with the session cookie is refused exactly where the surface checks CSRF', async (path, _name, _cors, csrf) => {
-    const response = await t.app.fetch(
-      new Request(`${ORIGIN}${path}`, {
-        method: 'POST',
-        headers: { origin: 'https://evil.example.test', cookie: `${sessionCookieName(t.app.config)}=not-a-session` },
-      }),
-    );
-    const refused = response.status === 403 && ((await response.json().catch(() => null)) as { code?: string } | null)?.code === 'csrf_rejected';
-    expect(refused).toBe(csrf);
-  });
+  test.each(SAMPLES)(
+    '%s: a cross-site write with the session cookie is refused exactly where the surface checks CSRF',
+    async (path, _name, _cors, csrf) => {
+      const response = await t.app.fetch(
+        new Request(`${ORIGIN}${path}`, {
+          method: 'POST',
+          headers: { origin: 'https://evil.example.test', cookie: `${sessionCookieName(t.app.config)}=not-a-session` },
+        }),
+      );
+      const refused =
+        response.status === 403 &&
+        ((await response.json().catch(() => null)) as { code?: string } | null)?.code === 'csrf_rejected';
+      expect(refused).toBe(csrf);
+    },
+  );
 });

@@ -43,7 +43,9 @@ describe('inputShapeError', () => {
     expect(inputShapeError(nested(INPUT_LIMITS.depth + 1, null), 'input')).toBeNull();
     expect(inputShapeError(nested(INPUT_LIMITS.depth + 1, 'deep'), 'input')).toBeNull();
     expect(inputShapeError(nested(INPUT_LIMITS.depth + 1, []), 'input')).toEqual({
-      field: Array(INPUT_LIMITS.depth + 1).fill('0').join('.'),
+      field: Array(INPUT_LIMITS.depth + 1)
+        .fill('0')
+        .join('.'),
       message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists`,
     });
     expect(inputShapeError(nested(INPUT_LIMITS.depth + 1, {}), 'input')?.message).toMatch(/^nests deeper/);
@@ -120,7 +122,9 @@ describe('inputShapeError', () => {
     };
     expect(inputShapeError(objects(INPUT_LIMITS.depth + 1, 1), 'input')).toBeNull();
     expect(inputShapeError(objects(INPUT_LIMITS.depth + 1, {}), 'input')).toEqual({
-      field: Array(INPUT_LIMITS.depth + 1).fill('a').join('.'),
+      field: Array(INPUT_LIMITS.depth + 1)
+        .fill('a')
+        .join('.'),
       message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists`,
     });
   });

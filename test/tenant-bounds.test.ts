@@ -15,9 +15,20 @@ afterAll(() => t.close());
 const DAY = 86_400_000;
 
 /** Rows written straight to the database: how fast the API lets them be made is not what these tests are about. */
-async function seedInvitations(orgId: string, createdBy: string, count: number, extra: { expiresAt: Date; usedAt?: Date; usedBy?: string }) {
+async function seedInvitations(
+  orgId: string,
+  createdBy: string,
+  count: number,
+  extra: { expiresAt: Date; usedAt?: Date; usedBy?: string },
+) {
   await t.app.db.prisma.invitation.createMany({
-    data: Array.from({ length: count }, () => ({ orgId, role: 'viewer' as const, createdBy, codeHash: hashToken(`inv_${randomUUID()}`), ...extra })),
+    data: Array.from({ length: count }, () => ({
+      orgId,
+      role: 'viewer' as const,
+      createdBy,
+      codeHash: hashToken(`inv_${randomUUID()}`),
+      ...extra,
+    })),
   });
 }
 
@@ -27,32 +38,62 @@ describe('pending invitations per organization', () => {
     const adam = t.user('adam');
     await seedInvitations(acme.id, adam.id, MAX_PENDING_INVITATIONS - 1, { expiresAt: new Date(Date.now() + DAY) });
     await seedInvitations(acme.id, adam.id, 5, { expiresAt: new Date(Date.now() - 1000) });
-    await seedInvitations(acme.id, adam.id, 3, { expiresAt: new Date(Date.now() + DAY), usedAt: new Date(), usedBy: adam.id });
+    await seedInvitations(acme.id, adam.id, 3, {
+      expiresAt: new Date(Date.now() + DAY),
+      usedAt: new Date(),
+      usedBy: adam.id,
+    });
     const last = await t.call('POST', '/api/invitations', { token: adam.token, body: { role: 'viewer' } });
     expect(last.status).toBe(201);
-    const refused = await expectProblem(await t.call('POST', '/api/invitations', { token: adam.token, body: { role: 'viewer' } }), 409, 'invitation_limit_reached');
+    const refused = await expectProblem(
+      await t.call('POST', '/api/invitations', { token: adam.token, body: { role: 'viewer' } }),
+      409,
+      'invitation_limit_reached',
+    );
     expect(refused.detail).toContain(`${MAX_PENDING_INVITATIONS} pending invitations`);
     const graphql = await t.call('POST', '/api/graphql', {
       token: adam.token,
-      body: { query: 'mutation { createInvitation(role: viewer) { __typename ... on Error { code } ... on ConflictError { limit } } }' },
+      body: {
+        query:
+          'mutation { createInvitation(role: viewer) { __typename ... on Error { code } ... on ConflictError { limit } } }',
+      },
     });
-    expect(await graphql.json()).toEqual({ data: { createInvitation: { __typename: 'ConflictError', code: 'INVITATION_LIMIT_REACHED', limit: MAX_PENDING_INVITATIONS } } });
+    expect(await graphql.json()).toEqual({
+      data: {
+        createInvitation: {
+          __typename: 'ConflictError',
+          code: 'INVITATION_LIMIT_REACHED',
+          limit: MAX_PENDING_INVITATIONS,
+        },
+      },
+    });
     // Expired codes, which nobody can redeem, are gone.
-    expect(await t.app.db.prisma.invitation.count({ where: { orgId: acme.id, expiresAt: { lte: new Date() } } })).toBe(0);
+    expect(await t.app.db.prisma.invitation.count({ where: { orgId: acme.id, expiresAt: { lte: new Date() } } })).toBe(
+      0,
+    );
 
     const bella = { cookie: await t.signIn('bella@example.com'), origin: ORIGIN };
-    const joined = await t.call('POST', '/api/orgs/join', { headers: bella, body: { invite_code: (await last.json()).invite_code } });
+    const joined = await t.call('POST', '/api/orgs/join', {
+      headers: bella,
+      body: { invite_code: (await last.json()).invite_code },
+    });
     expect(joined.status).toBe(201);
-    expect((await t.call('POST', '/api/invitations', { token: adam.token, body: { role: 'viewer' } })).status).toBe(201);
+    expect((await t.call('POST', '/api/invitations', { token: adam.token, body: { role: 'viewer' } })).status).toBe(
+      201,
+    );
   });
 
   test('two creations at once for the last place: one is made, the other refused', async () => {
     const globex = t.org('globex');
     const bella = t.user('bella', 'globex');
     await seedInvitations(globex.id, bella.id, MAX_PENDING_INVITATIONS - 1, { expiresAt: new Date(Date.now() + DAY) });
-    const both = await Promise.all([0, 1].map(() => t.call('POST', '/api/invitations', { token: bella.token, body: { role: 'viewer' } })));
+    const both = await Promise.all(
+      [0, 1].map(() => t.call('POST', '/api/invitations', { token: bella.token, body: { role: 'viewer' } })),
+    );
     expect(both.map((response) => response.status).sort()).toEqual([201, 409]);
-    expect(await t.app.db.prisma.invitation.count({ where: { orgId: globex.id, usedAt: null } })).toBe(MAX_PENDING_INVITATIONS);
+    expect(await t.app.db.prisma.invitation.count({ where: { orgId: globex.id, usedAt: null } })).toBe(
+      MAX_PENDING_INVITATIONS,
+    );
   });
 });
 
@@ -70,13 +111,21 @@ describe("a user's revoked and expired keys", () => {
         hint: 'abcd',
         createdAt: new Date(start + i * 60_000),
         // Half revoked, half expired: both are kept the same way.
-        ...(i % 2 ? { revokedAt: new Date(start + i * 60_000 + 1000) } : { expiresAt: new Date(start + i * 60_000 + 1000) }),
+        ...(i % 2
+          ? { revokedAt: new Date(start + i * 60_000 + 1000) }
+          : { expiresAt: new Date(start + i * 60_000 + 1000) }),
       })),
     });
     const cookie = await t.signIn('maya@example.com');
-    const created = await t.call('POST', '/api/api-keys', { headers: { cookie, origin: ORIGIN }, body: { name: 'new' } });
+    const created = await t.call('POST', '/api/api-keys', {
+      headers: { cookie, origin: ORIGIN },
+      body: { name: 'new' },
+    });
     expect(created.status).toBe(201);
-    const old = await t.app.db.prisma.apiKey.findMany({ where: { userId: maya.id, orgId: maya.org_id, name: { startsWith: 'old ' } }, select: { name: true } });
+    const old = await t.app.db.prisma.apiKey.findMany({
+      where: { userId: maya.id, orgId: maya.org_id, name: { startsWith: 'old ' } },
+      select: { name: true },
+    });
     const expected = Array.from({ length: KEPT_INACTIVE_KEYS }, (_, i) => `old ${inactive - KEPT_INACTIVE_KEYS + i}`);
     expect(old.map((key) => key.name).sort()).toEqual(expected.sort());
     // Her active keys (the demo's) are untouched.

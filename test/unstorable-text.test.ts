@@ -44,12 +44,23 @@ async function snapshot() {
   return { issues, projects, orgs, keys, issue, project };
 }
 
-async function gql(query: string, variables: Record<string, unknown>, headers: Record<string, string> = { authorization: `Bearer ${token()}` }) {
+async function gql(
+  query: string,
+  variables: Record<string, unknown>,
+  headers: Record<string, string> = { authorization: `Bearer ${token()}` },
+) {
   const response = await t.app.fetch(
-    new Request(`${ORIGIN}/api/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) }),
+    new Request(`${ORIGIN}/api/graphql`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    }),
   );
   expect(response.status).toBe(200);
-  return (await response.json()) as { data?: Record<string, { __typename?: string; fieldErrors?: unknown }> | null; errors?: { extensions: { code: string; fieldErrors?: unknown } }[] };
+  return (await response.json()) as {
+    data?: Record<string, { __typename?: string; fieldErrors?: unknown }> | null;
+    errors?: { extensions: { code: string; fieldErrors?: unknown } }[];
+  };
 }
 
 describe.each(UNSTORABLE)('REST: text with %j', (text) => {
@@ -57,7 +68,13 @@ describe.each(UNSTORABLE)('REST: text with %j', (text) => {
     const before = await snapshot();
     const cases: [Promise<Response>, string][] = [
       [t.call('POST', '/api/issues', { token: token(), body: { project_id: projectId, title: text } }), 'title'],
-      [t.call('POST', '/api/issues', { token: token(), body: { project_id: projectId, title: 'Fine', description: text } }), 'description'],
+      [
+        t.call('POST', '/api/issues', {
+          token: token(),
+          body: { project_id: projectId, title: 'Fine', description: text },
+        }),
+        'description',
+      ],
       [t.call('PATCH', `/api/issues/${issueId}`, { token: token(), body: { title: text } }), 'title'],
       [t.call('PATCH', `/api/issues/${issueId}`, { token: token(), body: { description: text } }), 'description'],
       [t.call('POST', '/api/projects', { token: token(), body: { name: text, key: 'NUL' } }), 'name'],
@@ -76,7 +93,9 @@ describe('REST: a NUL in a query', () => {
     for (const path of ['/api/issues?q=a%00b', '/api/people/search?q=a%00b', '/api/palette/search?q=a%00b']) {
       expect(await fieldErrors(await t.call('GET', path, { token: token() })), path).toEqual(refused('q'));
     }
-    expect(await fieldErrors(await t.call('GET', '/api/orgs/search?q=a%00b', { headers: session }))).toEqual(refused('q'));
+    expect(await fieldErrors(await t.call('GET', '/api/orgs/search?q=a%00b', { headers: session }))).toEqual(
+      refused('q'),
+    );
   });
 });
 
@@ -88,7 +107,9 @@ describe('REST: a forged cursor', () => {
     values[2] = `a${NUL}`;
     next.searchParams.set('cursor', Buffer.from(JSON.stringify(values)).toString('base64url'));
     const forged = await t.call('GET', `${next.pathname}${next.search}`, { token: token() });
-    expect(await fieldErrors(forged)).toEqual([{ field: 'cursor', message: expect.stringContaining('is not a cursor') }]);
+    expect(await fieldErrors(forged)).toEqual([
+      { field: 'cursor', message: expect.stringContaining('is not a cursor') },
+    ]);
   });
 });
 
@@ -98,13 +119,38 @@ describe.each(UNSTORABLE)('GraphQL: text with %j', (text) => {
   test(`createIssue, updateIssue, createProject, updateProject, createOrganization, createApiKey: ValidationError naming the field (${NAMES[text]})`, async () => {
     const before = await snapshot();
     const mutations: [string, Record<string, unknown>, string, Record<string, string>?][] = [
-      [`mutation($text: String!, $p: ID!) { r: createIssue(input: { projectId: $p, title: $text }) { ${RESULT} } }`, { p: projectId }, 'title'],
-      [`mutation($text: String!, $p: ID!) { r: createIssue(input: { projectId: $p, title: "Fine", description: $text }) { ${RESULT} } }`, { p: projectId }, 'description'],
-      [`mutation($text: String!, $id: ID!) { r: updateIssue(id: $id, input: { title: $text }) { ${RESULT} } }`, { id: issueId }, 'title'],
-      [`mutation($text: String!, $id: ID!) { r: updateIssue(id: $id, input: { description: $text }) { ${RESULT} } }`, { id: issueId }, 'description'],
+      [
+        `mutation($text: String!, $p: ID!) { r: createIssue(input: { projectId: $p, title: $text }) { ${RESULT} } }`,
+        { p: projectId },
+        'title',
+      ],
+      [
+        `mutation($text: String!, $p: ID!) { r: createIssue(input: { projectId: $p, title: "Fine", description: $text }) { ${RESULT} } }`,
+        { p: projectId },
+        'description',
+      ],
+      [
+        `mutation($text: String!, $id: ID!) { r: updateIssue(id: $id, input: { title: $text }) { ${RESULT} } }`,
+        { id: issueId },
+        'title',
+      ],
+      [
+        `mutation($text: String!, $id: ID!) { r: updateIssue(id: $id, input: { description: $text }) { ${RESULT} } }`,
+        { id: issueId },
+        'description',
+      ],
       [`mutation($text: String!) { r: createProject(input: { name: $text, key: "NUL" }) { ${RESULT} } }`, {}, 'name'],
-      [`mutation($text: String!, $id: ID!) { r: updateProject(id: $id, input: { name: $text }) { ${RESULT} } }`, { id: projectId }, 'name'],
-      [`mutation($text: String!) { r: createOrganization(input: { name: $text, slug: "unstorable" }) { ${RESULT} } }`, {}, 'name', session],
+      [
+        `mutation($text: String!, $id: ID!) { r: updateProject(id: $id, input: { name: $text }) { ${RESULT} } }`,
+        { id: projectId },
+        'name',
+      ],
+      [
+        `mutation($text: String!) { r: createOrganization(input: { name: $text, slug: "unstorable" }) { ${RESULT} } }`,
+        {},
+        'name',
+        session,
+      ],
       [`mutation($text: String!) { r: createApiKey(input: { name: $text }) { ${RESULT} } }`, {}, 'name', session],
     ];
     for (const [query, variables, field, headers] of mutations) {
@@ -118,7 +164,10 @@ describe.each(UNSTORABLE)('GraphQL: text with %j', (text) => {
   test(`issues(filter: { q, title }), searchPeople, paletteSearch, searchOrganizations: VALIDATION_FAILED naming the field (${NAMES[text]})`, async () => {
     const queries: [string, string, Record<string, string>?][] = [
       ['query($text: String!) { issues(filter: { q: $text }) { edges { node { id } } } }', 'filter.q'],
-      ['query($text: String!) { issues(filter: { title: { contains: $text } }) { edges { node { id } } } }', 'filter.title.contains'],
+      [
+        'query($text: String!) { issues(filter: { title: { contains: $text } }) { edges { node { id } } } }',
+        'filter.title.contains',
+      ],
       ['query($text: String!) { searchPeople(q: $text) { id } }', 'q'],
       ['query($text: String!) { paletteSearch(q: $text) { id } }', 'q'],
       ['query($text: String!) { searchOrganizations(q: $text) { id } }', 'q', session],
@@ -132,25 +181,41 @@ describe.each(UNSTORABLE)('GraphQL: text with %j', (text) => {
 
 describe('sign-in and OAuth: what names a row is never sent to the database unstorable', () => {
   test('sign-in with a NUL in the email: 400 naming the email', async () => {
-    const response = await t.app.fetch(formPost('/login', { email: `olivia${NUL}@example.com`, password: 'whatever', next: '/' }));
+    const response = await t.app.fetch(
+      formPost('/login', { email: `olivia${NUL}@example.com`, password: 'whatever', next: '/' }),
+    );
     expect(response.status).toBe(400);
     expect(await response.text()).toContain(`The email ${UNSTORABLE_TEXT_MESSAGE}.`);
   });
 
   test.each(UNSTORABLE)('client registration with %j in client_name or a redirect URI: 400 naming it', async (text) => {
     const register = (metadata: object) =>
-      t.app.fetch(new Request(`${ORIGIN}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) }));
+      t.app.fetch(
+        new Request(`${ORIGIN}/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(metadata),
+        }),
+      );
     const name = await register({ client_name: text, redirect_uris: ['https://client.example/cb'] });
     expect(name.status).toBe(400);
-    expect(await name.json()).toEqual({ error: 'invalid_client_metadata', error_description: `client_name: ${UNSTORABLE_TEXT_MESSAGE}` });
+    expect(await name.json()).toEqual({
+      error: 'invalid_client_metadata',
+      error_description: `client_name: ${UNSTORABLE_TEXT_MESSAGE}`,
+    });
     const uri = await register({ client_name: 'Fine', redirect_uris: [`https://client.example/${text}`] });
     expect(uri.status).toBe(400);
-    expect(await uri.json()).toEqual({ error: 'invalid_redirect_uri', error_description: `redirect_uris: ${UNSTORABLE_TEXT_MESSAGE}` });
+    expect(await uri.json()).toEqual({
+      error: 'invalid_redirect_uri',
+      error_description: `redirect_uris: ${UNSTORABLE_TEXT_MESSAGE}`,
+    });
   });
 
   test('a client_id with a NUL names no client: the authorize page and the token endpoint say so', async () => {
     const authorize = await t.app.fetch(
-      new Request(`${ORIGIN}/oauth/authorize?client_id=a%00b&response_type=code&redirect_uri=https://client.example/cb&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`),
+      new Request(
+        `${ORIGIN}/oauth/authorize?client_id=a%00b&response_type=code&redirect_uri=https://client.example/cb&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`,
+      ),
     );
     expect(authorize.status).toBe(400);
     expect(await authorize.text()).toContain('is not registered here');
@@ -158,7 +223,13 @@ describe('sign-in and OAuth: what names a row is never sent to the database unst
       new Request(`${ORIGIN}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', client_id: `a${NUL}b`, code: 'x', code_verifier: 'y', redirect_uri: 'https://client.example/cb' }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          client_id: `a${NUL}b`,
+          code: 'x',
+          code_verifier: 'y',
+          redirect_uri: 'https://client.example/cb',
+        }),
       }),
     );
     expect(token.status).toBe(401);
@@ -181,9 +252,17 @@ describe('the admin CLI (npm run admin -- create-user)', () => {
     const { ValidationError } = await import('../src/schema/core/errors.js');
     for (const bad of UNSTORABLE) {
       const before = await t.app.db.prisma.user.count();
-      const error = await createUser(t.app.db.prisma, { email: `x${bad}@example.com`, name: bad, username: `u${bad}` }).catch((e: unknown) => e);
+      const error = await createUser(t.app.db.prisma, {
+        email: `x${bad}@example.com`,
+        name: bad,
+        username: `u${bad}`,
+      }).catch((e: unknown) => e);
       expect(error, NAMES[bad]).toBeInstanceOf(ValidationError);
-      expect((error as InstanceType<typeof ValidationError>).fieldErrors).toEqual([...refused('email'), ...refused('name'), ...refused('username')]);
+      expect((error as InstanceType<typeof ValidationError>).fieldErrors).toEqual([
+        ...refused('email'),
+        ...refused('name'),
+        ...refused('username'),
+      ]);
       expect(await t.app.db.prisma.user.count()).toBe(before);
     }
   });

@@ -31,7 +31,8 @@ const html = async (path: string, cookie: string) => {
 };
 const count = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).length;
 /** The palette's commands on a page, by label. */
-const commands = (page: string) => [...page.matchAll(/<li role="option" class="command" data-href="([^"]*)"[^>]*>([^<]*)<\/li>/g)].map((m) => m[2]);
+const commands = (page: string) =>
+  [...page.matchAll(/<li role="option" class="command" data-href="([^"]*)"[^>]*>([^<]*)<\/li>/g)].map((m) => m[2]);
 
 describe('the board', () => {
   test('one "Move to…" menu per card, listing the other statuses as buttons of a form that posts', async () => {
@@ -39,7 +40,9 @@ describe('the board', () => {
     const cards = count(page, /class="card issue-card"/g);
     expect(cards).toBeGreaterThan(0);
     expect(count(page, /<details class="move-menu">/g)).toBe(cards);
-    expect(count(page, /<form method="post" action="\/orgs\/acme\/issues\/[A-Z]+-\d+\/status" class="move">/g)).toBe(cards);
+    expect(count(page, /<form method="post" action="\/orgs\/acme\/issues\/[A-Z]+-\d+\/status" class="move">/g)).toBe(
+      cards,
+    );
     // Six statuses per menu, the card's own hidden.
     expect(count(page, /name="status" value="[^"]+" class="small">/g)).toBe(cards * 5);
     expect(count(page, /name="status" value="[^"]+" class="small" hidden>/g)).toBe(cards);
@@ -55,7 +58,15 @@ describe('the palette’s commands follow the role', () => {
     expect(viewer).toEqual(['Go to dashboard', 'Go to issues', 'Go to board', 'Go to projects', 'Go to team']);
     const member = commands(await html('/orgs/acme', await t.signIn('mark@example.com')));
     // Mark is in two organizations: he can switch.
-    expect(member).toEqual(['Create issue', 'Go to dashboard', 'Go to issues', 'Go to board', 'Go to projects', 'Go to team', 'Switch organization']);
+    expect(member).toEqual([
+      'Create issue',
+      'Go to dashboard',
+      'Go to issues',
+      'Go to board',
+      'Go to projects',
+      'Go to team',
+      'Switch organization',
+    ]);
     const manager = commands(await html('/orgs/acme', await t.signIn('maya@example.com')));
     expect(manager).toEqual(expect.arrayContaining(['Create issue', 'Create project', 'API keys']));
     expect(manager).not.toContain('Webhooks');
@@ -103,12 +114,23 @@ describe('the webhook form’s URL hint says the server’s rule', () => {
   });
 
   test('with WEBHOOKS_ALLOW_PRIVATE_NETWORKS, private addresses and http', async () => {
-    const open = await startTestApp({ webhooks: { allowPrivateNetworks: true, secretKey: 'test key for sealing webhook secrets, 32+ chars', worker: false, leaseSeconds: 60 } });
+    const open = await startTestApp({
+      webhooks: {
+        allowPrivateNetworks: true,
+        secretKey: 'test key for sealing webhook secrets, 32+ chars',
+        worker: false,
+        leaseSeconds: 60,
+      },
+    });
     try {
       const cookie = await open.signIn('adam@example.com');
-      const response = await open.app.fetch(new Request(`${ORIGIN}/orgs/acme/settings/webhooks`, { headers: { accept: 'text/html', cookie } }));
+      const response = await open.app.fetch(
+        new Request(`${ORIGIN}/orgs/acme/settings/webhooks`, { headers: { accept: 'text/html', cookie } }),
+      );
       const page = await response.text();
-      expect(page).toContain('<p class="hint" id="hook-url-hint">https or http; private and local addresses are allowed on this server.</p>');
+      expect(page).toContain(
+        '<p class="hint" id="hook-url-hint">https or http; private and local addresses are allowed on this server.</p>',
+      );
       expect(page).not.toContain('on a public address');
     } finally {
       await open.close();

@@ -13,17 +13,27 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const get = (path: string, cookie: string) => t.app.fetch(new Request(`${ORIGIN}${path}`, { headers: { accept: 'text/html', cookie } }));
-const post = (path: string, fields: Record<string, string>, cookie: string) => t.app.fetch(formPost(path, fields, { cookie }));
+const get = (path: string, cookie: string) =>
+  t.app.fetch(new Request(`${ORIGIN}${path}`, { headers: { accept: 'text/html', cookie } }));
+const post = (path: string, fields: Record<string, string>, cookie: string) =>
+  t.app.fetch(formPost(path, fields, { cookie }));
 const flashOf = (response: Response) => response.headers.get('set-cookie')?.split(';')[0] ?? '';
 /** The rendered description: what the page's `<div class="markdown">` holds. */
-const descriptionOf = (html: string) => /<div class="markdown" data-description>([\s\S]*?)<\/div>\s*<details/.exec(html)?.[1] ?? '';
-const patch = (key: string, username: string, body: Record<string, unknown>) => t.call('PATCH', `/api/issues/${key}`, { token: t.user(username, 'acme').token, body });
+const descriptionOf = (html: string) =>
+  /<div class="markdown" data-description>([\s\S]*?)<\/div>\s*<details/.exec(html)?.[1] ?? '';
+const patch = (key: string, username: string, body: Record<string, unknown>) =>
+  t.call('PATCH', `/api/issues/${key}`, { token: t.user(username, 'acme').token, body });
 
 describe('the issue page', () => {
   test('the description is Markdown; links lead to http, https or mailto only and say rel="noopener nofollow ugc"', async () => {
     const maya = await t.signIn('maya@example.com');
-    expect((await patch('WEB-2', 'maya', { description: '**bold** and `code`\n\n- one\n- two\n\n[docs](https://example.com/docs) and ops@example.com' })).status).toBe(200);
+    expect(
+      (
+        await patch('WEB-2', 'maya', {
+          description: '**bold** and `code`\n\n- one\n- two\n\n[docs](https://example.com/docs) and ops@example.com',
+        })
+      ).status,
+    ).toBe(200);
     const html = descriptionOf(await (await get('/orgs/acme/issues/WEB-2', maya)).text());
     expect(html).toContain('<strong>bold</strong>');
     expect(html).toContain('<code>code</code>');
@@ -51,9 +61,21 @@ describe('the issue page', () => {
     expect(html).not.toBe('');
     // The only elements are paragraphs and links: the pictures become links to them, and the
     // https addresses inside the HTML shown as text are linked as any address in text is.
-    expect([...html.matchAll(/<([a-z]+)[\s>]/g)].map((m) => m[1]).filter((tag) => tag !== 'p')).toEqual(['a', 'a', 'a', 'a']);
-    expect([...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1])).toEqual(['https://tracker.example/pixel.png', 'https://example.com/a.png', 'https://example.com', 'https://example.com']);
-    expect([...html.matchAll(/<a ([^>]*)>/g)].map((m) => m[1]!.replace(/href="[^"]*"/, 'href'))).toEqual(Array(4).fill('href rel="noopener nofollow ugc"'));
+    expect([...html.matchAll(/<([a-z]+)[\s>]/g)].map((m) => m[1]).filter((tag) => tag !== 'p')).toEqual([
+      'a',
+      'a',
+      'a',
+      'a',
+    ]);
+    expect([...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1])).toEqual([
+      'https://tracker.example/pixel.png',
+      'https://example.com/a.png',
+      'https://example.com',
+      'https://example.com',
+    ]);
+    expect([...html.matchAll(/<a ([^>]*)>/g)].map((m) => m[1]!.replace(/href="[^"]*"/, 'href'))).toEqual(
+      Array(4).fill('href rel="noopener nofollow ugc"'),
+    );
     expect(html).not.toMatch(/<(script|img|iframe)/i);
     // No tag has an attribute but those (an "onerror=" in the text is text).
     expect(html).not.toMatch(/<[^>]*\son[a-z]+=/i);
@@ -67,8 +89,15 @@ describe('the issue page', () => {
     expect(saved.status).toBe(303);
     expect(saved.headers.get('location')).toBe('/orgs/acme/issues/MOB-1');
     const after = await t.app.db.prisma.issue.findUniqueOrThrow({ where: { id: before.id } });
-    expect([after.priority, after.status, after.assigneeId, after.title]).toEqual(['low', before.status, before.assigneeId, before.title]);
-    expect(await (await get('/orgs/acme/issues/MOB-1', `${maya}; ${flashOf(saved)}`)).text()).toContain('Saved the priority of MOB-1.');
+    expect([after.priority, after.status, after.assigneeId, after.title]).toEqual([
+      'low',
+      before.status,
+      before.assigneeId,
+      before.title,
+    ]);
+    expect(await (await get('/orgs/acme/issues/MOB-1', `${maya}; ${flashOf(saved)}`)).text()).toContain(
+      'Saved the priority of MOB-1.',
+    );
     // Nobody: the empty assignee clears it.
     await post('/orgs/acme/issues/MOB-1/properties', { assignee_id: '' }, maya);
     expect((await t.app.db.prisma.issue.findUniqueOrThrow({ where: { id: before.id } })).assigneeId).toBeNull();
@@ -82,7 +111,7 @@ describe('the issue page', () => {
     expect(page).toContain(`<option value="${before.status}" selected>`);
   });
 
-  test('a viewer sees the properties as text, and a post anyway is the operation\'s 403', async () => {
+  test("a viewer sees the properties as text, and a post anyway is the operation's 403", async () => {
     const victor = await t.signIn('victor@example.com');
     const page = await (await get('/orgs/acme/issues/WEB-1', victor)).text();
     expect(page).toContain('<dl class="property-list">');
@@ -91,28 +120,46 @@ describe('the issue page', () => {
     const refused = await post('/orgs/acme/issues/WEB-1/properties', { status: 'Canceled' }, victor);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('data-properties-error');
-    expect((await t.app.db.prisma.issue.findFirstOrThrow({ where: { project: { key: 'WEB' }, number: 1 } })).status).not.toBe('Canceled');
+    expect(
+      (await t.app.db.prisma.issue.findFirstOrThrow({ where: { project: { key: 'WEB' }, number: 1 } })).status,
+    ).not.toBe('Canceled');
   });
 
   test('the activity feed tells who changed what, through what, and when; older entries are a page further', async () => {
     const maya = await t.signIn('maya@example.com');
     const olivia = t.user('olivia', 'acme');
     expect((await patch('WEB-4', 'mark', { status: 'In Review', assignee_id: olivia.id })).status).toBe(200);
-    await post('/orgs/acme/issues/WEB-4', { title: 'Plan the next quarter well', description: 'Now with a plan.' }, maya);
+    await post(
+      '/orgs/acme/issues/WEB-4',
+      { title: 'Plan the next quarter well', description: 'Now with a plan.' },
+      maya,
+    );
     const page = await (await get('/orgs/acme/issues/WEB-4', maya)).text();
-    const items = [...page.matchAll(/<li>\s*([\s\S]*?)<\/li>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim());
+    const items = [...page.matchAll(/<li>\s*([\s\S]*?)<\/li>/g)].map((m) =>
+      m[1]!
+        .replace(/<[^>]+>/g, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
     const activity = items.filter((text) => / (changed|renamed|edited|created) /.test(text));
-    expect(activity[0]).toMatch(/^Maya Manager renamed it from “Plan the next quarter” to “Plan the next quarter well” and edited the description · \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
-    expect(activity[1]).toMatch(/^Mark Member changed the status from Backlog to In Review and the assignee from Mark Member to Olivia Owner with an API key · \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(activity[0]).toMatch(
+      /^Maya Manager renamed it from “Plan the next quarter” to “Plan the next quarter well” and edited the description · \d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+    );
+    expect(activity[1]).toMatch(
+      /^Mark Member changed the status from Backlog to In Review and the assignee from Mark Member to Olivia Owner with an API key · \d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+    );
     // Each time is a <time> with the instant, and the UTC time as text and title.
     const time = /<time datetime="([^"]+)" title="([^"]+)" data-relative>([^<]+)<\/time>/.exec(page)!;
     expect(new Date(time[1]!).toISOString()).toBe(time[1]);
     expect(time[2]).toBe(time[3]);
     expect(time[3]).toMatch(/ UTC$/);
 
-    for (let i = 0; i < ACTIVITY_PAGE; i++) await post('/orgs/acme/issues/WEB-4/properties', { priority: i % 2 ? 'high' : 'low' }, maya);
+    for (let i = 0; i < ACTIVITY_PAGE; i++)
+      await post('/orgs/acme/issues/WEB-4/properties', { priority: i % 2 ? 'high' : 'low' }, maya);
     const first = await (await get('/orgs/acme/issues/WEB-4', maya)).text();
-    const older = /href="(\/orgs\/acme\/issues\/WEB-4\?activity_after=[^"#]+)#activity">Older activity/.exec(first)![1]!;
+    const older = /href="(\/orgs\/acme\/issues\/WEB-4\?activity_after=[^"#]+)#activity">Older activity/.exec(
+      first,
+    )![1]!;
     const second = await (await get(older, maya)).text();
     expect(second).toContain('Mark Member');
     expect(second).toContain('Newest activity');
@@ -123,11 +170,18 @@ describe('the issue page', () => {
 
   test('every page with times shows them with the one <time> helper the script makes relative', async () => {
     const maya = await t.signIn('maya@example.com');
-    for (const path of ['/orgs/acme/issues', '/orgs/acme/projects', '/orgs/acme/settings/integrations', '/orgs/acme/issues/WEB-1', '/orgs/acme']) {
+    for (const path of [
+      '/orgs/acme/issues',
+      '/orgs/acme/projects',
+      '/orgs/acme/settings/integrations',
+      '/orgs/acme/issues/WEB-1',
+      '/orgs/acme',
+    ]) {
       const html = await (await get(path, maya)).text();
       const times = [...html.matchAll(/<time [^>]*>/g)].map((m) => m[0]);
       expect(times.length, path).toBeGreaterThan(0);
-      for (const time of times) expect(time, path).toMatch(/^<time datetime="[^"]+" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC" data-relative>$/);
+      for (const time of times)
+        expect(time, path).toMatch(/^<time datetime="[^"]+" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC" data-relative>$/);
     }
   });
 });

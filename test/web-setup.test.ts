@@ -16,7 +16,8 @@ afterAll(async () => {
   await db?.close();
 });
 
-const get = (path: string, cookie?: string) => app.fetch(new Request(`${ORIGIN}${path}`, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } }));
+const get = (path: string, cookie?: string) =>
+  app.fetch(new Request(`${ORIGIN}${path}`, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } }));
 
 const FORM = {
   name: 'Ada Lovelace',
@@ -49,11 +50,19 @@ describe('first-run setup of an empty database', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('referrer-policy')).toBe('strict-origin');
     const response = await app.fetch(
-      formPost('/setup', { ...FORM, token, email: 'not-an-email', org_slug: '-bad-', project_key: 'x', confirmation: 'something else entirely' }),
+      formPost('/setup', {
+        ...FORM,
+        token,
+        email: 'not-an-email',
+        org_slug: '-bad-',
+        project_key: 'x',
+        confirmation: 'something else entirely',
+      }),
     );
     expect(response.status).toBe(400);
     const html = await response.text();
-    for (const id of ['email', 'org-slug', 'project-key', 'password']) expect(html, id).toMatch(new RegExp(`id="${id}-error"`));
+    for (const id of ['email', 'org-slug', 'project-key', 'password'])
+      expect(html, id).toMatch(new RegExp(`id="${id}-error"`));
     expect(html).toContain('value="Ada Lovelace"');
     expect(html).not.toContain(FORM.password);
     expect(await db.prisma.user.count()).toBe(0);
@@ -65,7 +74,9 @@ describe('first-run setup of an empty database', () => {
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/orgs/analytical');
     const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
-    const membership = await db.prisma.membership.findFirstOrThrow({ include: { user: true, org: { include: { projects: true } } } });
+    const membership = await db.prisma.membership.findFirstOrThrow({
+      include: { user: true, org: { include: { projects: true } } },
+    });
     expect(membership.role).toBe('owner');
     expect(membership.user.email).toBe('ada@example.com');
     expect(membership.user.passwordHash).toMatch(/^scrypt\$/);
@@ -75,7 +86,13 @@ describe('first-run setup of an empty database', () => {
     expect((await me.json()).username).toBe('ada');
     // Spent: neither the page nor a second submission works.
     expect((await get(`/setup?token=${token}`)).status).toBe(404);
-    expect((await app.fetch(formPost('/setup', { ...FORM, token, email: 'eve@example.com', username: 'eve', org_slug: 'eve' }))).status).toBe(404);
+    expect(
+      (
+        await app.fetch(
+          formPost('/setup', { ...FORM, token, email: 'eve@example.com', username: 'eve', org_slug: 'eve' }),
+        )
+      ).status,
+    ).toBe(404);
     expect(await db.prisma.user.count()).toBe(1);
   });
 

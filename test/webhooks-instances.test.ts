@@ -52,7 +52,9 @@ async function prepare(db: Database, url: string) {
   const seed = await seedDemo(db.prisma);
   const org = seed.orgs.find((o) => o.slug === 'acme')!;
   const secret = newSigningSecret();
-  await db.prisma.webhook.create({ data: { orgId: org.id, url, events: ['*'], secret: sealSecret(secret, SECRET_KEY) } });
+  await db.prisma.webhook.create({
+    data: { orgId: org.id, url, events: ['*'], secret: sealSecret(secret, SECRET_KEY) },
+  });
   const token = seed.users.find((u) => u.username === 'mark' && u.org_id === org.id)!.token;
   return { secret, token, projectId: org.projects[0]!.id };
 }
@@ -68,7 +70,9 @@ describe('delivery across instances and crashes', { timeout: 120_000 }, () => {
     const second = dbKind === 'postgres' ? await openDatabase(databaseUrl) : first;
     const { secret, token, projectId } = await prepare(first, url);
     receiver.secrets = [secret];
-    const config = testConfig({ webhooks: { allowPrivateNetworks: true, secretKey: SECRET_KEY, worker: true, leaseSeconds: 60 } });
+    const config = testConfig({
+      webhooks: { allowPrivateNetworks: true, secretKey: SECRET_KEY, worker: true, leaseSeconds: 60 },
+    });
     const apps: App[] = [await createApp(config, { db: first }), await createApp(config, { db: second })];
     cleanups.push(async () => {
       for (const app of apps) await app.close();
@@ -80,7 +84,11 @@ describe('delivery across instances and crashes', { timeout: 120_000 }, () => {
     await Promise.all(
       Array.from({ length: N }, (_, i) =>
         apps[i % 2]!.fetch(
-          new Request(`${config.baseUrl}/api/issues`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: projectId, title: `parallel ${i}` }) }),
+          new Request(`${config.baseUrl}/api/issues`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ project_id: projectId, title: `parallel ${i}` }),
+          }),
         ).then((r) => expect(r.status).toBe(201)),
       ),
     );
@@ -102,7 +110,13 @@ describe('delivery across instances and crashes', { timeout: 120_000 }, () => {
     const { secret, token, projectId } = await prepare(db, url);
     await db.close();
     receiver.secrets = [secret];
-    const env = { DATABASE_URL: databaseUrl, WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOKS_SECRET_KEY: SECRET_KEY, WEBHOOKS_LEASE_SECONDS: '11', LOG_LEVEL: 'warn' };
+    const env = {
+      DATABASE_URL: databaseUrl,
+      WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOKS_SECRET_KEY: SECRET_KEY,
+      WEBHOOKS_LEASE_SECONDS: '11',
+      LOG_LEVEL: 'warn',
+    };
     let server: ServerProcess = startServer({ ...env, LOG_LEVEL: 'info' });
     cleanups.push(() => void server.child.kill('SIGKILL'));
     const port = await server.port;

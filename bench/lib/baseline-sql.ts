@@ -18,16 +18,18 @@ export { TOUCH_KEY_SQL } from '../../src/auth/pat.js';
  * order of one project (src/schema/issues/list-sql.ts), built here rather than copied. $1 = org,
  * $2 = project, $3 = limit + 1.
  */
-export const ISSUES_PAGE_SQL = compiled(issueListStatement({
-  orgId: 'org',
-  projectId: 'project',
-  filter: null,
-  order: new IssueOrder().sortKeys(),
-  seeks: [],
-  take: 0,
-  description: true,
-  projectKey: true,
-})).text;
+export const ISSUES_PAGE_SQL = compiled(
+  issueListStatement({
+    orgId: 'org',
+    projectId: 'project',
+    filter: null,
+    order: new IssueOrder().sortKeys(),
+    seeks: [],
+    take: 0,
+    description: true,
+    projectKey: true,
+  }),
+).text;
 
 /** The create: the app's own statement (src/schema/issues/create.ts), imported rather than copied. */
 export { CREATE_ISSUE_SQL } from '../../src/schema/issues/create.js';
@@ -39,7 +41,14 @@ export { CREATE_ISSUE_SQL } from '../../src/schema/issues/create.js';
  */
 export function createIssueArgs(
   caller: { orgId: string; userId: string; keyId: string | null },
-  input: { project_id: string; title: string; status: string; priority: string; description: string | null; assignee_id: string | null },
+  input: {
+    project_id: string;
+    title: string;
+    status: string;
+    priority: string;
+    description: string | null;
+    assignee_id: string | null;
+  },
 ): unknown[] {
   const id = randomUUID();
   const now = new Date();
@@ -55,7 +64,19 @@ export function createIssueArgs(
     ...(description === null ? [] : [{ field: 'description', old: null, new: description }]),
     ...(assignee_id === null ? [] : [{ field: 'assigneeId', old: null, new: assignee_id }]),
   ];
-  const data = { id, key: `${key}-${number}`, project_id, number, title, status, priority, description, assignee_id, created_at: at, updated_at: at };
+  const data = {
+    id,
+    key: `${key}-${number}`,
+    project_id,
+    number,
+    title,
+    status,
+    priority,
+    description,
+    assignee_id,
+    created_at: at,
+    updated_at: at,
+  };
   const payload = JSON.stringify({
     id: eventId,
     type: 'issue.created',
@@ -63,10 +84,33 @@ export function createIssueArgs(
     organization_id: caller.orgId,
     actor: { user_id: caller.userId, via: 'pat', via_id: caller.keyId },
     data,
-    changes: changes.map((c) => ({ field: c.field === 'assigneeId' ? 'assignee_id' : c.field, old: c.old, new: c.new })),
+    changes: changes.map((c) => ({
+      field: c.field === 'assigneeId' ? 'assignee_id' : c.field,
+      old: c.old,
+      new: c.new,
+    })),
   });
-  const events = JSON.stringify([{ n: 0, id: eventId, type: 'issue.created', subject_id: id, project_id, changes, to_status: status, payload }]);
-  return [now, caller.orgId, project_id, assignee_id, id, title, status, priority, description, events, caller.userId, 'pat', caller.keyId, `"${number}"`, number, key];
+  const events = JSON.stringify([
+    { n: 0, id: eventId, type: 'issue.created', subject_id: id, project_id, changes, to_status: status, payload },
+  ]);
+  return [
+    now,
+    caller.orgId,
+    project_id,
+    assignee_id,
+    id,
+    title,
+    status,
+    priority,
+    description,
+    events,
+    caller.userId,
+    'pat',
+    caller.keyId,
+    `"${number}"`,
+    number,
+    key,
+  ];
 }
 
 /** Only for an empty page: does the project exist in the org? */

@@ -35,19 +35,27 @@ function walk(a: unknown, b: unknown, path: string, ignore: (path: string) => bo
     const ka = Object.keys(a as object);
     const kb = Object.keys(b as object);
     if (ka.join(',') !== kb.join(',')) out.push(`${path || '$'}: keys [${ka.join(',')}] vs [${kb.join(',')}]`);
-    for (const k of ka) if (kb.includes(k)) walk((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`, ignore, out);
+    for (const k of ka)
+      if (kb.includes(k))
+        walk((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`, ignore, out);
     return;
   }
   if (a !== b && !ignore(path)) out.push(`${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
 }
 
 /** `ignore` names paths whose values may differ (ids, numbers and times of two separate creates). */
-export function compareResponses(app: Captured, base: Captured, ignore: (path: string) => boolean = () => false): Comparison {
+export function compareResponses(
+  app: Captured,
+  base: Captured,
+  ignore: (path: string) => boolean = () => false,
+): Comparison {
   const differences: string[] = [];
   if (app.status !== base.status) differences.push(`status ${app.status} vs ${base.status}`);
-  if (app.contentType?.toLowerCase() !== base.contentType?.toLowerCase()) differences.push(`content-type ${app.contentType} vs ${base.contentType}`);
+  if (app.contentType?.toLowerCase() !== base.contentType?.toLowerCase())
+    differences.push(`content-type ${app.contentType} vs ${base.contentType}`);
   const origin = /^<https?:\/\/[^/]+/;
-  if ((app.link ?? '').replace(origin, '<') !== (base.link ?? '').replace(origin, '<')) differences.push(`link ${app.link} vs ${base.link}`);
+  if ((app.link ?? '').replace(origin, '<') !== (base.link ?? '').replace(origin, '<'))
+    differences.push(`link ${app.link} vs ${base.link}`);
   try {
     walk(JSON.parse(app.body), JSON.parse(base.body), '', ignore, differences);
   } catch (error) {
@@ -61,8 +69,15 @@ export function compareResponses(app: Captured, base: Captured, ignore: (path: s
   };
 }
 
-export async function capture(port: number, request: { method: string; path: string; headers: Record<string, string>; body?: string }): Promise<Captured> {
-  const response = await fetch(`http://127.0.0.1:${port}${request.path}`, { method: request.method, headers: request.headers, body: request.body ?? null });
+export async function capture(
+  port: number,
+  request: { method: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<Captured> {
+  const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body ?? null,
+  });
   return {
     status: response.status,
     contentType: response.headers.get('content-type'),

@@ -32,8 +32,56 @@ function weighted<T>(random: () => number, entries: readonly (readonly [T, numbe
 
 const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
 
-const FIRST = ['Ava', 'Ben', 'Chloe', 'Daniel', 'Elena', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jonas', 'Kara', 'Luis', 'Mina', 'Noah', 'Olga', 'Priya', 'Quinn', 'Rafael', 'Sofia', 'Tomas', 'Uma', 'Viktor', 'Wen', 'Ximena', 'Yusuf', 'Zoe'];
-const LAST = ['Adams', 'Bauer', 'Costa', 'Dubois', 'Eriksen', 'Fischer', 'Garcia', 'Hansen', 'Ito', 'Jensen', 'Kowalski', 'Lopez', 'Moreau', 'Nakamura', 'Okafor', 'Petrov', 'Rossi', 'Schmidt', 'Tanaka', 'Varga'];
+const FIRST = [
+  'Ava',
+  'Ben',
+  'Chloe',
+  'Daniel',
+  'Elena',
+  'Farid',
+  'Grace',
+  'Hiro',
+  'Ines',
+  'Jonas',
+  'Kara',
+  'Luis',
+  'Mina',
+  'Noah',
+  'Olga',
+  'Priya',
+  'Quinn',
+  'Rafael',
+  'Sofia',
+  'Tomas',
+  'Uma',
+  'Viktor',
+  'Wen',
+  'Ximena',
+  'Yusuf',
+  'Zoe',
+];
+const LAST = [
+  'Adams',
+  'Bauer',
+  'Costa',
+  'Dubois',
+  'Eriksen',
+  'Fischer',
+  'Garcia',
+  'Hansen',
+  'Ito',
+  'Jensen',
+  'Kowalski',
+  'Lopez',
+  'Moreau',
+  'Nakamura',
+  'Okafor',
+  'Petrov',
+  'Rossi',
+  'Schmidt',
+  'Tanaka',
+  'Varga',
+];
 const PROJECTS: { name: string; key: string }[] = [
   { name: 'Customer Portal', key: 'PORT' },
   { name: 'Platform API', key: 'API' },
@@ -49,12 +97,72 @@ const PROJECTS: { name: string; key: string }[] = [
 // Project 0 stays small (100 issues) so the 1k -> 100k comparison reads the same page twice;
 // the others share the rest, skewed as real workloads are.
 const PROJECT_WEIGHTS = [0, 30, 20, 15, 10, 8, 6, 5, 4, 2];
-const ROLES: [Role, number][] = [['owner', 1], ['admin', 2], ['manager', 5], ['member', 32], ['viewer', 10]];
-const STATUSES = [['Done', 45], ['Canceled', 5], ['Backlog', 20], ['Todo', 12], ['In Progress', 10], ['In Review', 8]] as const;
-const PRIORITIES = [['none', 30], ['low', 25], ['medium', 25], ['high', 15], ['urgent', 5]] as const;
-const VERBS = ['Fix', 'Add', 'Remove', 'Refactor', 'Investigate', 'Document', 'Speed up', 'Migrate', 'Test', 'Redesign', 'Handle', 'Log'];
-const THINGS = ['the login redirect', 'CSV export', 'webhook retries', 'the invoice PDF', 'dark mode', 'search ranking', 'the settings page', 'rate-limit headers', 'push notifications', 'the onboarding flow', 'audit log entries', 'the payment form', 'SSO for SAML', 'image uploads', 'the dashboard charts', 'timezone handling'];
-const CONTEXTS = ['', '', ' on Safari', ' for large accounts', ' after the last release', ' in the EU region', ' when offline', ' behind the proxy', ' for new users', ' under load'];
+const ROLES: [Role, number][] = [
+  ['owner', 1],
+  ['admin', 2],
+  ['manager', 5],
+  ['member', 32],
+  ['viewer', 10],
+];
+const STATUSES = [
+  ['Done', 45],
+  ['Canceled', 5],
+  ['Backlog', 20],
+  ['Todo', 12],
+  ['In Progress', 10],
+  ['In Review', 8],
+] as const;
+const PRIORITIES = [
+  ['none', 30],
+  ['low', 25],
+  ['medium', 25],
+  ['high', 15],
+  ['urgent', 5],
+] as const;
+const VERBS = [
+  'Fix',
+  'Add',
+  'Remove',
+  'Refactor',
+  'Investigate',
+  'Document',
+  'Speed up',
+  'Migrate',
+  'Test',
+  'Redesign',
+  'Handle',
+  'Log',
+];
+const THINGS = [
+  'the login redirect',
+  'CSV export',
+  'webhook retries',
+  'the invoice PDF',
+  'dark mode',
+  'search ranking',
+  'the settings page',
+  'rate-limit headers',
+  'push notifications',
+  'the onboarding flow',
+  'audit log entries',
+  'the payment form',
+  'SSO for SAML',
+  'image uploads',
+  'the dashboard charts',
+  'timezone handling',
+];
+const CONTEXTS = [
+  '',
+  '',
+  ' on Safari',
+  ' for large accounts',
+  ' after the last release',
+  ' in the EU region',
+  ' when offline',
+  ' behind the proxy',
+  ' for new users',
+  ' under load',
+];
 const SENTENCES = [
   'Steps to reproduce are in the linked support ticket.',
   'Customers report this several times a week.',
@@ -169,7 +277,13 @@ export async function seedBase(db: Db, plan: Plan): Promise<void> {
     data: plan.users.map((u) => ({ id: u.membershipId, orgId: plan.orgId, userId: u.id, role: u.role })),
   });
   await db.project.createMany({
-    data: plan.projects.map((p) => ({ id: p.id, orgId: plan.orgId, name: p.name, key: p.key, createdAt: new Date(p.startMs) })),
+    data: plan.projects.map((p) => ({
+      id: p.id,
+      orgId: plan.orgId,
+      name: p.name,
+      key: p.key,
+      createdAt: new Date(p.startMs),
+    })),
   });
   const keys = plan.users.flatMap((u) =>
     u.tokens.map((token, i) => ({
@@ -182,8 +296,6 @@ export async function seedBase(db: Db, plan: Plan): Promise<void> {
   );
   for (let i = 0; i < keys.length; i += 1000) await db.apiKey.createMany({ data: keys.slice(i, i + 1000) });
 }
-
-
 
 /** Issues `from..to` (1-based numbers, inclusive) of one project, deterministic per project. */
 function* projectIssues(plan: Plan, projectIndex: number, from: number, to: number): Generator<Issue> {
@@ -207,7 +319,9 @@ function* projectIssues(plan: Plan, projectIndex: number, from: number, to: numb
     const title = `${pick(random, VERBS)} ${pick(random, THINGS)}${pick(random, CONTEXTS)}`;
     const hasDescription = random() < 0.6;
     const sentences = 1 + Math.floor(random() * 4);
-    const description = hasDescription ? Array.from({ length: sentences }, () => pick(random, SENTENCES)).join(' ') : null;
+    const description = hasDescription
+      ? Array.from({ length: sentences }, () => pick(random, SENTENCES)).join(' ')
+      : null;
     const updatedLag = random() * (status === 'Done' || status === 'Canceled' ? 60 : 10) * DAY;
     if (n < from) continue;
     const createdMs = Math.round(project.startMs + (span * acc) / sum);
@@ -283,13 +397,20 @@ export async function seedIssues(db: Db, plan: Plan, stage: 'initial' | 'rest' |
 
 /** Projects whose issue_count differs from their highest issue number or their row count. */
 export async function issueCountMismatches(db: Db, orgId: string) {
-  const rows = await db.$queryRawUnsafe<{ key: string; issue_count: number; issues: bigint; max_number: number | null }[]>(
+  const rows = await db.$queryRawUnsafe<
+    { key: string; issue_count: number; issues: bigint; max_number: number | null }[]
+  >(
     `SELECT p.key, p.issue_count, count(i.id) AS issues, max(i.number) AS max_number
        FROM projects p LEFT JOIN issues i ON i.project_id = p.id
       WHERE p.org_id = $1::uuid GROUP BY p.id, p.key, p.issue_count ORDER BY p.key`,
     orgId,
   );
-  const all = rows.map((r) => ({ key: r.key, issue_count: r.issue_count, issues: Number(r.issues), max_number: r.max_number ?? 0 }));
+  const all = rows.map((r) => ({
+    key: r.key,
+    issue_count: r.issue_count,
+    issues: Number(r.issues),
+    max_number: r.max_number ?? 0,
+  }));
   return { projects: all, mismatches: all.filter((r) => r.issue_count !== r.issues || r.issue_count !== r.max_number) };
 }
 

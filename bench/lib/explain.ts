@@ -28,12 +28,18 @@ interface PlanNode {
 function issuesAccess(node: PlanNode, out: string[]) {
   if (node['Relation Name'] === 'issues') {
     const rows = (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1);
-    out.push(`${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''} (${Math.round(rows)} rows)`);
+    out.push(
+      `${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''} (${Math.round(rows)} rows)`,
+    );
   }
   for (const child of node.Plans ?? []) issuesAccess(child, out);
 }
 
-export async function explain(url: string, statements: Record<string, { sql: string; params: unknown[] }>, runs = 5): Promise<Record<string, Explained>> {
+export async function explain(
+  url: string,
+  statements: Record<string, { sql: string; params: unknown[] }>,
+  runs = 5,
+): Promise<Record<string, Explained>> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const out: Record<string, Explained> = {};
@@ -45,7 +51,11 @@ export async function explain(url: string, statements: Record<string, { sql: str
       let access: string[] = [];
       for (let i = 0; i < runs; i++) {
         const result = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`);
-        const [plan] = result.rows[0]['QUERY PLAN'] as { Plan: PlanNode; 'Execution Time': number; 'Planning Time': number }[];
+        const [plan] = result.rows[0]['QUERY PLAN'] as {
+          Plan: PlanNode;
+          'Execution Time': number;
+          'Planning Time': number;
+        }[];
         executions.push(plan!['Execution Time']);
         planning.push(plan!['Planning Time']);
         access = [];

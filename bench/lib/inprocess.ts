@@ -30,7 +30,14 @@ import { createLogger } from '../../src/logger.js';
 import { allTokens, type Plan } from './dataset.js';
 import { createNoAuthApp, fixedPrincipal } from './noauth.js';
 import { openLoggedPostgres } from './sql-log.js';
-import { CREATE_ISSUE_SQL, createIssueArgs, ISSUES_PAGE_SQL, NESTED_TREE_SQL, PAT_LOOKUP_SQL, USER_SQL } from './baseline-sql.js';
+import {
+  CREATE_ISSUE_SQL,
+  createIssueArgs,
+  ISSUES_PAGE_SQL,
+  NESTED_TREE_SQL,
+  PAT_LOOKUP_SQL,
+  USER_SQL,
+} from './baseline-sql.js';
 import { NESTED_QUERY, noAuthUser, workloads, type BenchRequest, type WorkloadId } from './workloads.js';
 
 export interface SqlProfile {
@@ -45,14 +52,20 @@ export interface SqlProfile {
 }
 
 const BASE = 'http://localhost:4000';
-const toRequest = (r: BenchRequest) => new Request(`${BASE}${r.path}`, { method: r.method, headers: r.headers, body: r.body ?? null });
+const toRequest = (r: BenchRequest) =>
+  new Request(`${BASE}${r.path}`, { method: r.method, headers: r.headers, body: r.body ?? null });
 
 /**
  * Runs `n` requests of each workload through app.fetch over a logged PostgreSQL adapter and
  * reads the statement counter before and after. Every key is used once first, so the
  * once-a-minute last_used_at update (fire and forget) does not land in the counted requests.
  */
-export async function captureSql(url: string, plan: Plan, ids: WorkloadId[], n = 20): Promise<Record<string, SqlProfile>> {
+export async function captureSql(
+  url: string,
+  plan: Plan,
+  ids: WorkloadId[],
+  n = 20,
+): Promise<Record<string, SqlProfile>> {
   const { db, log } = await openLoggedPostgres(url);
   const config = testConfig({ databaseUrl: url, logLevel: 'silent' });
   const app = await createApp(config, { db });
@@ -65,7 +78,8 @@ export async function captureSql(url: string, plan: Plan, ids: WorkloadId[], n =
     await touchAllKeys(db, plan);
     for (const id of ids) {
       const w = all[id];
-      const send = (r: BenchRequest) => (id === 'rest_read_noauth' ? noauth.fetch(toRequest(r)) : app.fetch(toRequest(r)));
+      const send = (r: BenchRequest) =>
+        id === 'rest_read_noauth' ? noauth.fetch(toRequest(r)) : app.fetch(toRequest(r));
       // One request alone, for its SQL text.
       const startIndex = log.statements.length;
       const countBefore = log.count;
@@ -73,7 +87,9 @@ export async function captureSql(url: string, plan: Plan, ids: WorkloadId[], n =
       await first.arrayBuffer();
       await new Promise((r) => setTimeout(r, 20));
       const sql = log.statements.slice(startIndex);
-      const args = log.args.slice(startIndex).map((a) => a.map((v) => (v instanceof Uint8Array ? `<${v.length} bytes>` : v)));
+      const args = log.args
+        .slice(startIndex)
+        .map((a) => a.map((v) => (v instanceof Uint8Array ? `<${v.length} bytes>` : v)));
       void countBefore;
       const before = { count: log.count, tx: log.txControl };
       for (let i = 0; i < n; i++) {
@@ -134,7 +150,14 @@ interface AuthSetup {
 const WARM_AUTH_MS = 2_000;
 
 /** Sequential timed calls of credentials + epoch read + admission + authenticate(), and the CPU per call. */
-async function timeAuth(deps: AuthDeps, config: Config, setup: AuthSetup, headersFor: (i: number) => Headers, iterations: number, tokenCount: number) {
+async function timeAuth(
+  deps: AuthDeps,
+  config: Config,
+  setup: AuthSetup,
+  headersFor: (i: number) => Headers,
+  iterations: number,
+  tokenCount: number,
+) {
   const call = async (i: number) => {
     const credentials = presentedCredentials(config, headersFor(i));
     // As src/app.ts: the epoch read starts before the admission, so over Redis they share a round trip.
@@ -143,8 +166,12 @@ async function timeAuth(deps: AuthDeps, config: Config, setup: AuthSetup, header
     const hash = hashToken(credentials.token as string);
     const admission = await setup.limiter.admit(credentialSubject(hash));
     if (!admission.allowed) throw new Error('rate limited during the auth measurement');
-    const principal = await authenticate({ ...deps, patCache: setup.cache, patEpoch, tokenHash: () => hash }, credentials);
-    if (principal instanceof AuthError || principal.kind !== 'user') throw new Error('authentication failed during the measurement');
+    const principal = await authenticate(
+      { ...deps, patCache: setup.cache, patEpoch, tokenHash: () => hash },
+      credentials,
+    );
+    if (principal instanceof AuthError || principal.kind !== 'user')
+      throw new Error('authentication failed during the measurement');
   };
   // Warm-up: pool connections, every key's last_used_at fresh (no write in the loop), and every
   // key in the cache (when there is one), as on a server that has seen its clients; then the
@@ -187,23 +214,47 @@ export async function measureAuthCost(url: string, plan: Plan, iterations = 4000
   const prefix = `bench:${randomUUID()}:`;
   const redisStore = new RedisStore(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', { prefix });
   try {
-    const cached = await timeAuth(deps, config, { limiter: memory, cache: new PatCache(), epoch: localEpoch }, headersFor, iterations, tokens.length);
+    const cached = await timeAuth(
+      deps,
+      config,
+      { limiter: memory, cache: new PatCache(), epoch: localEpoch },
+      headersFor,
+      iterations,
+      tokens.length,
+    );
     let cachedRedis: Awaited<ReturnType<typeof timeAuth>> | null = null;
     let limitOnlyRedis: ReturnType<typeof summary> | null = null;
     if (await redisStore.ready()) {
       const epoch = new RedisEpoch(redisStore.redis, { key: `${prefix}cred-epoch` });
       await epoch.bump();
       const redisLimiter = new RateLimiter(redisStore);
-      cachedRedis = await timeAuth(deps, config, { limiter: redisLimiter, cache: new PatCache(), epoch }, headersFor, iterations, tokens.length);
+      cachedRedis = await timeAuth(
+        deps,
+        config,
+        { limiter: redisLimiter, cache: new PatCache(), epoch },
+        headersFor,
+        iterations,
+        tokens.length,
+      );
       // The Redis admission alone (fresh buckets): what the epoch read is pipelined with.
       const samples: number[] = [];
-      for (let i = 0; i < iterations; i++) samples.push(await timed(() => redisLimiter.admit(rateLimitSubject(`${tokens[i % tokens.length]!}:alone`, '127.0.0.1'))));
+      for (let i = 0; i < iterations; i++)
+        samples.push(
+          await timed(() => redisLimiter.admit(rateLimitSubject(`${tokens[i % tokens.length]!}:alone`, '127.0.0.1'))),
+        );
       limitOnlyRedis = summary(samples);
       const left = await redisStore.redis.keys(`${prefix}*`);
       for (let i = 0; i < left.length; i += 500) await redisStore.redis.del(...left.slice(i, i + 500));
     }
     const uncachedLimiter = new RateLimiter(new MemoryStore());
-    const uncached = await timeAuth(deps, config, { limiter: uncachedLimiter, cache: null, epoch: localEpoch }, headersFor, iterations, tokens.length);
+    const uncached = await timeAuth(
+      deps,
+      config,
+      { limiter: uncachedLimiter, cache: null, epoch: localEpoch },
+      headersFor,
+      iterations,
+      tokens.length,
+    );
     await uncachedLimiter.close();
     const authOnly: number[] = [];
     for (let i = 0; i < iterations; i++) {
@@ -291,7 +342,15 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
   const noauth = createNoAuthApp(config, db, logger, principal);
   const raw = new pg.Pool({ connectionString: url, max: 2 });
   const w = workloads(plan);
-  const ctx = (): Context => ({ principal, prisma: db.prisma, config, clientIp: '127.0.0.1', limiter: app.limiter, rateLimits: [], credentialEpoch: app.credentialEpoch });
+  const ctx = (): Context => ({
+    principal,
+    prisma: db.prisma,
+    config,
+    clientIp: '127.0.0.1',
+    limiter: app.limiter,
+    rateLimits: [],
+    credentialEpoch: app.credentialEpoch,
+  });
   const rest = createRestRouter(app.logger);
   const big = [...plan.projects].sort((a, b) => b.total - a.total)[0]!;
   const n = (k: number) => Math.max(20, Math.round(k * scale));
@@ -306,7 +365,14 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
     const rest_read = {
       raw_pg_query_and_json: await layer(n(400), async () => {
         const { rows } = await raw.query(ISSUES_PAGE_SQL, [plan.orgId, big.id, 101]);
-        JSON.stringify(rows.slice(0, 100).map((r) => ({ ...r, key: `${r.project.key}-${r.number}`, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() })));
+        JSON.stringify(
+          rows.slice(0, 100).map((r) => ({
+            ...r,
+            key: `${r.project.key}-${r.number}`,
+            createdAt: r.createdAt.toISOString(),
+            updatedAt: r.updatedAt.toISOString(),
+          })),
+        );
       }),
       prisma_findMany: await layer(n(400), () =>
         db.prisma.issue.findMany({
@@ -316,7 +382,9 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
           include: { project: { select: { key: true } } },
         }),
       ),
-      direct_sql: await layer(n(400), () => listIssues.run(ctx(), { projectId: big.id, first: 100 }, { select: IssueJson.select })),
+      direct_sql: await layer(n(400), () =>
+        listIssues.run(ctx(), { projectId: big.id, first: 100 }, { select: IssueJson.select }),
+      ),
       rest_handler_operation: await layer(n(300), async () => body(await rest.fetch(new Request(readUrl), ctx()))),
       router_no_auth: await layer(n(300), async () => body(await noauth.fetch(new Request(readUrl)))),
       full_app_fetch: await layer(n(300), async (i) => body(await app.fetch(toRequest(w.rest_read.request(i))))),
@@ -325,7 +393,8 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
     const treeSql = tree.sql[1]!;
     const document = parse(NESTED_QUERY);
     const compiledTree = compileQuery(schema, document);
-    if (!isCompiledQuery(compiledTree)) throw new Error(`graphql-jit cannot compile the nested query: ${compiledTree.errors?.[0]?.message}`);
+    if (!isCompiledQuery(compiledTree))
+      throw new Error(`graphql-jit cannot compile the nested query: ${compiledTree.errors?.[0]?.message}`);
     const graphql_nested = {
       raw_pg_hand_written_sql_and_json: await layer(n(150), async () => {
         const { rows } = await raw.query(NESTED_TREE_SQL, [user.id, plan.orgId]);
@@ -380,7 +449,12 @@ export async function layerCosts(url: string, plan: Plan, scale = 1) {
       }),
       rest_handler_operation: await layer(n(300), async (i) => {
         const r = create(i);
-        return body(await rest.fetch(new Request(`${BASE}${r.path}`, { method: 'POST', headers: r.headers, body: r.body! }), ctx()));
+        return body(
+          await rest.fetch(
+            new Request(`${BASE}${r.path}`, { method: 'POST', headers: r.headers, body: r.body! }),
+            ctx(),
+          ),
+        );
       }),
       full_app_fetch: await layer(n(300), async (i) => body(await app.fetch(toRequest(create(10_000 + i))))),
     };

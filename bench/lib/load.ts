@@ -22,7 +22,11 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-export function drive(port: number, workload: Workload, options: { connections: number; durationS: number }): Promise<LoadResult> {
+export function drive(
+  port: number,
+  workload: Workload,
+  options: { connections: number; durationS: number },
+): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const first = workload.request(sequence);
     const latencies: number[] = [];

@@ -23,7 +23,13 @@ export async function fixedPrincipal(db: Database, userId: string, orgId: string
     select: { id: true, membership: { select: { role: true } } },
   });
   if (!key) throw new Error(`no API key for user ${userId} in org ${orgId}`);
-  return { kind: 'user', userId, credential: { kind: 'pat', id: key.id }, org: { id: orgId, role: key.membership.role }, orgBound: true };
+  return {
+    kind: 'user',
+    userId,
+    credential: { kind: 'pat', id: key.id },
+    org: { id: orgId, role: key.membership.role },
+    orgBound: true,
+  };
 }
 
 export function createNoAuthApp(config: Config, db: Database, logger: Logger, principal: Principal): NoAuthApp {
@@ -34,10 +40,20 @@ export function createNoAuthApp(config: Config, db: Database, logger: Logger, pr
   const limiter = new RateLimiter(new MemoryStore());
   return {
     async fetch(request) {
-      const ctx: Context = { principal, prisma: db.prisma, config, clientIp: '127.0.0.1', limiter, rateLimits: [], credentialEpoch: localEpoch };
+      const ctx: Context = {
+        principal,
+        prisma: db.prisma,
+        config,
+        clientIp: '127.0.0.1',
+        limiter,
+        rateLimits: [],
+        credentialEpoch: localEpoch,
+      };
       const path = new URL(request.url).pathname;
       const response =
-        path === '/api/graphql' ? await graphql.handleRequest(request, ctx) : ((await rest.fetch(request, ctx)) as Response);
+        path === '/api/graphql'
+          ? await graphql.handleRequest(request, ctx)
+          : ((await rest.fetch(request, ctx)) as Response);
       // The same finishing touches as src/app.ts, minus the rate-limit headers.
       response.headers.set('x-content-type-options', 'nosniff');
       if (!response.headers.has('cache-control')) response.headers.set('cache-control', 'no-store');

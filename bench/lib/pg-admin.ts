@@ -14,7 +14,9 @@ async function admin(serverUrl: string, sql: string): Promise<void> {
 }
 
 /** A fresh database on the server of `serverUrl`; returns its URL and a function that drops it. */
-export async function createBenchDatabase(serverUrl: string): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+export async function createBenchDatabase(
+  serverUrl: string,
+): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
   const name = `wm_bench_${randomBytes(6).toString('hex')}`;
   await admin(serverUrl, `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);

@@ -14,7 +14,9 @@ export function pinSelf(core: number): boolean {
 
 /** This Node with `args`, pinned to `core` when one is given and taskset exists. */
 function nodeCommand(args: string[], core: number | undefined): string[] {
-  return hasTaskset && core !== undefined ? ['taskset', '-c', String(core), process.execPath, ...args] : [process.execPath, ...args];
+  return hasTaskset && core !== undefined
+    ? ['taskset', '-c', String(core), process.execPath, ...args]
+    : [process.execPath, ...args];
 }
 
 export interface Child {
@@ -69,7 +71,11 @@ export function runToEnd(args: string[], options: { input: string; core?: number
   proc.stdin!.end(options.input);
   return new Promise((resolveRun, reject) => {
     proc.on('error', reject);
-    proc.on('exit', (code) => (code === 0 ? resolveRun(stdout) : reject(new Error(`${args.join(' ')} exited with ${code}:\n${stderr.slice(-4000)}`))));
+    proc.on('exit', (code) =>
+      code === 0
+        ? resolveRun(stdout)
+        : reject(new Error(`${args.join(' ')} exited with ${code}:\n${stderr.slice(-4000)}`)),
+    );
   });
 }
 
@@ -77,7 +83,8 @@ export function runToEnd(args: string[], options: { input: string; core?: number
 export async function waitForHttp(child: Child, path = '/', timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited with ${child.proc.exitCode}:\n${child.output()}`);
+    if (child.proc.exitCode !== null)
+      throw new Error(`${child.name} exited with ${child.proc.exitCode}:\n${child.output()}`);
     try {
       const response = await fetch(`http://127.0.0.1:${child.port}${path}`);
       await response.arrayBuffer();
@@ -123,7 +130,9 @@ function allProcessTicks(): Map<number, { ticks: number; command: string }> {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() || stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const command =
+        readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() ||
+        stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       out.set(Number(entry), { ticks: Number(fields[11]) + Number(fields[12]), command });
     } catch {
       // gone meanwhile
@@ -133,7 +142,10 @@ function allProcessTicks(): Map<number, { ticks: number; command: string }> {
 }
 
 /** Processes that used CPU during a `ms` window (pid, % of one core, command), busiest first. */
-export async function busyProcesses(ms = 1000, exclude: number[] = []): Promise<{ pid: number; cpu_percent: number; command: string }[]> {
+export async function busyProcesses(
+  ms = 1000,
+  exclude: number[] = [],
+): Promise<{ pid: number; cpu_percent: number; command: string }[]> {
   const before = allProcessTicks();
   await new Promise((r) => setTimeout(r, ms));
   const after = allProcessTicks();

@@ -70,7 +70,12 @@ export function summariseProfile(file: string, window?: ProfileWindow, top = 15)
       self.set(profile.samples[i]!, (self.get(profile.samples[i]!) ?? 0) + Math.max(0, next));
     }
   } else {
-    const interval = (profile.endTime - profile.startTime) / Math.max(1, profile.nodes.reduce((s, n) => s + (n.hitCount ?? 0), 0));
+    const interval =
+      (profile.endTime - profile.startTime) /
+      Math.max(
+        1,
+        profile.nodes.reduce((s, n) => s + (n.hitCount ?? 0), 0),
+      );
     for (const n of profile.nodes) self.set(n.id, (n.hitCount ?? 0) * interval);
   }
   const functions = new Map<string, { function: string; where: string; us: number }>();

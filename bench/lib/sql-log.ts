@@ -50,7 +50,10 @@ function logOn<T extends SqlQueryable>(target: T, log: SqlLog): T {
   });
 }
 
-function logQueries(factory: SqlMigrationAwareDriverAdapterFactory, log: SqlLog): SqlMigrationAwareDriverAdapterFactory {
+function logQueries(
+  factory: SqlMigrationAwareDriverAdapterFactory,
+  log: SqlLog,
+): SqlMigrationAwareDriverAdapterFactory {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,

@@ -11,7 +11,10 @@ export const AUTH_RATE_LIMIT_P50_US = 20;
 export const READ_FLAT_WITHIN = 0.2;
 
 /** The workloads of `database` whose throughput ratio (app ÷ baseline) is under its target, or missing. */
-export function missedRatios(database: keyof typeof RATIO_TARGETS, summary: Record<string, { throughput_ratio: number | null } | undefined>): string[] {
+export function missedRatios(
+  database: keyof typeof RATIO_TARGETS,
+  summary: Record<string, { throughput_ratio: number | null } | undefined>,
+): string[] {
   return Object.entries(RATIO_TARGETS[database])
     .filter(([id, target]) => (summary[id]?.throughput_ratio ?? 0) < target)
     .map(([id]) => id);

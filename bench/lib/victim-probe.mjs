@@ -10,7 +10,8 @@ import { parentPort, workerData } from 'node:worker_threads';
  */
 
 /** The p-th percentile of sorted values, as bench/lib/load.ts computes it. */
-const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+const percentile = (sorted, p) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

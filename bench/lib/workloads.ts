@@ -3,7 +3,13 @@
 import type { Plan } from './dataset.js';
 import { allTokens, writeTokens } from './dataset.js';
 
-export type WorkloadId = 'rest_read' | 'rest_create' | 'rest_me' | 'graphql_nested' | 'rest_read_noauth' | 'rest_read_small';
+export type WorkloadId =
+  | 'rest_read'
+  | 'rest_create'
+  | 'rest_me'
+  | 'graphql_nested'
+  | 'rest_read_noauth'
+  | 'rest_read_small';
 
 export const NESTED_QUERY =
   '{ memberships { organization { projects { issues(first: 50) { edges { node { id title assignee { id name } } } } } } } }';
@@ -22,7 +28,13 @@ export interface Workload {
   request(i: number): BenchRequest;
 }
 
-const TITLES = ['Fix flaky export', 'Add audit entry for key use', 'Tidy the settings page', 'Investigate slow search', 'Document webhook retries'];
+const TITLES = [
+  'Fix flaky export',
+  'Add audit entry for key use',
+  'Tidy the settings page',
+  'Investigate slow search',
+  'Document webhook retries',
+];
 
 export function workloads(plan: Plan): Record<WorkloadId, Workload> {
   const read = allTokens(plan);

@@ -33,8 +33,15 @@ export const authErrors = {
   revoked: () => new AuthError('token_revoked', `The token has been revoked. ${REAUTH}`, 'invalid_token'),
   expired: () => new AuthError('token_expired', `The token has expired. ${REAUTH}`, 'invalid_token'),
   conflicting: () =>
-    new AuthError('conflicting_credentials', 'The request carries more than one credential (two Authorization or X-Auth-Token fields, or the two with different tokens); send one.', 'invalid_request'),
+    new AuthError(
+      'conflicting_credentials',
+      'The request carries more than one credential (two Authorization or X-Auth-Token fields, or the two with different tokens); send one.',
+      'invalid_request',
+    ),
   notMember: () => new AuthError('org_forbidden', 'You are not a member of the organization named by X-Org-Id.'),
   orgMismatch: () =>
-    new AuthError('org_mismatch', "X-Org-Id differs from the organization this token is bound to. Omit the header or send the token's organization."),
+    new AuthError(
+      'org_mismatch',
+      "X-Org-Id differs from the organization this token is bound to. Omit the header or send the token's organization.",
+    ),
 };

@@ -52,7 +52,12 @@ export function presentedCredentials(config: Config, headers: Headers): Credenti
   };
 }
 
-async function authenticateSession(db: Db, sessionToken: string, requestedOrgId: string | null, now: Date): Promise<UserPrincipal | null | AuthError> {
+async function authenticateSession(
+  db: Db,
+  sessionToken: string,
+  requestedOrgId: string | null,
+  now: Date,
+): Promise<UserPrincipal | null | AuthError> {
   const session = await resolveSession(db, sessionToken, now);
   if (!session) return null;
   let org: UserPrincipal['org'] = null;
@@ -96,14 +101,30 @@ export interface AuthDeps {
   patEpoch?: Epoch | null | Promise<Epoch | null>;
 }
 
-export async function authenticate(deps: AuthDeps, credentials: Credentials, now = new Date()): Promise<Principal | AuthError> {
+export async function authenticate(
+  deps: AuthDeps,
+  credentials: Credentials,
+  now = new Date(),
+): Promise<Principal | AuthError> {
   const { db } = deps;
   const { token, sessionToken, requestedOrgId } = credentials;
   if (token instanceof AuthError) return token;
   if (token !== null) {
     const strategies = [
-      () => authenticatePat({ db, cache: deps.patCache, epoch: deps.patEpoch, hash: deps.tokenHash }, token, requestedOrgId, now),
-      () => authenticateOAuth(db, deps.verifyAccess ?? ((t) => verifyAccessToken(deps.keys, deps.config, t)), token, requestedOrgId),
+      () =>
+        authenticatePat(
+          { db, cache: deps.patCache, epoch: deps.patEpoch, hash: deps.tokenHash },
+          token,
+          requestedOrgId,
+          now,
+        ),
+      () =>
+        authenticateOAuth(
+          db,
+          deps.verifyAccess ?? ((t) => verifyAccessToken(deps.keys, deps.config, t)),
+          token,
+          requestedOrgId,
+        ),
     ];
     for (const strategy of strategies) {
       const result = await strategy();
@@ -120,7 +141,11 @@ export async function authenticate(deps: AuthDeps, credentials: Credentials, now
  * verification, and with the credential epoch read afresh, so that a revocation or a removed
  * membership since the request began is seen (a long-lived subscription asks before each event).
  */
-export function reauthenticate(auth: Required<AuthDeps>, credentials: Credentials, epoch: { read(): Epoch | null | Promise<Epoch | null> }): Promise<Principal | AuthError> {
+export function reauthenticate(
+  auth: Required<AuthDeps>,
+  credentials: Credentials,
+  epoch: { read(): Epoch | null | Promise<Epoch | null> },
+): Promise<Principal | AuthError> {
   const { verifyAccess: _memoised, patEpoch: _then, ...deps } = auth;
   return authenticate({ ...deps, patEpoch: deps.patCache ? epoch.read() : null }, credentials);
 }

@@ -105,7 +105,11 @@ export class RedisEpoch implements CredentialEpoch {
   read(): Promise<Epoch | null> {
     const local = this.local;
     const connection = this.connection;
-    return withTimeout(this.redis.get(this.key), this.readTimeoutMs, `credential epoch: Redis did not answer within ${this.readTimeoutMs} ms`).then(
+    return withTimeout(
+      this.redis.get(this.key),
+      this.readTimeoutMs,
+      `credential epoch: Redis did not answer within ${this.readTimeoutMs} ms`,
+    ).then(
       (value) => {
         if (value === null) void this.redis.set(this.key, initialValue(), 'NX').catch(() => {});
         this.settle();
@@ -142,7 +146,11 @@ export class RedisEpoch implements CredentialEpoch {
 
   private async publish({ quiet = false } = {}): Promise<boolean> {
     try {
-      const replies = await withTimeout(this.redis.multi().set(this.key, initialValue(), 'NX').incr(this.key).exec(), this.bumpTimeoutMs, `credential epoch: Redis did not answer within ${this.bumpTimeoutMs} ms`);
+      const replies = await withTimeout(
+        this.redis.multi().set(this.key, initialValue(), 'NX').incr(this.key).exec(),
+        this.bumpTimeoutMs,
+        `credential epoch: Redis did not answer within ${this.bumpTimeoutMs} ms`,
+      );
       const failed = replies?.find(([error]) => error);
       if (!replies || failed) throw failed?.[0] ?? new Error('credential epoch: transaction aborted');
       return true;

@@ -1,7 +1,12 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { promisify } from 'node:util';
 
-const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
+const scrypt = promisify(scryptCallback) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: ScryptOptions,
+) => Promise<Buffer>;
 
 // N=2^15, r=8, p=1: about 32 MiB and tens of milliseconds per hash (OWASP's scrypt floor is 2^17 with p=1
 // for r=8 at 128 MiB; we stay within Node's default maxmem and raise it explicitly below).

@@ -37,7 +37,9 @@ const keyLookup = prepared(
   (hash: Buffer) =>
     builder
       .selectFrom('api_keys as k')
-      .innerJoin('memberships as m', (join) => join.onRef('m.org_id', '=', 'k.org_id').onRef('m.user_id', '=', 'k.user_id'))
+      .innerJoin('memberships as m', (join) =>
+        join.onRef('m.org_id', '=', 'k.org_id').onRef('m.user_id', '=', 'k.user_id'),
+      )
       .select((eb) => [
         eb.cast<string>('k.id', 'text').as('id'),
         eb.cast<string>('k.org_id', 'text').as('orgId'),
@@ -64,7 +66,11 @@ function findKey(db: Db, hash: Uint8Array<ArrayBuffer>) {
  * of `GET /api/me` under load).
  */
 const touchKey = prepared(
-  (now: Date, id: string) => builder.updateTable('api_keys').set({ last_used_at: sql<Date>`${now}::timestamptz` }).where('id', '=', sql<string>`${id}::uuid`),
+  (now: Date, id: string) =>
+    builder
+      .updateTable('api_keys')
+      .set({ last_used_at: sql<Date>`${now}::timestamptz` })
+      .where('id', '=', sql<string>`${id}::uuid`),
   2,
 );
 /** Exported for the benchmark's baseline, which sends the same statement. */
@@ -80,7 +86,13 @@ function touch(db: Db, key: { id: string; lastUsedAt: Date | null }, now: Date):
 }
 
 function principal(key: { id: string; orgId: string; userId: string; role: Role }): UserPrincipal {
-  return { kind: 'user', userId: key.userId, credential: { kind: 'pat', id: key.id }, org: { id: key.orgId, role: key.role }, orgBound: true };
+  return {
+    kind: 'user',
+    userId: key.userId,
+    credential: { kind: 'pat', id: key.id },
+    org: { id: key.orgId, role: key.role },
+    orgBound: true,
+  };
 }
 
 /**
@@ -122,7 +134,14 @@ export async function authenticatePat(
   if (!key || !timingSafeEqual(key.tokenHash, hash)) return authErrors.unknown();
   if (key.revokedAt) return authErrors.revoked();
   if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return authErrors.expired();
-  const live = { id: key.id, orgId: key.orgId, userId: key.userId, role: key.role, expiresAt: key.expiresAt, lastUsedAt: key.lastUsedAt };
+  const live = {
+    id: key.id,
+    orgId: key.orgId,
+    userId: key.userId,
+    role: key.role,
+    expiresAt: key.expiresAt,
+    lastUsedAt: key.lastUsedAt,
+  };
   // The same object is cached and touched below, so its last use is known to the next hit.
   if (cache && epoch != null) cache.set(cacheKey, Object.assign(live, { filledAt: now.getTime() }), epoch);
   if (requestedOrgId !== null && requestedOrgId !== live.orgId) return authErrors.orgMismatch();

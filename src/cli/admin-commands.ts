@@ -33,13 +33,11 @@ export interface AdminValues {
   'expires-at'?: string;
 }
 
-
 function need(values: AdminValues, name: keyof AdminValues): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
   return value;
 }
-
 
 async function findOrg(db: Db, ref: string) {
   const org = await db.organization.findFirst({ where: isUuid(ref) ? { id: ref } : { slug: ref } });
@@ -58,7 +56,9 @@ async function findUser(db: Db, ref: string) {
 /** A new password link, mailed to the user when the service sends mail (SMTP_URL). */
 async function passwordLink(db: Db, config: Config, user: { id: string; email: string }) {
   const link = await createPasswordLink(db, user.id, config.baseUrl);
-  const mailer = createMailer(config.mail, (fields, message) => process.stderr.write(`warning: ${message} ${JSON.stringify(fields)}\n`));
+  const mailer = createMailer(config.mail, (fields, message) =>
+    process.stderr.write(`warning: ${message} ${JSON.stringify(fields)}\n`),
+  );
   const mailed = mailer ? await mailer.send(passwordLinkMail(user.email, link)) : false;
   mailer?.close();
   return { password_link: link.url, password_link_expires_at: link.expiresAt, password_link_mailed: mailed };
@@ -71,9 +71,17 @@ function role(values: AdminValues): Role {
 }
 
 /** The commands that work through an open database, by name. */
-export const ADMIN_COMMANDS: Record<string, (db: Db, epoch: CredentialEpoch, config: Config, values: AdminValues) => Promise<unknown>> = {
+export const ADMIN_COMMANDS: Record<
+  string,
+  (db: Db, epoch: CredentialEpoch, config: Config, values: AdminValues) => Promise<unknown>
+> = {
   'create-user': async (db, _epoch, config, values) => {
-    const user = await createUser(db, { email: need(values, 'email'), name: need(values, 'name'), username: need(values, 'username'), password: values.password });
+    const user = await createUser(db, {
+      email: need(values, 'email'),
+      name: need(values, 'name'),
+      username: need(values, 'username'),
+      password: values.password,
+    });
     if (values.password) return user;
     // An account nobody can sign in to is useless: without a password, a link to choose one.
     return { ...user, ...(await passwordLink(db, config, user)) };
@@ -82,24 +90,36 @@ export const ADMIN_COMMANDS: Record<string, (db: Db, epoch: CredentialEpoch, con
     const user = await findUser(db, need(values, 'user'));
     return { user_id: user.id, email: user.email, ...(await passwordLink(db, config, user)) };
   },
-  'create-org': (db, _epoch, _config, values) => createOrganization(db, { name: need(values, 'name'), slug: need(values, 'slug'), isPublic: values.public }),
+  'create-org': (db, _epoch, _config, values) =>
+    createOrganization(db, { name: need(values, 'name'), slug: need(values, 'slug'), isPublic: values.public }),
   'add-member': async (db, epoch, _config, values) => {
     const [org, user] = [await findOrg(db, need(values, 'org')), await findUser(db, need(values, 'user'))];
     return addMember(db, { orgId: org.id, userId: user.id, role: role(values) }, epoch);
   },
   'remove-member': async (db, epoch, _config, values) => {
     const [org, user] = [await findOrg(db, need(values, 'org')), await findUser(db, need(values, 'user'))];
-    if (!(await removeMember(db, { orgId: org.id, userId: user.id }, epoch))) throw new UsageError(`${user.username} is not a member of ${org.slug}`);
+    if (!(await removeMember(db, { orgId: org.id, userId: user.id }, epoch)))
+      throw new UsageError(`${user.username} is not a member of ${org.slug}`);
     return { removed: { org: org.slug, user: user.username } };
   },
-  'create-project': async (db, _epoch, _config, values) => createProject(db, { orgId: (await findOrg(db, need(values, 'org'))).id, name: need(values, 'name'), key: need(values, 'key') }),
+  'create-project': async (db, _epoch, _config, values) =>
+    createProject(db, {
+      orgId: (await findOrg(db, need(values, 'org'))).id,
+      name: need(values, 'name'),
+      key: need(values, 'key'),
+    }),
   'create-key': async (db, _epoch, _config, values) => {
     const [org, user] = [await findOrg(db, need(values, 'org')), await findUser(db, need(values, 'user'))];
     const expiresAt = values['expires-at'] ? new Date(values['expires-at']) : null;
     if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires-at must be an ISO 8601 date');
     const member = await db.membership.findUnique({ where: { orgId_userId: { orgId: org.id, userId: user.id } } });
     if (!member) throw new UsageError(`${user.username} is not a member of ${org.slug}`);
-    const { key, token } = await mintApiKey(db, { userId: user.id, orgId: org.id, name: need(values, 'name'), expiresAt });
+    const { key, token } = await mintApiKey(db, {
+      userId: user.id,
+      orgId: org.id,
+      name: need(values, 'name'),
+      expiresAt,
+    });
     return { id: key.id, name: key.name, org_id: key.orgId, user_id: key.userId, expires_at: key.expiresAt, token };
   },
   'revoke-key': async (db, epoch, _config, values) => {
@@ -121,7 +141,6 @@ export const ADMIN_COMMANDS: Record<string, (db: Db, epoch: CredentialEpoch, con
     }),
 };
 
-
 /** What a command prints and its exit status, wherever it ran. */
 export interface CommandOutcome {
   code: 0 | 2;
@@ -133,16 +152,30 @@ export interface CommandOutcome {
  * Runs one command: its result as JSON on stdout (never a hash), or a refusal the API would make
  * too (a UsageError, or the operation's own error and message) on stderr with status 2.
  */
-export async function runAdminCommand(name: string, values: AdminValues, db: Db, epoch: CredentialEpoch, config: Config): Promise<CommandOutcome> {
+export async function runAdminCommand(
+  name: string,
+  values: AdminValues,
+  db: Db,
+  epoch: CredentialEpoch,
+  config: Config,
+): Promise<CommandOutcome> {
   const run = ADMIN_COMMANDS[name];
   if (!run) return { code: 2, stdout: '', stderr: `Unknown command ${name}.\n` };
   try {
     const result = await run(db, epoch, config, values);
-    return { code: 0, stdout: `${JSON.stringify(result, (k, v) => (k === 'passwordHash' || k === 'tokenHash' ? undefined : v), 2)}\n`, stderr: '' };
+    return {
+      code: 0,
+      stdout: `${JSON.stringify(result, (k, v) => (k === 'passwordHash' || k === 'tokenHash' ? undefined : v), 2)}\n`,
+      stderr: '',
+    };
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
       // The driver adapter names the unique constraint's fields in meta (…constraint.fields).
-      const fields = /"fields":\[([^\]]*)\]/.exec(JSON.stringify(error.meta ?? {}))?.[1]?.replace(/"/g, '').split(',').join(' and ');
+      const fields = /"fields":\[([^\]]*)\]/
+        .exec(JSON.stringify(error.meta ?? {}))?.[1]
+        ?.replace(/"/g, '')
+        .split(',')
+        .join(' and ');
       return { code: 2, stdout: '', stderr: `Refused: that ${fields || 'value'} is already taken.\n` };
     }
     if (!(error instanceof UsageError) && !(error instanceof AppError)) throw error;

@@ -36,7 +36,10 @@ function privateDir(path: string): string | null {
 export async function serveAdminSocket(app: App, dataDir: string): Promise<Server | null> {
   const path = adminSocketPath(dataDir);
   if (!privateDir(path)) {
-    app.logger.warn({ path }, 'the admin socket directory is not private to this user: `npm run admin` cannot reach the running service');
+    app.logger.warn(
+      { path },
+      'the admin socket directory is not private to this user: `npm run admin` cannot reach the running service',
+    );
     return null;
   }
   // A socket file left by a service that died; the data directory's lock says none runs now.
@@ -62,7 +65,8 @@ export async function serveAdminSocket(app: App, dataDir: string): Promise<Serve
 async function answer(app: App, line: string): Promise<CommandOutcome> {
   try {
     const { command, values } = JSON.parse(line) as { command: string; values: AdminValues };
-    if (typeof command !== 'string' || !Object.hasOwn(ADMIN_COMMANDS, command)) return { code: 2, stdout: '', stderr: `Unknown command ${String(command)}.\n` };
+    if (typeof command !== 'string' || !Object.hasOwn(ADMIN_COMMANDS, command))
+      return { code: 2, stdout: '', stderr: `Unknown command ${String(command)}.\n` };
     app.logger.info({ command }, 'admin command run through the admin socket');
     return await runAdminCommand(command, values ?? {}, app.db.prisma, app.credentialEpoch, app.config);
   } catch (error) {

@@ -160,15 +160,19 @@ function credentialEpoch(redisUrl: string | undefined): { epoch: CredentialEpoch
 const WHILE_RUNNING: Record<string, (baseUrl: string) => string> = {
   'create-user': (base) =>
     `To add a person now, create an invitation link on your organization's team page (${base}/orgs/<slug>/team, "Invite someone"): they create their own account from it and join.`,
-  'add-member': (base) => `To add a member now, create an invitation link on the team page (${base}/orgs/<slug>/team), or change a member's role there.`,
+  'add-member': (base) =>
+    `To add a member now, create an invitation link on the team page (${base}/orgs/<slug>/team), or change a member's role there.`,
 };
 
-const code = await withDatabase(async (db, config) => {
-  const { epoch, close } = credentialEpoch(config.redisUrl);
-  try {
-    return print(await runAdminCommand(command, values, db.prisma, epoch, config));
-  } finally {
-    close();
-  }
-}, { whileRunning: WHILE_RUNNING[command] });
+const code = await withDatabase(
+  async (db, config) => {
+    const { epoch, close } = credentialEpoch(config.redisUrl);
+    try {
+      return print(await runAdminCommand(command, values, db.prisma, epoch, config));
+    } finally {
+      close();
+    }
+  },
+  { whileRunning: WHILE_RUNNING[command] },
+);
 process.exit(code);

@@ -28,7 +28,14 @@ const PEOPLE: { username: string; name: string; memberships: [slug: string, role
   { username: 'olivia', name: 'Olivia Owner', memberships: [['acme', 'owner']] },
   { username: 'adam', name: 'Adam Admin', memberships: [['acme', 'admin']] },
   { username: 'maya', name: 'Maya Manager', memberships: [['acme', 'manager']] },
-  { username: 'mark', name: 'Mark Member', memberships: [['acme', 'member'], ['globex', 'member']] },
+  {
+    username: 'mark',
+    name: 'Mark Member',
+    memberships: [
+      ['acme', 'member'],
+      ['globex', 'member'],
+    ],
+  },
   { username: 'victor', name: 'Victor Viewer', memberships: [['acme', 'viewer']] },
   { username: 'bella', name: 'Bella Boss', memberships: [['globex', 'owner']] },
 ];
@@ -54,14 +61,24 @@ export async function seedDemo(db: Db, options: { password?: string } = {}): Pro
     const org = await createOrganization(db, { name: spec.name, slug: spec.slug, isPublic: true });
     const projects = [];
     for (const p of spec.projects) projects.push(await createProject(db, { orgId: org.id, ...p }));
-    orgs.push({ id: org.id, name: org.name, slug: org.slug, projects: projects.map(({ id, name, key }) => ({ id, name, key })) });
+    orgs.push({
+      id: org.id,
+      name: org.name,
+      slug: org.slug,
+      projects: projects.map(({ id, name, key }) => ({ id, name, key })),
+    });
   }
   const orgBySlug = new Map(orgs.map((o) => [o.slug, o]));
 
   const users: DemoSeed['users'] = [];
   const created = await Promise.all(
     PEOPLE.map((person) =>
-      createUser(db, { email: `${person.username}@example.com`, name: person.name, username: person.username, password }),
+      createUser(db, {
+        email: `${person.username}@example.com`,
+        name: person.name,
+        username: person.username,
+        password,
+      }),
     ),
   );
   for (const [i, person] of PEOPLE.entries()) {

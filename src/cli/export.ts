@@ -37,7 +37,9 @@ if (values.help) {
   process.exit(0);
 }
 if (values.token.length === 0) {
-  process.stderr.write('Give at least one token: --token TOKEN (or WM_TOKEN). (npm run export -- --help lists the options)\n');
+  process.stderr.write(
+    'Give at least one token: --token TOKEN (or WM_TOKEN). (npm run export -- --help lists the options)\n',
+  );
   process.exit(2);
 }
 const baseUrl = clientBaseUrl(values['base-url'], process.env);
@@ -45,12 +47,18 @@ try {
   await checkReachable(baseUrl);
   let projectIds = values.project;
   if (projectIds.length === 0) {
-    const { body } = await new ApiClient({ baseUrl, token: values.token[0]! }).json<{ orgs: { projects: { id: string }[] }[] }>('GET', '/api/me/orgs');
+    const { body } = await new ApiClient({ baseUrl, token: values.token[0]! }).json<{
+      orgs: { projects: { id: string }[] }[];
+    }>('GET', '/api/me/orgs');
     projectIds = body.orgs.flatMap((o) => o.projects.map((p) => p.id));
   }
   const started = Date.now();
-  const result = await exportIssues({ baseUrl, tokens: values.token, projectIds }, (issue) => process.stdout.write(`${JSON.stringify(issue)}\n`));
-  process.stderr.write(`exported ${result.issues} issues from ${projectIds.length} projects with ${values.token.length} workers in ${Date.now() - started} ms (waited ${result.waitedMs} ms for rate limits)\n`);
+  const result = await exportIssues({ baseUrl, tokens: values.token, projectIds }, (issue) =>
+    process.stdout.write(`${JSON.stringify(issue)}\n`),
+  );
+  process.stderr.write(
+    `exported ${result.issues} issues from ${projectIds.length} projects with ${values.token.length} workers in ${Date.now() - started} ms (waited ${result.waitedMs} ms for rate limits)\n`,
+  );
 } catch (error) {
   process.stderr.write(`${error instanceof ApiError || error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);

@@ -17,7 +17,8 @@ export async function openCommandDatabase(options: CommandOptions = {}): Promise
     return { db: await openDatabase(config.databaseUrl), config };
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;
-    const message = error instanceof DatabaseInUseError && config ? inUseMessage(error, config, options.whileRunning) : error.message;
+    const message =
+      error instanceof DatabaseInUseError && config ? inUseMessage(error, config, options.whileRunning) : error.message;
     process.stderr.write(`${message}\n`);
     process.exit(1);
   }
@@ -44,7 +45,10 @@ function inUseMessage(error: DatabaseInUseError, config: Config, whileRunning: C
  * Opens DATABASE_URL for a command, migrated, and closes it when `work` is done.
  * Commands end with process.exit(code) afterwards: PGlite's runtime resets process.exitCode on close.
  */
-export async function withDatabase<T>(work: (db: Database, config: Config) => Promise<T>, options: CommandOptions = {}): Promise<T> {
+export async function withDatabase<T>(
+  work: (db: Database, config: Config) => Promise<T>,
+  options: CommandOptions = {},
+): Promise<T> {
   const { db, config } = await openCommandDatabase(options);
   try {
     await applyMigrations(db.adapterFactory);

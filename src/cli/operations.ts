@@ -17,7 +17,12 @@ export async function createUser(
   input: { email: string; name: string; username: string; password?: string; locale?: string },
 ) {
   // The API documents these limits for every user it shows: a user over them is refused here.
-  const fields = validate(UserFields, { email: input.email.toLowerCase(), name: input.name, username: input.username, locale: input.locale ?? 'en' });
+  const fields = validate(UserFields, {
+    email: input.email.toLowerCase(),
+    name: input.name,
+    username: input.username,
+    locale: input.locale ?? 'en',
+  });
   return db.user.create({
     data: {
       ...fields,
@@ -45,7 +50,11 @@ export async function addMember(db: Db, input: { orgId: string; userId: string; 
 }
 
 /** Removes a member (their API keys in the organization go with it: cascade); false if there was none. */
-export async function removeMember(db: Db, input: { orgId: string; userId: string }, epoch: CredentialEpoch): Promise<boolean> {
+export async function removeMember(
+  db: Db,
+  input: { orgId: string; userId: string },
+  epoch: CredentialEpoch,
+): Promise<boolean> {
   const { count } = await db.membership.deleteMany({ where: input });
   if (count > 0) await epoch.bump();
   return count > 0;
@@ -58,5 +67,9 @@ export function revokeApiKey(db: Db, id: string, epoch: CredentialEpoch) {
 
 /** Creates a project through the API's operation: the same key and name rules, the same messages. */
 export async function createProject(db: Db, input: { orgId: string; name: string; key: string }) {
-  return projectOperations.createProject.call(operatorContext(db, { orgId: input.orgId }), { name: input.name, key: input.key }, {});
+  return projectOperations.createProject.call(
+    operatorContext(db, { orgId: input.orgId }),
+    { name: input.name, key: input.key },
+    {},
+  );
 }

@@ -45,7 +45,10 @@ const SLOW_DOWN_BELOW = 0.1;
 
 /** A 409 that only says the first try with this Idempotency-Key is still running (its body is read: clone). */
 async function isKeyInUse(response: Response): Promise<boolean> {
-  const body = (await response.clone().json().catch(() => null)) as { code?: unknown } | null;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown } | null;
   return body?.code === 'idempotency_key_in_use';
 }
 
@@ -79,7 +82,8 @@ export class ApiClient {
     const limit = Number(response.headers.get('x-ratelimit-limit'));
     const remaining = Number(response.headers.get('x-ratelimit-remaining'));
     const resetSeconds = Number(response.headers.get('x-ratelimit-reset'));
-    if (Number.isFinite(limit) && limit > 0 && Number.isFinite(remaining)) this.budget = { limit, remaining, resetSeconds: Number.isFinite(resetSeconds) ? resetSeconds : 0 };
+    if (Number.isFinite(limit) && limit > 0 && Number.isFinite(remaining))
+      this.budget = { limit, remaining, resetSeconds: Number.isFinite(resetSeconds) ? resetSeconds : 0 };
   }
 
   /**
@@ -87,8 +91,14 @@ export class ApiClient {
    * that is not a 429 (nor a 409 `idempotency_key_in_use`). `idempotencyKey` defaults to a new
    * UUID for a POST; pass one to make retries across calls (or processes) the same request.
    */
-  async request(method: string, path: string, body?: unknown, options: { idempotencyKey?: string } = {}): Promise<Response> {
-    const key = options.idempotencyKey ?? (method.toUpperCase() === 'POST' ? globalThis.crypto.randomUUID() : undefined);
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<Response> {
+    const key =
+      options.idempotencyKey ?? (method.toUpperCase() === 'POST' ? globalThis.crypto.randomUUID() : undefined);
     let consecutive429 = 0;
     for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
       await this.wait(this.paceMs());
@@ -120,9 +130,12 @@ export class ApiClient {
       consecutive429++;
       await response.body?.cancel();
       if (attempt === MAX_TRIES) break;
-      const resetMs = 1000 * Number(response.headers.get('x-ratelimit-reset') ?? response.headers.get('retry-after') ?? 1);
+      const resetMs =
+        1000 * Number(response.headers.get('x-ratelimit-reset') ?? response.headers.get('retry-after') ?? 1);
       // The first refusal waits exactly what the server says; later ones back off, capped.
-      await this.wait(consecutive429 >= 2 ? Math.min(MAX_BACKOFF_MS, Math.max(resetMs, 1000 * 2 ** (consecutive429 - 2))) : resetMs);
+      await this.wait(
+        consecutive429 >= 2 ? Math.min(MAX_BACKOFF_MS, Math.max(resetMs, 1000 * 2 ** (consecutive429 - 2))) : resetMs,
+      );
       // That wait was for this bucket; pacing on the refused response's numbers would wait twice.
       this.budget = null;
     }
@@ -130,7 +143,12 @@ export class ApiClient {
   }
 
   /** A JSON call: the parsed body, or ApiError (401 and other failures are not retried). */
-  async json<T>(method: string, path: string, body?: unknown, options: { idempotencyKey?: string } = {}): Promise<{ body: T; response: Response }> {
+  async json<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<{ body: T; response: Response }> {
     const response = await this.request(method, path, body, options);
     const parsed = response.status === 204 ? null : await response.json().catch(() => null);
     if (!response.ok) throw new ApiError(response.status, parsed);

@@ -29,7 +29,8 @@ function fetchFailureCause(error: unknown): string {
   // A connection to `localhost` tries each address; the last one's error is the one to show.
   if (cause instanceof AggregateError && cause.errors.length) cause = cause.errors.at(-1);
   const code = (cause as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string') return CAUSES[code] ?? `${code}${cause instanceof Error && cause.message ? ` (${cause.message})` : ''}`;
+  if (typeof code === 'string')
+    return CAUSES[code] ?? `${code}${cause instanceof Error && cause.message ? ` (${cause.message})` : ''}`;
   if (cause instanceof Error) return cause.message;
   return error instanceof Error ? error.message : String(error);
 }

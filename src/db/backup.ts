@@ -19,9 +19,12 @@ export class BackupError extends Error {
 /** The embedded database's directory, or a BackupError for any other DATABASE_URL. */
 function dataDirectory(url: string): string {
   if (isPostgresUrl(url)) {
-    throw new BackupError('DATABASE_URL is PostgreSQL: back it up with pg_dump and restore with pg_restore (docs/operating.md, "Backups"). This command is for the embedded database.');
+    throw new BackupError(
+      'DATABASE_URL is PostgreSQL: back it up with pg_dump and restore with pg_restore (docs/operating.md, "Backups"). This command is for the embedded database.',
+    );
   }
-  if (!url.startsWith('file:')) throw new BackupError(`DATABASE_URL=${url} is in memory: there is nothing on disk to back up or restore.`);
+  if (!url.startsWith('file:'))
+    throw new BackupError(`DATABASE_URL=${url} is in memory: there is nothing on disk to back up or restore.`);
   return resolve(url.slice('file:'.length));
 }
 
@@ -52,7 +55,8 @@ const isEmpty = (dir: string) => !existsSync(dir) || readdirSync(dir).every((nam
  */
 export async function backupEmbedded(url: string, file: string): Promise<{ file: string; bytes: number }> {
   const dir = dataDirectory(url);
-  if (isEmpty(dir)) throw new BackupError(`There is no embedded database in ${dir} (DATABASE_URL=${url}): nothing to back up.`);
+  if (isEmpty(dir))
+    throw new BackupError(`There is no embedded database in ${dir} (DATABASE_URL=${url}): nothing to back up.`);
   const target = resolve(file);
   return whileLocked(dir, 'backup', async () => {
     const pg = await PGlite.create(dir);
@@ -77,7 +81,10 @@ export async function backupEmbedded(url: string, file: string): Promise<{ file:
 const RESTORE_MAX_BYTES = 1024 ** 3;
 
 function formatBytes(bytes: number): string {
-  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+  ] as const) {
     if (bytes >= size) return `${+(bytes / size).toFixed(1)} ${unit}`;
   }
   return `${bytes} bytes`;
@@ -137,7 +144,9 @@ export async function restoreEmbedded(
   if (!existsSync(source)) throw new BackupError(`No backup at ${source}.`);
   const occupied = !isEmpty(dir);
   if (occupied && !options.force) {
-    throw new BackupError(`${dir} already holds a database (DATABASE_URL=${url}). Restore into an empty directory, or add --force to move the current one aside first.`);
+    throw new BackupError(
+      `${dir} already holds a database (DATABASE_URL=${url}). Restore into an empty directory, or add --force to move the current one aside first.`,
+    );
   }
   // Refused now, before the work, if the service holds the directory.
   if (existsSync(dir)) await whileLocked(dir, 'restore', async () => {});
@@ -164,7 +173,9 @@ export async function restoreEmbedded(
   if (existsSync(dir)) {
     const aside = `${dir}.before-restore-${(options.now ?? new Date()).toISOString().replace(/\D/g, '').slice(0, 14)}`;
     // Under the lock, so a service starting meanwhile either waits for us or is refused.
-    await whileLocked(dir, 'restore', () => (occupied ? rename(dir, aside) : Promise.resolve(rmSync(dir, { recursive: true, force: true }))));
+    await whileLocked(dir, 'restore', () =>
+      occupied ? rename(dir, aside) : Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    );
     if (occupied) {
       rmSync(resolve(aside, '.lock'), { recursive: true, force: true });
       movedAside = aside;

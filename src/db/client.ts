@@ -48,11 +48,21 @@ export async function openDatabase(url: string): Promise<Database> {
   if (isPostgresUrl(url)) {
     // One pool for Prisma and DirectSql (src/db/direct-sql.ts).
     const pool = new pg.Pool({ connectionString: url });
-    return wrap(new PrismaPg(pool), 'postgres', (text, values) => pool.query(text, values), () => pool.end());
+    return wrap(
+      new PrismaPg(pool),
+      'postgres',
+      (text, values) => pool.query(text, values),
+      () => pool.end(),
+    );
   }
   if (url.startsWith('memory://')) {
     const pg = await PGlite.create();
-    return wrap(new PrismaPGlite(pg), 'pglite', (text, values) => pg.query(text, values), () => pg.close());
+    return wrap(
+      new PrismaPGlite(pg),
+      'pglite',
+      (text, values) => pg.query(text, values),
+      () => pg.close(),
+    );
   }
   if (url.startsWith('file:')) {
     const dir = resolve(url.slice('file:'.length));
@@ -60,10 +70,15 @@ export async function openDatabase(url: string): Promise<Database> {
     const release = await lockDataDir(dir);
     try {
       const pg = await PGlite.create(dir);
-      return wrap(new PrismaPGlite(pg), 'pglite', (text, values) => pg.query(text, values), async () => {
-        await pg.close();
-        await release();
-      });
+      return wrap(
+        new PrismaPGlite(pg),
+        'pglite',
+        (text, values) => pg.query(text, values),
+        async () => {
+          await pg.close();
+          await release();
+        },
+      );
     } catch (error) {
       await release();
       throw error;
@@ -81,7 +96,8 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   try {
     return lockDir(dir);
   } catch (error) {
-    if (error instanceof DataDirInUseError) throw new DatabaseInUseError(dir, error.holder ? ` (pid ${error.holder.pid} on ${error.holder.host})` : '');
+    if (error instanceof DataDirInUseError)
+      throw new DatabaseInUseError(dir, error.holder ? ` (pid ${error.holder.pid} on ${error.holder.host})` : '');
     throw error;
   }
 }

@@ -28,7 +28,17 @@
  * and a lock not refreshed for 10 s is stale, as with proper-lockfile.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -199,7 +209,9 @@ export function lockDataDir(dir: string): () => Promise<void> {
       }
       const found = readLock(lockPath);
       if (!found) continue; // released meanwhile
-      const alive = found.holder ? holderAlive(found.holder, found.heartbeatMs) : Date.now() - found.heartbeatMs < HEARTBEAT_STALE_MS;
+      const alive = found.holder
+        ? holderAlive(found.holder, found.heartbeatMs)
+        : Date.now() - found.heartbeatMs < HEARTBEAT_STALE_MS;
       if (alive) throw new DataDirInUseError(dir, found.holder);
       const grave = join(dir, `.lock-dead-${found.id}`);
       try {

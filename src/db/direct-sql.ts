@@ -61,6 +61,7 @@ export function registerDirectSql(prisma: PrismaClient, sql: DirectSql): void {
  */
 export function directSql(prisma: PrismaClient): DirectSql {
   const sql = byClient.get(prisma);
-  if (!sql) throw new Error('this Prisma client was not opened by openDatabase (src/db/client.ts): it has no DirectSql');
+  if (!sql)
+    throw new Error('this Prisma client was not opened by openDatabase (src/db/client.ts): it has no DirectSql');
   return sql;
 }

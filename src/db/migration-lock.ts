@@ -18,7 +18,10 @@ const statement = (sql: string) => ({ sql, args: [], argTypes: [] });
  *
  * The embedded database needs no lock: one process per data directory (src/db/client.ts).
  */
-export async function withMigrationLock<T>(factory: SqlMigrationAwareDriverAdapterFactory, work: () => Promise<T>): Promise<T> {
+export async function withMigrationLock<T>(
+  factory: SqlMigrationAwareDriverAdapterFactory,
+  work: () => Promise<T>,
+): Promise<T> {
   if (factory.adapterName !== '@prisma/adapter-pg') return work();
   const adapter = await factory.connect();
   try {

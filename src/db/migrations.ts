@@ -21,7 +21,10 @@ async function readSchema() {
 /** Names of the committed migrations (their directories), in the order they apply. */
 export async function committedMigrationNames(dir = migrationsDir): Promise<string[]> {
   if (!existsSync(dir)) return [];
-  return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return (await readdir(dir, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }
 
 /** The committed migrations, in the shape the schema engine reads (what `prisma migrate` reads). */
@@ -64,7 +67,6 @@ export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAda
     }
   });
 }
-
 
 /** The migrations a database has finished applying (the rows `prisma migrate` reads too). */
 export const APPLIED_MIGRATIONS_SQL =

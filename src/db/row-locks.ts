@@ -11,5 +11,13 @@ export async function lockOrganization(tx: RawQueries, orgId: string): Promise<v
 
 /** Locks a membership's row: a user's key creations in an organization, one at a time. */
 export async function lockMembership(tx: RawQueries, orgId: string, userId: string): Promise<void> {
-  await transactionRowsOf(tx, builder.selectFrom('memberships').select('id').where('org_id', '=', orgId).where('user_id', '=', userId).forUpdate());
+  await transactionRowsOf(
+    tx,
+    builder
+      .selectFrom('memberships')
+      .select('id')
+      .where('org_id', '=', orgId)
+      .where('user_id', '=', userId)
+      .forUpdate(),
+  );
 }

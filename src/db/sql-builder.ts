@@ -46,7 +46,10 @@ export function compiled(query: CompiledQuery | Statement<unknown>): SqlStatemen
  * every request of their kind (the key lookup, GET /me) do not pay. `build` takes the values
  * and must bind each once, in the order given (checked here with distinct markers).
  */
-export function prepared<Values extends SqlValue[], Row>(build: (...values: Values) => Compilable<Row>, arity: Values['length']): {
+export function prepared<Values extends SqlValue[], Row>(
+  build: (...values: Values) => Compilable<Row>,
+  arity: Values['length'],
+): {
   text: string;
   with: (...values: Values) => CompiledQuery<Row>;
 } {

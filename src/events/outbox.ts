@@ -22,7 +22,13 @@ export function webhookPayload(event: Omit<RecordedEvent, 'seq'>): string {
 
 /** The ping payload: lets an owner check an endpoint and its signature check. */
 export function pingPayload(id: string, orgId: string, webhookId: string, at: Date): string {
-  return JSON.stringify({ id, type: 'webhook.ping', timestamp: at.toISOString(), organization_id: orgId, data: { webhook_id: webhookId } });
+  return JSON.stringify({
+    id,
+    type: 'webhook.ping',
+    timestamp: at.toISOString(),
+    organization_id: orgId,
+    data: { webhook_id: webhookId },
+  });
 }
 
 /** The events of a write as rows, from a JSON array parameter (what recordEvents sends). */

@@ -30,11 +30,13 @@ function actorOf(principal: Principal): { actorId: string | null; via: Via; viaI
   if (principal.kind !== 'user') return { actorId: null, via: 'cli', viaId: null };
   const { credential } = principal;
   if (credential.kind === 'pat') return { actorId: principal.userId, via: 'pat', viaId: credential.id };
-  if (credential.kind === 'oauth') return { actorId: principal.userId, via: 'oauth', viaId: credential.clientId ?? null };
+  if (credential.kind === 'oauth')
+    return { actorId: principal.userId, via: 'oauth', viaId: credential.clientId ?? null };
   return { actorId: principal.userId, via: 'session', viaId: null };
 }
 
-const plain = (value: unknown): FieldValue => (value instanceof Date ? value.toISOString() : ((value as FieldValue | undefined) ?? null));
+const plain = (value: unknown): FieldValue =>
+  value instanceof Date ? value.toISOString() : ((value as FieldValue | undefined) ?? null);
 
 /** The fields (of `names`) whose values differ between `before` and `after`; a missing side reads as null. */
 export function fieldChanges(names: readonly string[], before: object | null, after: object | null): FieldChange[] {
@@ -67,10 +69,22 @@ export interface PreparedEvents {
  * The events of a write's changes (an update that changed nothing records none): ids, who acted,
  * the status reached, and each webhook payload as the exact text that will be signed.
  */
-export function prepareEvents(ctx: EventContext, orgId: string, changes: Change[], createdAt = new Date()): PreparedEvents {
+export function prepareEvents(
+  ctx: EventContext,
+  orgId: string,
+  changes: Change[],
+  createdAt = new Date(),
+): PreparedEvents {
   const wanted = changes.filter((change) => change.changes.length > 0 || !change.type.endsWith('.updated'));
   const actor = actorOf(ctx.principal);
-  const events = wanted.map((change) => ({ ...change, ...actor, id: randomUUID(), orgId, toStatus: toStatusOf(change), createdAt }));
+  const events = wanted.map((change) => ({
+    ...change,
+    ...actor,
+    id: randomUUID(),
+    orgId,
+    toStatus: toStatusOf(change),
+    createdAt,
+  }));
   const rows = events.map((event, n) => ({
     n,
     id: event.id,
@@ -95,10 +109,19 @@ async function recordEvents(tx: Tx, ctx: EventContext, orgId: string, changes: C
   if (prepared.events.length === 0) return { events: [], queued: 0 };
   const { actor, createdAt } = prepared;
   const inserted = await tx.$queryRawUnsafe<{ seq: string; id: string; queued: number }[]>(
-    RECORD_EVENTS_SQL, orgId, actor.actorId, actor.via, actor.viaId, createdAt, prepared.json,
+    RECORD_EVENTS_SQL,
+    orgId,
+    actor.actorId,
+    actor.via,
+    actor.viaId,
+    createdAt,
+    prepared.json,
   );
   const seqs = new Map(inserted.map((row) => [row.id, BigInt(row.seq)]));
-  return { events: prepared.events.map((event): RecordedEvent => ({ ...event, seq: seqs.get(event.id)! })), queued: inserted[0]?.queued ?? 0 };
+  return {
+    events: prepared.events.map((event): RecordedEvent => ({ ...event, seq: seqs.get(event.id)! })),
+    queued: inserted[0]?.queued ?? 0,
+  };
 }
 
 /** Events written, and how many webhook deliveries they queued. */

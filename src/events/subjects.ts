@@ -37,13 +37,20 @@ function toIssue({ projectKey, ...row }: Issue & { projectKey: string }): IssueS
  * history's order is the commit order. Null when the organization has no such issue.
  */
 export async function lockIssue(tx: Tx, orgId: string, id: string): Promise<IssueSnapshot | null> {
-  const rows = await transactionRowsOf(tx, issueWithProjectKey().where('i.id', '=', id).where('i.org_id', '=', orgId).forUpdate('i'));
+  const rows = await transactionRowsOf(
+    tx,
+    issueWithProjectKey().where('i.id', '=', id).where('i.org_id', '=', orgId).forUpdate('i'),
+  );
   return rows[0] ? toIssue(rows[0]) : null;
 }
 
 /** Every issue of a project, locked, for a delete that takes them with it. */
 export async function lockProjectIssues(tx: Tx, orgId: string, projectId: string): Promise<IssueSnapshot[]> {
-  const statement = issueWithProjectKey().where('i.project_id', '=', projectId).where('i.org_id', '=', orgId).orderBy('i.number').forUpdate('i');
+  const statement = issueWithProjectKey()
+    .where('i.project_id', '=', projectId)
+    .where('i.org_id', '=', orgId)
+    .orderBy('i.number')
+    .forUpdate('i');
   return (await transactionRowsOf(tx, statement)).map(toIssue);
 }
 
@@ -77,15 +84,35 @@ export async function lockProject(tx: Tx, ref: ProjectRef): Promise<ProjectSnaps
 }
 
 /** The change of an issue between two states (null: before it existed, after it was deleted). */
-export function issueChange(type: 'issue.created' | 'issue.updated' | 'issue.deleted', before: IssueSnapshot | null, after: IssueSnapshot | null): Change {
+export function issueChange(
+  type: 'issue.created' | 'issue.updated' | 'issue.deleted',
+  before: IssueSnapshot | null,
+  after: IssueSnapshot | null,
+): Change {
   const issue = (after ?? before)!;
-  return { type, subjectId: issue.id, projectId: issue.projectId, changes: fieldChanges(ISSUE_FIELDS, before, after), data: issueData(issue) };
+  return {
+    type,
+    subjectId: issue.id,
+    projectId: issue.projectId,
+    changes: fieldChanges(ISSUE_FIELDS, before, after),
+    data: issueData(issue),
+  };
 }
 
 /** Likewise for a project. */
-export function projectChange(type: 'project.created' | 'project.updated' | 'project.deleted', before: ProjectSnapshot | null, after: ProjectSnapshot | null): Change {
+export function projectChange(
+  type: 'project.created' | 'project.updated' | 'project.deleted',
+  before: ProjectSnapshot | null,
+  after: ProjectSnapshot | null,
+): Change {
   const project = (after ?? before)!;
-  return { type, subjectId: project.id, projectId: project.id, changes: fieldChanges(PROJECT_FIELDS, before, after), data: projectData(project) };
+  return {
+    type,
+    subjectId: project.id,
+    projectId: project.id,
+    changes: fieldChanges(PROJECT_FIELDS, before, after),
+    data: projectData(project),
+  };
 }
 
 /** The values a write sets: its input without the fields left out. */

@@ -15,5 +15,9 @@ export function graphqlAuthResponse(request: Request, problem: AppError): Respon
   const accept = request.headers.get('accept') ?? '';
   if (!accept.toLowerCase().includes(GRAPHQL_RESPONSE_TYPE)) return null;
   const body = { errors: [{ message: problem.message, extensions: { code: problem.code } }] };
-  return json(body, { status: problem.status, type: `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8`, headers: errorHeaders(problem) });
+  return json(body, {
+    status: problem.status,
+    type: `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8`,
+    headers: errorHeaders(problem),
+  });
 }

@@ -46,7 +46,11 @@ export function useCompiledExecution(options: { compileAfter: number }): Plugin<
   const documents = new WeakMap<DocumentNode, Map<string, CompiledQuery | null | number>>();
   let recursiveInputs: { schema: GraphQLSchema; types: Set<string> } | undefined;
 
-  function compiled(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
+  function compiled(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operationName: string | null | undefined,
+  ): CompiledQuery | null {
     let operations = documents.get(document);
     if (!operations) {
       operations = new Map();
@@ -61,7 +65,8 @@ export function useCompiledExecution(options: { compileAfter: number }): Plugin<
     }
     if (recursiveInputs?.schema !== schema) recursiveInputs = { schema, types: recursiveInputTypes(schema) };
     const operation = getOperationAST(document, operationName);
-    const compilable = operation?.operation === 'query' && !declaresVariableOf(schema, operation, recursiveInputs.types);
+    const compilable =
+      operation?.operation === 'query' && !declaresVariableOf(schema, operation, recursiveInputs.types);
     const result = compilable ? compileQuery(schema, document, operationName ?? undefined) : null;
     const query = result && isCompiledQuery(result) ? result : null;
     operations.set(name, query);
@@ -74,7 +79,10 @@ export function useCompiledExecution(options: { compileAfter: number }): Plugin<
       if (!query) return;
       const source = args.document.loc?.source;
       setExecuteFn((run) => {
-        const result = untilAborted(query.query(run.rootValue, run.contextValue, run.variableValues), (run as { signal?: AbortSignal }).signal);
+        const result = untilAborted(
+          query.query(run.rootValue, run.contextValue, run.variableValues),
+          (run as { signal?: AbortSignal }).signal,
+        );
         return result instanceof Promise ? result.then((done) => located(done, source)) : located(result, source);
       });
     },
@@ -144,11 +152,16 @@ function recursiveInputTypes(schema: GraphQLSchema): Set<string> {
   };
   const reaches = new Map(inputs.map((type) => [type.name, reachable(type)]));
   const cyclic = inputs.filter((type) => reaches.get(type.name)!.has(type.name)).map((type) => type.name);
-  return new Set(inputs.filter((type) => cyclic.some((name) => reaches.get(type.name)!.has(name))).map((type) => type.name));
+  return new Set(
+    inputs.filter((type) => cyclic.some((name) => reaches.get(type.name)!.has(name))).map((type) => type.name),
+  );
 }
 
 /** `result`, or a rejection with the signal's reason if it aborts first. */
-function untilAborted<T extends ExecutionResult>(result: T | Promise<T>, signal: AbortSignal | undefined): T | Promise<T> {
+function untilAborted<T extends ExecutionResult>(
+  result: T | Promise<T>,
+  signal: AbortSignal | undefined,
+): T | Promise<T> {
   if (!signal || !(result instanceof Promise)) return result;
   if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {

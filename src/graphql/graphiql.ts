@@ -22,7 +22,11 @@ const assets = assetSet(ASSET_PREFIX, [
   { name: 'editor.worker.js', file: dist('monacoeditorwork/editor.worker.bundle.js'), type: JS },
   { name: 'json.worker.js', file: dist('monacoeditorwork/json.worker.bundle.js'), type: JS },
   { name: 'graphql.worker.js', file: dist('monacoeditorwork/graphql.worker..bundle.js'), type: JS },
-  { name: 'graphiql-start.js', file: fileURLToPath(new URL('./graphiql/graphiql-start.js', import.meta.url)), type: JS },
+  {
+    name: 'graphiql-start.js',
+    file: fileURLToPath(new URL('./graphiql/graphiql-start.js', import.meta.url)),
+    type: JS,
+  },
 ] as const);
 
 /** GraphiQL's files, or null for a path outside /assets/graphiql/. Public, like the API reference's. */
@@ -41,7 +45,11 @@ const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.ch
 /** For createYoga's `renderGraphiQL`: the page, with yoga's options as JSON data (never as script). */
 export function renderGraphiQL(options: Record<string, unknown> = {}): string {
   const u = assets.urls;
-  const workers = { editorWorkerService: u['editor.worker.js'], json: u['json.worker.js'], graphql: u['graphql.worker.js'] };
+  const workers = {
+    editorWorkerService: u['editor.worker.js'],
+    json: u['json.worker.js'],
+    graphql: u['graphql.worker.js'],
+  };
   // In a <script type="application/json">, only "</" could end the element early.
   const json = JSON.stringify({ title: 'workmgmt GraphQL', ...options }).replace(/</g, '\\u003c');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

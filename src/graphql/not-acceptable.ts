@@ -3,10 +3,14 @@ import { problemResponse } from '../http/problem.js';
 import { AppError } from '../schema/core/errors.js';
 
 /** Media types yoga's result processors can answer in (GraphQL over HTTP, SSE, incremental delivery). */
-const ANSWERABLE = /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|text\/event-stream|multipart\/mixed)\s*(;|,|$)/i;
+const ANSWERABLE =
+  /(^|,)\s*(\*\/\*|application\/\*|application\/json|application\/graphql-response\+json|text\/event-stream|multipart\/mixed)\s*(;|,|$)/i;
 
 const notAcceptable = () =>
-  new AppError('This endpoint answers in JSON: accept application/graphql-response+json or application/json.', 'NOT_ACCEPTABLE');
+  new AppError(
+    'This endpoint answers in JSON: accept application/graphql-response+json or application/json.',
+    'NOT_ACCEPTABLE',
+  );
 
 /**
  * Yoga picks a result format from Accept only after executing the operation, and answers a
@@ -18,7 +22,8 @@ export function useNotAcceptableProblem(): Plugin {
   return {
     onRequestParse({ request, endResponse }) {
       const accept = request.headers.get('accept');
-      if (accept !== null && accept.trim() !== '' && !ANSWERABLE.test(accept)) endResponse(problemResponse(notAcceptable()));
+      if (accept !== null && accept.trim() !== '' && !ANSWERABLE.test(accept))
+        endResponse(problemResponse(notAcceptable()));
     },
   };
 }

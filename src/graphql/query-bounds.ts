@@ -57,16 +57,23 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
   const log = options.logger.child({ component: 'graphql' });
   const refuseVariables = (excess: FieldError, ctx: Context): never => {
     const refusal = new ValidationError([excess]);
-    requestLogger(log, ctx.scope).debug({ code: refusal.code, reason: refusal.message }, 'GraphQL variables refused before parsing');
+    requestLogger(log, ctx.scope).debug(
+      { code: refusal.code, reason: refusal.message },
+      'GraphQL variables refused before parsing',
+    );
     // A 400 whatever the media type: the request is refused whole, as one over the body limit is.
-    throw new GraphQLError(refusal.message, { originalError: refusal, extensions: { ...refusal.extensions, http: { status: 400 } } });
+    throw new GraphQLError(refusal.message, {
+      originalError: refusal,
+      extensions: { ...refusal.extensions, http: { status: 400 } },
+    });
   };
   const admitted = admittedDocuments();
   const expensive = new InFlight(options.expensivePerCredential);
   return {
     onRequestParse({ request, requestParser, setRequestParser, serverContext }) {
       // A POSTed JSON body: its variables are checked on the text, before JSON.parse builds them.
-      if (!requestParser || request.method !== 'POST' || !/json/i.test(request.headers.get('content-type') ?? '')) return;
+      if (!requestParser || request.method !== 'POST' || !/json/i.test(request.headers.get('content-type') ?? ''))
+        return;
       setRequestParser(async (posted) => {
         const excess = jsonShapeError(await posted.clone().text(), VARIABLES_IN_BODY);
         if (excess) refuseVariables(excess, serverContext as unknown as Context);
@@ -87,7 +94,10 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
         const checked = costOf(args, options.maxCost);
         if (checked instanceof GraphQLError) {
           // The client's mistake, answered to it: not an error of ours.
-          requestLog().debug({ code: checked.extensions.code, reason: checked.message }, 'GraphQL request refused before execution');
+          requestLog().debug(
+            { code: checked.extensions.code, reason: checked.message },
+            'GraphQL request refused before execution',
+          );
           setResultAndStopExecution({ errors: [checked] });
           return;
         }
@@ -96,7 +106,10 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
       }
       const release = cost > options.expensiveCost ? expensive.acquire(credentialSubject(ctx)) : () => {};
       if (!release) {
-        requestLog().debug({ cost, expensivePerCredential: options.expensivePerCredential }, 'GraphQL execution refused: the credential has its expensive ones running');
+        requestLog().debug(
+          { cost, expensivePerCredential: options.expensivePerCredential },
+          'GraphQL execution refused: the credential has its expensive ones running',
+        );
         setResultAndStopExecution({ errors: [tooManyRunning(options)] });
         return;
       }
@@ -118,7 +131,8 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
           release();
           context.deadline = undefined;
           deadline.dispose();
-          if (expired && deadline.signal.reason === expired) requestLog().info({ timeoutMs: options.timeoutMs }, 'GraphQL execution abandoned at its deadline');
+          if (expired && deadline.signal.reason === expired)
+            requestLog().info({ timeoutMs: options.timeoutMs }, 'GraphQL execution abandoned at its deadline');
         }
       });
       return {
@@ -132,7 +146,10 @@ export function useQueryBounds(options: QueryBoundsOptions): Plugin<Context> {
             reuseText(result, text);
             return;
           }
-          requestLog().info({ bytes, maxResponseBytes: options.maxResponseBytes }, 'GraphQL response over the size limit replaced by an error');
+          requestLog().info(
+            { bytes, maxResponseBytes: options.maxResponseBytes },
+            'GraphQL response over the size limit replaced by an error',
+          );
           setResult({
             errors: [
               new AppError(
@@ -169,9 +186,12 @@ function admittedDocuments() {
   return {
     /** The key of this request's verdict, or null when its variables may change its cost. */
     keyOf: (args: ExecutionArgsLike): string | null =>
-      args.variableValues && Object.keys(args.variableValues).length ? null : `${args.operationName ?? ''}\n${costScope(args.contextValue as Context)}`,
+      args.variableValues && Object.keys(args.variableValues).length
+        ? null
+        : `${args.operationName ?? ''}\n${costScope(args.contextValue as Context)}`,
     /** The cost of an admitted document, or undefined when it must be checked. */
-    costOf: (document: object, key: string | null): number | undefined => (key === null ? undefined : passed.get(document)?.get(key)),
+    costOf: (document: object, key: string | null): number | undefined =>
+      key === null ? undefined : passed.get(document)?.get(key),
     add(document: object, key: string | null, cost: number): void {
       if (key !== null) passed.set(document, (passed.get(document) ?? new Map<string, number>()).set(key, cost));
     },
@@ -215,7 +235,9 @@ function costOf(args: ExecutionArgsLike, maxCost: number): number | GraphQLError
     const [first] = validate(args.schema, args.document, [rule]) as unknown[];
     if (first === undefined) return cost;
     if (first instanceof GraphQLError && first.extensions.code) return first;
-    return new GraphQLError(first instanceof Error ? first.message : String(first), { extensions: { code: 'BAD_USER_INPUT' } });
+    return new GraphQLError(first instanceof Error ? first.message : String(first), {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   } catch (error) {
     // A list's `first` out of its range (listSize): the client's mistake.
     if (error instanceof AppError) return error;
@@ -238,7 +260,9 @@ function invalidVariable(args: ExecutionArgsLike, variableValues: Record<string,
   const coerced = getVariableValues(args.schema, definitions, variableValues, { maxErrors: MAX_VARIABLE_ERRORS });
   const [first] = coerced.errors ?? [];
   if (!first) return null;
-  return first.extensions.code ? first : new GraphQLError(first.message, { ...first, extensions: { ...first.extensions, code: 'BAD_USER_INPUT' } });
+  return first.extensions.code
+    ? first
+    : new GraphQLError(first.message, { ...first, extensions: { ...first.extensions, code: 'BAD_USER_INPUT' } });
 }
 
 /**
@@ -250,7 +274,8 @@ function invalidVariable(args: ExecutionArgsLike, variableValues: Record<string,
  */
 function reuseText(result: ExecutionResult, text: string): void {
   if (result.errors?.length || result.extensions) return;
-  (result as ExecutionResult & { stringify?: (value: unknown) => string }).stringify = (value) => (value === result ? text : JSON.stringify(value));
+  (result as ExecutionResult & { stringify?: (value: unknown) => string }).stringify = (value) =>
+    value === result ? text : JSON.stringify(value);
 }
 
 function isSingleResult(result: unknown): result is ExecutionResult {

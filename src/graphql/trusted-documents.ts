@@ -20,20 +20,28 @@ export function loadTrustedDocuments(path: string | undefined): Map<string, stri
   try {
     entries = Object.entries(JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>);
   } catch (error) {
-    throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${path} as a JSON object of documents by hash (${(error as Error).message})`);
+    throw new Error(
+      `GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${path} as a JSON object of documents by hash (${(error as Error).message})`,
+    );
   }
   const documents = new Map<string, string>();
   const wrong: string[] = [];
   for (const [hash, document] of entries) {
     // The hash must be the document's own: a registered hash then names exactly one text.
-    if (typeof document !== 'string' || createHash('sha256').update(document).digest('hex') !== hash.toLowerCase()) wrong.push(hash);
+    if (typeof document !== 'string' || createHash('sha256').update(document).digest('hex') !== hash.toLowerCase())
+      wrong.push(hash);
     else documents.set(hash.toLowerCase(), document);
   }
-  if (wrong.length) throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: these keys are not the SHA-256 (hex) of their document: ${wrong.join(', ')}`);
+  if (wrong.length)
+    throw new Error(
+      `GRAPHQL_TRUSTED_DOCUMENTS: these keys are not the SHA-256 (hex) of their document: ${wrong.join(', ')}`,
+    );
   return documents;
 }
 
-export function useTrustedDocuments(config: Pick<Config, 'graphqlTrustedDocuments' | 'graphqlTrustedOnly'>): Plugin<Context>[] {
+export function useTrustedDocuments(
+  config: Pick<Config, 'graphqlTrustedDocuments' | 'graphqlTrustedOnly'>,
+): Plugin<Context>[] {
   const documents = loadTrustedDocuments(config.graphqlTrustedDocuments);
   const restricted = new Set(config.graphqlTrustedOnly);
   const refuseArbitrary: Plugin<Context> = {
@@ -44,9 +52,12 @@ export function useTrustedDocuments(config: Pick<Config, 'graphqlTrustedDocument
       // The hash alone: with a document beside it, the persisted-operations plugin runs the
       // document (it lets other credentials send any), so a registered hash would admit any text.
       if (!params.query && defaultExtractPersistedOperationId(params, undefined as never, context) !== null) return;
-      throw new GraphQLError(`A ${principal.credential.kind} credential may send registered documents only: send the document's SHA-256 in extensions.persistedQuery, without a query.`, {
-        extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 400 } },
-      });
+      throw new GraphQLError(
+        `A ${principal.credential.kind} credential may send registered documents only: send the document's SHA-256 in extensions.persistedQuery, without a query.`,
+        {
+          extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 400 } },
+        },
+      );
     },
   };
   return [
@@ -54,7 +65,12 @@ export function useTrustedDocuments(config: Pick<Config, 'graphqlTrustedDocument
     usePersistedOperations<Context>({
       allowArbitraryOperations: true,
       getPersistedOperation: (hash) => documents.get(hash.toLowerCase()) ?? null,
-      customErrors: { notFound: { message: 'No registered document has this hash.', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 400 } } } },
+      customErrors: {
+        notFound: {
+          message: 'No registered document has this hash.',
+          extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 400 } },
+        },
+      },
     }),
   ];
 }

@@ -10,7 +10,8 @@ import { problemResponse, problems } from '../http/problem.js';
 export function useUnsupportedMediaTypeProblem(): Plugin {
   return {
     onRequestParse({ request, requestParser, endResponse }) {
-      if (request.method === 'POST' && requestParser === undefined) endResponse(problemResponse(problems.unsupportedMediaType()));
+      if (request.method === 'POST' && requestParser === undefined)
+        endResponse(problemResponse(problems.unsupportedMediaType()));
     },
   };
 }

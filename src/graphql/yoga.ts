@@ -48,7 +48,12 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
         // "Did you mean ...?" hints reveal the schema; off wherever introspection is.
         blockFieldSuggestion: { enabled: !config.graphqlIntrospection },
       }),
-      useQueryBounds({ ...QUERY_LIMITS, timeoutMs: config.graphqlTimeoutMs, maxResponseBytes: config.graphqlMaxResponseBytes, logger }),
+      useQueryBounds({
+        ...QUERY_LIMITS,
+        timeoutMs: config.graphqlTimeoutMs,
+        maxResponseBytes: config.graphqlMaxResponseBytes,
+        logger,
+      }),
       ...(config.graphqlIntrospection ? [] : [useDisableIntrospection()]),
       useUnsupportedMediaTypeProblem(),
       useGraphiQLHeaders(),
@@ -59,14 +64,25 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
       maskError(error, message) {
         if (error instanceof GraphQLError) {
           const exposed = clientError(error);
-          if (exposed) return exposed === error.originalError ? error : new GraphQLError(exposed.message, { ...error, extensions: exposed.extensions });
+          if (exposed)
+            return exposed === error.originalError
+              ? error
+              : new GraphQLError(exposed.message, { ...error, extensions: exposed.extensions });
           // graphql-js's own errors (syntax, validation, variable coercion, possibly wrapping
           // one another) are about the request, not about us.
           if (!error.originalError || error.originalError instanceof GraphQLError) {
-            return error.extensions.code ? error : new GraphQLError(error.message, { ...error, extensions: { ...error.extensions, code: 'BAD_USER_INPUT' } });
+            return error.extensions.code
+              ? error
+              : new GraphQLError(error.message, {
+                  ...error,
+                  extensions: { ...error.extensions, code: 'BAD_USER_INPUT' },
+                });
           }
         }
-        logger.error({ err: error instanceof GraphQLError ? (error.originalError ?? error) : error }, 'unexpected GraphQL error');
+        logger.error(
+          { err: error instanceof GraphQLError ? (error.originalError ?? error) : error },
+          'unexpected GraphQL error',
+        );
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
       },
     },

@@ -16,5 +16,8 @@ export function addressKey(address: string): string {
   const v6 = parsed as ipaddr.IPv6;
   if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
   // The zone (fe80::1%eth0) names an interface of ours, not the client: dropped with the host part.
-  return `${v6.parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
+  return `${v6.parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`;
 }

@@ -63,7 +63,12 @@ export async function withBodyWithin(request: Request, limit: number): Promise<R
   // The request's own class: the Node adapter's (@whatwg-node) or the platform's, whose
   // constructors each accept only their own AbortSignal.
   const RequestClass = request.constructor as typeof Request;
-  return new RequestClass(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
+  return new RequestClass(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body,
+    signal: request.signal,
+  });
 }
 
 const LIMIT_OF: Record<Exclude<BodyRule, 'none'>, number> = { api: BODY_LIMITS.api, form: BODY_LIMITS.form };
@@ -82,7 +87,11 @@ export type BodyRefusal = (error: AppError) => Response;
  * body rule, or the surface's 413 (too large) or 400 (the body broke off: the client went away
  * or sent a broken chunked encoding; its doing, so not logged as ours).
  */
-export async function boundedBody(request: Request, rule: Exclude<BodyRule, 'none'>, refuse: BodyRefusal): Promise<Request | Response> {
+export async function boundedBody(
+  request: Request,
+  rule: Exclude<BodyRule, 'none'>,
+  refuse: BodyRefusal,
+): Promise<Request | Response> {
   try {
     return await withBodyWithin(request, LIMIT_OF[rule]);
   } catch (error) {

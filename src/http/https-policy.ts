@@ -11,7 +11,9 @@ export function httpsRedirect(request: Request, baseUrl: string, trustProxy: boo
   if (!/^https:/i.test(baseUrl)) return null;
   const base = new URL(baseUrl);
   const url = requestUrl(request);
-  const forwarded = trustProxy ? request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() : undefined;
+  const forwarded = trustProxy
+    ? request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase()
+    : undefined;
   const scheme = forwarded || url.protocol.replace(':', '');
   if (scheme === 'https') return null;
   const basePath = base.pathname.replace(/\/+$/, '');

@@ -15,7 +15,10 @@ import type { RequestInfo } from './request-info.js';
  * connections, Node's own refusals answered in the API's shape, and credential headers
  * presented as they were sent.
  */
-export function createNodeServer(app: { fetch(request: Request, info: RequestInfo): Promise<Response>; config: Pick<Config, 'connections'> }): Server {
+export function createNodeServer(app: {
+  fetch(request: Request, info: RequestInfo): Promise<Response>;
+  config: Pick<Config, 'connections'>;
+}): Server {
   const limits = app.config.connections;
   const handle = createServerAdapter<{ req: IncomingMessage }>(async (request, { req }) => {
     const response = await app.fetch(request, { remoteAddress: req.socket.remoteAddress });

@@ -54,7 +54,8 @@ export function refusedAddress(address: string, policy: OutboundPolicy): string 
   const embedded = ip.kind() === 'ipv6' ? embeddedIPv4(ip as ipaddr.IPv6) : null;
   const normalized = ip.toNormalizedString();
   const canonical = ip.kind() === 'ipv6' ? ipaddr.IPv6.parse(normalized).toString() : normalized;
-  if (METADATA_ADDRESSES.has(canonical) || METADATA_ADDRESSES.has(String(embedded))) return `${address} is a cloud metadata address`;
+  if (METADATA_ADDRESSES.has(canonical) || METADATA_ADDRESSES.has(String(embedded)))
+    return `${address} is a cloud metadata address`;
   if (policy.allowPrivateNetworks) return null;
   const range = ip.range();
   if (range !== 'unicast') return `${address} is not a public address (${range})`;
@@ -72,9 +73,13 @@ function checkUrlShape(url: string, policy: OutboundPolicy): URL {
   }
   const allowed = policy.allowPrivateNetworks ? ['https:', 'http:'] : ['https:'];
   if (!allowed.includes(parsed.protocol)) {
-    throw new OutboundAddressError(policy.allowPrivateNetworks ? 'must be an https or http URL' : 'must be an https URL', 'scheme');
+    throw new OutboundAddressError(
+      policy.allowPrivateNetworks ? 'must be an https or http URL' : 'must be an https URL',
+      'scheme',
+    );
   }
-  if (parsed.username || parsed.password) throw new OutboundAddressError('must not contain a user name or password', 'scheme');
+  if (parsed.username || parsed.password)
+    throw new OutboundAddressError('must not contain a user name or password', 'scheme');
   return parsed;
 }
 
@@ -115,7 +120,8 @@ export function safeLookup(policy: OutboundPolicy) {
       if (error) return callback(error, []);
       for (const { address } of addresses) {
         const why = refusedAddress(address, policy);
-        if (why) return callback(new OutboundAddressError(`${hostname} resolves to a refused address: ${why}`, 'address'), []);
+        if (why)
+          return callback(new OutboundAddressError(`${hostname} resolves to a refused address: ${why}`, 'address'), []);
       }
       if (options.all) return callback(null, addresses);
       const first = addresses[0]!;

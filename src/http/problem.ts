@@ -46,9 +46,11 @@ export const PROBLEM_LIMITS = {
   detail: MAX_FIELD_ERRORS * (2 * 256 + 2) + (MAX_FIELD_ERRORS - 1) * 2,
 } as const;
 
-const clip = (text: string) => (text.length > PROBLEM_LIMITS.fieldText ? `${text.slice(0, PROBLEM_LIMITS.fieldText - 1)}…` : text);
+const clip = (text: string) =>
+  text.length > PROBLEM_LIMITS.fieldText ? `${text.slice(0, PROBLEM_LIMITS.fieldText - 1)}…` : text;
 
-const isProblem = (response: Response) => response.headers.get('content-type')?.startsWith('application/problem+json') === true;
+const isProblem = (response: Response) =>
+  response.headers.get('content-type')?.startsWith('application/problem+json') === true;
 
 /**
  * A problem response with `request_id`, an RFC 9457 extension member: the request's X-Request-Id,
@@ -73,12 +75,19 @@ async function stamped(response: Response, requestId: string): Promise<Response>
 /** The problems of HTTP itself, made in more than one place. */
 export const problems = {
   validation: (all: FieldError[]) => {
-    const errors = all.slice(0, PROBLEM_LIMITS.fieldErrors).map((e) => ({ field: clip(e.field), message: clip(e.message) }));
+    const errors = all
+      .slice(0, PROBLEM_LIMITS.fieldErrors)
+      .map((e) => ({ field: clip(e.field), message: clip(e.message) }));
     return new AppError(errors.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', { errors });
   },
   notFound: (detail = 'No resource at this path.') => new AppError(detail, 'NOT_FOUND'),
-  methodNotAllowed: (allow: string[]) => new AppError(`Allowed methods: ${allow.join(', ')}.`, 'METHOD_NOT_ALLOWED', { headers: { allow: allow.join(', ') } }),
+  methodNotAllowed: (allow: string[]) =>
+    new AppError(`Allowed methods: ${allow.join(', ')}.`, 'METHOD_NOT_ALLOWED', {
+      headers: { allow: allow.join(', ') },
+    }),
   unsupportedMediaType: () =>
-    new AppError('Send the body as JSON with Content-Type: application/json.', 'UNSUPPORTED_MEDIA_TYPE', { headers: { 'accept-post': 'application/json' } }),
+    new AppError('Send the body as JSON with Content-Type: application/json.', 'UNSUPPORTED_MEDIA_TYPE', {
+      headers: { 'accept-post': 'application/json' },
+    }),
   internal: () => new AppError('Something went wrong on our side. It has been logged.', 'INTERNAL'),
 };

@@ -24,5 +24,6 @@ export async function routeWithoutQuery<Args extends unknown[]>(
 
 /** A handler written for the real request: itty-router calls it with (routing, ...args, request). */
 export function onRequest<Ctx, R>(handler: (request: Request & { params?: Record<string, string> }, ctx: Ctx) => R) {
-  return (routing: IRequest, ctx: Ctx, request: Request) => handler(Object.assign(request, { params: routing.params }), ctx);
+  return (routing: IRequest, ctx: Ctx, request: Request) =>
+    handler(Object.assign(request, { params: routing.params }), ctx);
 }

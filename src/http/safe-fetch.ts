@@ -45,11 +45,16 @@ export class SafeFetchError extends Error {
 }
 
 /** The host's addresses, all of them public unless the operator allowed the host: the first is the one to connect to. */
-async function checkedAddress(hostname: string, allowedHosts: readonly string[]): Promise<{ address: string; family: number }> {
+async function checkedAddress(
+  hostname: string,
+  allowedHosts: readonly string[],
+): Promise<{ address: string; family: number }> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   let addresses: { address: string; family: number }[];
   try {
-    addresses = ipaddr.isValid(bare) ? [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv6' ? 6 : 4 }] : await lookup(bare, { all: true, verbatim: true });
+    addresses = ipaddr.isValid(bare)
+      ? [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv6' ? 6 : 4 }]
+      : await lookup(bare, { all: true, verbatim: true });
   } catch {
     throw new SafeFetchError('dns_failed', `${hostname} does not resolve.`);
   }
@@ -66,12 +71,15 @@ export async function safeFetch(url: URL, options: SafeFetchOptions): Promise<Sa
   if (url.protocol !== 'https:') throw new SafeFetchError('not_https', `${url.href} is not an https URL.`);
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const timeout = () => new SafeFetchError('timeout', `${url.host} did not answer within ${options.timeoutMs} ms.`);
-  const expired = new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(timeout()), { once: true }));
+  const expired = new Promise<never>((_, reject) =>
+    deadline.addEventListener('abort', () => reject(timeout()), { once: true }),
+  );
   expired.catch(() => {}); // it loses the race whenever DNS answers in time: not an unhandled rejection then
   const pinned = await Promise.race([checkedAddress(url.hostname, options.allowedHosts ?? []), expired]);
   // The connection goes to the checked address; TLS still verifies the certificate for the name.
   const pin: LookupFunction = (_host, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+    if ((lookupOptions as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
     else callback(null, pinned.address, pinned.family);
   };
   return new Promise<SafeResponse>((resolve, reject) => {
@@ -119,7 +127,9 @@ export async function safeFetch(url: URL, options: SafeFetchOptions): Promise<Sa
         res.on('error', (error) => reject(deadline.aborted ? timeout() : new SafeFetchError('network', error.message)));
       },
     );
-    req.on('error', (error) => reject(deadline.aborted ? timeout() : new SafeFetchError('network', `${url.host}: ${error.message}`)));
+    req.on('error', (error) =>
+      reject(deadline.aborted ? timeout() : new SafeFetchError('network', `${url.host}: ${error.message}`)),
+    );
     req.end();
   });
 }

@@ -90,7 +90,14 @@ const PAGE_PATHS = [
   /^\/assets\/[^/]+$/,
 ];
 
-const PUBLIC = { credentials: 'none', csrf: 'never', cors: false, body: 'none', refusal: 'problem', idempotent: false } as const;
+const PUBLIC = {
+  credentials: 'none',
+  csrf: 'never',
+  cors: false,
+  body: 'none',
+  refusal: 'problem',
+  idempotent: false,
+} as const;
 
 const SURFACES: readonly Entry[] = [
   // Answered by the operations layer (src/ops/observe.ts) on GET and HEAD, before the pipeline.
@@ -111,13 +118,58 @@ const SURFACES: readonly Entry[] = [
     idempotent: false,
   },
   // The consent screen is a page a browser posts to.
-  { name: 'oauth-pages', matches: exact(PATHS.authorize), credentials: 'session', csrf: 'always', cors: false, body: 'form', refusal: 'page', idempotent: false },
+  {
+    name: 'oauth-pages',
+    matches: exact(PATHS.authorize),
+    credentials: 'session',
+    csrf: 'always',
+    cors: false,
+    body: 'form',
+    refusal: 'page',
+    idempotent: false,
+  },
   // The authorization server's back channel (token, registration, revocation...) and its metadata.
-  { name: 'oauth', matches: under('/oauth/', '/.well-known/'), credentials: 'none', csrf: 'never', cors: true, body: 'form', refusal: 'oauth', idempotent: false },
-  { name: 'graphql', matches: exact(PATHS.graphql), credentials: 'any', csrf: 'with-session', cors: true, body: 'api', refusal: 'problem', idempotent: true },
+  {
+    name: 'oauth',
+    matches: under('/oauth/', '/.well-known/'),
+    credentials: 'none',
+    csrf: 'never',
+    cors: true,
+    body: 'form',
+    refusal: 'oauth',
+    idempotent: false,
+  },
+  {
+    name: 'graphql',
+    matches: exact(PATHS.graphql),
+    credentials: 'any',
+    csrf: 'with-session',
+    cors: true,
+    body: 'api',
+    refusal: 'problem',
+    idempotent: true,
+  },
   // A stream of messages, each its own request: no answer to keep for a retry.
-  { name: 'mcp', matches: exact(PATHS.mcp), credentials: 'any', csrf: 'with-session', cors: true, body: 'api', refusal: 'problem', idempotent: false },
-  { name: 'rest', matches: (path) => path === PATHS.api || path.startsWith(`${PATHS.api}/`), credentials: 'any', csrf: 'with-session', cors: true, body: 'api', refusal: 'problem', idempotent: true },
+  {
+    name: 'mcp',
+    matches: exact(PATHS.mcp),
+    credentials: 'any',
+    csrf: 'with-session',
+    cors: true,
+    body: 'api',
+    refusal: 'problem',
+    idempotent: false,
+  },
+  {
+    name: 'rest',
+    matches: (path) => path === PATHS.api || path.startsWith(`${PATHS.api}/`),
+    credentials: 'any',
+    csrf: 'with-session',
+    cors: true,
+    body: 'api',
+    refusal: 'problem',
+    idempotent: true,
+  },
 ];
 
 const NONE: Surface = { name: 'none', ...PUBLIC };

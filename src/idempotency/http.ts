@@ -20,7 +20,11 @@ export const idempotencyProblems = {
       'This Idempotency-Key was used in the last 24 hours for a different request (another path or body). Send a new key with a new request.',
       'IDEMPOTENCY_KEY_REUSED',
     ),
-  inProgress: () => new AppError('A request with this Idempotency-Key is still being processed. Retry after it finishes.', 'IDEMPOTENCY_KEY_IN_USE'),
+  inProgress: () =>
+    new AppError(
+      'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
+      'IDEMPOTENCY_KEY_IN_USE',
+    ),
   unknown: () =>
     new AppError(
       'The first request with this Idempotency-Key did not finish (the server stopped while it ran), so whether it took effect is unknown. Check, then send a new key.',
@@ -63,7 +67,10 @@ function isFinal(path: string, response: StoredResponse): boolean {
 
 const toResponse = (stored: StoredResponse, extra: Record<string, string> = {}) =>
   // Stryker disable next-line ConditionalExpression,LogicalOperator: a kept 204/304 body is '', sent as none
-  new Response(stored.status === 204 || stored.status === 304 ? null : stored.body, { status: stored.status, headers: { ...stored.headers, ...extra } });
+  new Response(stored.status === 204 || stored.status === 304 ? null : stored.body, {
+    status: stored.status,
+    headers: { ...stored.headers, ...extra },
+  });
 
 /**
  * A write to the API (a REST POST, a GraphQL mutation) with an `Idempotency-Key` header runs at most once per key:

@@ -35,8 +35,12 @@ export function parseIdempotencyKey(headers: Headers): ParsedKey {
   const quoted = SF_STRING.exec(value);
   const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : BARE.test(value) ? value : null;
   if (key === null) {
-    return { error: 'Idempotency-Key must be one quoted string ("a1b2...") or one token of visible ASCII characters, sent once.' };
+    return {
+      error:
+        'Idempotency-Key must be one quoted string ("a1b2...") or one token of visible ASCII characters, sent once.',
+    };
   }
-  if (key.length === 0 || key.length > KEY_MAX_LENGTH) return { error: `Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} characters.` };
+  if (key.length === 0 || key.length > KEY_MAX_LENGTH)
+    return { error: `Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} characters.` };
   return { key };
 }

@@ -54,7 +54,10 @@ export function fingerprint(...parts: (string | Uint8Array)[]): string {
   const hash = createHash('sha256');
   for (const part of parts) {
     // Stryker disable next-line ConditionalExpression: a Uint8Array's length is its byteLength
-    hash.update(String(typeof part === 'string' ? part.length : part.byteLength)).update(':').update(part);
+    hash
+      .update(String(typeof part === 'string' ? part.length : part.byteLength))
+      .update(':')
+      .update(part);
   }
   return hash.digest('hex');
 }

@@ -33,14 +33,21 @@ export type KeyRow = {
 const SWEEP_EVERY_MS = 60_000;
 const lastSweep = new WeakMap<Db, number>();
 
-const whereScope = (scope: KeyScope) => ({ userId_orgId_key: { userId: scope.userId, orgId: scope.orgId, key: scope.key } });
+const whereScope = (scope: KeyScope) => ({
+  userId_orgId_key: { userId: scope.userId, orgId: scope.orgId, key: scope.key },
+});
 
 /**
  * Writes the key's row before the request runs, unless the scope already holds it (the unique
  * index decides between concurrent requests: exactly one of them inserts). True when this
  * request claimed the key. An expired row in the way is deleted first.
  */
-export async function claimKey(db: Db, scope: KeyScope, fingerprint: string, now = new Date()): Promise<{ id: string } | null> {
+export async function claimKey(
+  db: Db,
+  scope: KeyScope,
+  fingerprint: string,
+  now = new Date(),
+): Promise<{ id: string } | null> {
   const id = crypto.randomUUID();
   const data = { id, ...scope, fingerprint, createdAt: now, expiresAt: new Date(now.getTime() + KEY_TTL_MS) };
   let { count } = await db.idempotencyKey.createMany({ data: [data], skipDuplicates: true });

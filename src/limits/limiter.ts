@@ -42,7 +42,10 @@ export class RateLimiter {
 
   async admit(subject: string, policies: Policy[] = [GLOBAL_POLICY]): Promise<Admission> {
     const decisions = await this.store.consumeAll(policies.map((policy) => ({ key: subject, policy })));
-    return { allowed: decisions.every((d) => d.allowed), decisions: decisions.map((decision, i) => ({ policy: policies[i]!, decision })) };
+    return {
+      allowed: decisions.every((d) => d.allowed),
+      decisions: decisions.map((decision, i) => ({ policy: policies[i]!, decision })),
+    };
   }
 
   close(): Promise<void> {
@@ -73,10 +76,7 @@ export interface Draw {
  * Cluster their keys live in different slots), so a refusal takes back what the earlier buckets
  * admitted: each bucket still admits at most its limit. Returns Retry-After seconds or null.
  */
-export async function drawFromEach(
-  ctx: DrawContext,
-  draws: Draw[],
-): Promise<string | null> {
+export async function drawFromEach(ctx: DrawContext, draws: Draw[]): Promise<string | null> {
   const admitted: Draw[] = [];
   for (const draw of draws) {
     const wait = await drawFrom(ctx, draw.policy, draw.subject);
@@ -104,7 +104,10 @@ export async function createLimiterStore(redisUrl: string | undefined, logger: L
   if (!redisUrl) return new MemoryStore();
   const store = new RedisStore(redisUrl, {
     onFallback: (error) =>
-      logger.warn({ err: error }, 'Redis unavailable for rate limiting: limiting in this process only until it answers again'),
+      logger.warn(
+        { err: error },
+        'Redis unavailable for rate limiting: limiting in this process only until it answers again',
+      ),
   });
   if (!(await store.ready())) logger.warn('Redis did not answer at start; rate limits are per process until it does');
   return store;

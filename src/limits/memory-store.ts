@@ -146,7 +146,13 @@ export class MemoryStore implements LimiterStore {
     if (!bucket || bucket.limit !== policy.limit || bucket.windowMs !== policy.windowMs) {
       // A policy whose numbers changed starts afresh rather than reinterpreting old entries.
       // Stryker disable next-line MethodExpression: capacity only, the buffer grows to the limit anyway
-      bucket = { times: new Float64Array(Math.min(policy.limit, INITIAL_CAPACITY)), head: 0, count: 0, limit: policy.limit, windowMs: policy.windowMs };
+      bucket = {
+        times: new Float64Array(Math.min(policy.limit, INITIAL_CAPACITY)),
+        head: 0,
+        count: 0,
+        limit: policy.limit,
+        windowMs: policy.windowMs,
+      };
       this.buckets.set(id, bucket);
     }
     evictExpired(bucket, now);

@@ -195,9 +195,14 @@ export class RedisStore implements LimiterStore {
     this.sequence = (this.sequence + 1) % Number.MAX_SAFE_INTEGER;
     const suffix = `${this.instanceId}:${this.sequence}`;
     const call = (this.redis as unknown as ScriptedClient)[COMMAND](keys.length, ...keys, suffix, ...args);
-    const reply = await withTimeout(call, this.timeoutMs, `rate limiter: Redis did not answer within ${this.timeoutMs} ms`);
+    const reply = await withTimeout(
+      call,
+      this.timeoutMs,
+      `rate limiter: Redis did not answer within ${this.timeoutMs} ms`,
+    );
     const [admitted, nowMicros] = reply;
-    if (reply.length !== 2 + 2 * entries.length || nowMicros === undefined) throw new Error(`rate limiter: unexpected script reply ${JSON.stringify(reply)}`);
+    if (reply.length !== 2 + 2 * entries.length || nowMicros === undefined)
+      throw new Error(`rate limiter: unexpected script reply ${JSON.stringify(reply)}`);
     return entries.map(({ policy }, i) => {
       const count = reply[2 + 2 * i] ?? 0;
       const oldestMicros = reply[3 + 2 * i] ?? -1;

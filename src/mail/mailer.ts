@@ -25,14 +25,26 @@ export type MailWarning = (fields: Record<string, unknown>, message: string) => 
 export function createMailer(settings: MailSettings, warn: MailWarning): Mailer | undefined {
   if (!settings.smtpUrl) return undefined;
   // A stuck server must not hold a request for nodemailer's default of minutes.
-  const transport: Transporter = createTransport({ url: settings.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+  const transport: Transporter = createTransport({
+    url: settings.smtpUrl,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+  });
   return {
     async send(mail) {
       try {
         await transport.sendMail({ from: settings.from, ...mail });
         return true;
       } catch (error) {
-        warn({ smtp: redactUrl(settings.smtpUrl!), code: (error as { code?: string }).code, reason: (error as Error).message }, 'could not send mail');
+        warn(
+          {
+            smtp: redactUrl(settings.smtpUrl!),
+            code: (error as { code?: string }).code,
+            reason: (error as Error).message,
+          },
+          'could not send mail',
+        );
         return false;
       }
     },

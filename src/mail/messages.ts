@@ -1,7 +1,10 @@
 import type { Mail } from './mailer.js';
 
 /** The message that carries an invitation link. */
-export function invitationMail(to: string, m: { orgName: string; inviterName: string; role: string; url: string; expiresAt: Date }): Mail {
+export function invitationMail(
+  to: string,
+  m: { orgName: string; inviterName: string; role: string; url: string; expiresAt: Date },
+): Mail {
   return {
     to,
     subject: `${m.inviterName} invited you to ${m.orgName}`,

@@ -3,7 +3,14 @@ import type { Context } from '../context.js';
 import type { InFlight } from '../limits/in-flight.js';
 import { credentialSubject } from '../schema/core/rate-limit.js';
 import { Response } from '../http/fetch-api.js';
-import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse, type JsonRpcError, type JsonRpcId } from './messages.js';
+import {
+  invalidParams,
+  isRecord,
+  jsonRpcError,
+  jsonRpcResponse,
+  type JsonRpcError,
+  type JsonRpcId,
+} from './messages.js';
 
 /**
  * JSON-RPC batches (an array of messages in one POST), which MCP has only in protocol 2025-03-26
@@ -101,7 +108,11 @@ function notRunning(batch: unknown[]): Response {
   return jsonRpcResponse(answers, 200, { 'retry-after': '1' });
 }
 
-async function answerMessages(batch: unknown[], ctx: Context, answerOne: (message: unknown) => Promise<Response>): Promise<Response> {
+async function answerMessages(
+  batch: unknown[],
+  ctx: Context,
+  answerOne: (message: unknown) => Promise<Response>,
+): Promise<Response> {
   const answers: unknown[] = [];
   let bytes = 0;
   let retryAfter: string | null = null;

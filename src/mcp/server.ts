@@ -45,7 +45,10 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
   const tools = () => {
     if (!made) {
       const all = buildTools(config);
-      made = { byName: new Map(all.map((tool) => [tool.name, tool])), listed: all.map(({ route: _route, ...tool }) => tool) };
+      made = {
+        byName: new Map(all.map((tool) => [tool.name, tool])),
+        listed: all.map(({ route: _route, ...tool }) => tool),
+      };
     }
     return made;
   };
@@ -57,7 +60,11 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
     const held = ctx.principal.kind === 'user' ? (ctx.principal.scopes ?? []) : [];
     const scope = [...new Set([...held, kind])].join(' ');
     const challenge = `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl(config)}", error_description="The tool ${tool.name} needs the ${kind} scope."`;
-    const body = { jsonrpc: '2.0', error: { code: -32001, message: `insufficient_scope: the tool ${tool.name} needs the "${kind}" scope.` }, id: null };
+    const body = {
+      jsonrpc: '2.0',
+      error: { code: -32001, message: `insufficient_scope: the tool ${tool.name} needs the "${kind}" scope.` },
+      id: null,
+    };
     return jsonRpcResponse(body, 403, { 'www-authenticate': challenge });
   }
 
@@ -66,7 +73,8 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools().listed }));
     server.setRequestHandler(CallToolRequestSchema, async (call) => {
       const tool = tools().byName.get(call.params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool named ${call.params.name}. tools/list names them.`);
+      if (!tool)
+        throw new McpError(ErrorCode.InvalidParams, `No tool named ${call.params.name}. tools/list names them.`);
       return callTool(tool, ctx, call.params.arguments ?? {}, request);
     });
     server.onerror = (error) => requestLogger(logger, ctx.scope).warn({ err: error }, 'MCP protocol error');
@@ -78,7 +86,11 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
     async fetch(request: Request, ctx: Context): Promise<Response> {
       // Stateless: no server-initiated stream to GET and no session to DELETE (Streamable HTTP allows 405 for both).
       if (request.method !== 'POST') {
-        return jsonRpcResponse({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages.' }, id: null }, 405, { allow: 'POST' });
+        return jsonRpcResponse(
+          { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages.' }, id: null },
+          405,
+          { allow: 'POST' },
+        );
       }
       const text = await request.clone().text();
       // Each tool call's arguments, checked on the text before JSON.parse builds them
@@ -87,7 +99,13 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
       const excess = jsonShapeError(text, /^\s*\[/.test(text) ? ARGUMENTS_IN_BATCH : ARGUMENTS_IN_MESSAGE);
       if (excess) {
         const problem = problems.validation([excess]);
-        return jsonRpcResponse(jsonRpcError(null, ErrorCode.InvalidParams, `Invalid params: ${problem.message}`, { ...problemBody(problem), ...(ctx.scope ? { request_id: ctx.scope.id } : {}) }), 400);
+        return jsonRpcResponse(
+          jsonRpcError(null, ErrorCode.InvalidParams, `Invalid params: ${problem.message}`, {
+            ...problemBody(problem),
+            ...(ctx.scope ? { request_id: ctx.scope.id } : {}),
+          }),
+          400,
+        );
       }
       let body: unknown;
       try {
@@ -105,7 +123,10 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
       const answerOne = async (message: unknown) => {
         const invalid = invalidParams(message);
         if (invalid) return jsonRpcResponse(invalid);
-        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
         const server = serverFor(ctx, request);
         await server.connect(transport);
         try {

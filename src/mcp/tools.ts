@@ -47,15 +47,29 @@ function inline(value: unknown, document: Record<string, unknown>, seen: string[
   const ref = (value as { $ref?: unknown }).$ref;
   if (typeof ref === 'string' && ref.startsWith('#/')) {
     if (seen.includes(ref)) return {};
-    const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
+    const target = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
     return inline(target, document, [...seen, ref]);
   }
   // OpenAPI's `example` is not JSON Schema; MCP clients' validators need not know it.
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'example').map(([key, v]) => [key, inline(v, document, seen)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'example')
+      .map(([key, v]) => [key, inline(v, document, seen)]),
+  );
 }
 
 interface OpenApiOperation {
-  parameters?: { name?: string; in?: string; required?: boolean; schema?: JsonSchema; description?: string; $ref?: string }[];
+  parameters?: {
+    name?: string;
+    in?: string;
+    required?: boolean;
+    schema?: JsonSchema;
+    description?: string;
+    $ref?: string;
+  }[];
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
   responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
 }
@@ -71,10 +85,15 @@ function inputSchemaOf(operation: OpenApiOperation, document: Record<string, unk
   for (const parameter of operation.parameters ?? []) {
     // Shared parameters (X-Org-Id) are headers of the HTTP surface: a token's organization is fixed.
     if (parameter.$ref || !parameter.name || (parameter.in !== 'path' && parameter.in !== 'query')) continue;
-    properties[parameter.name] = inline({ ...parameter.schema, description: parameter.description ?? parameter.schema?.description }, document);
+    properties[parameter.name] = inline(
+      { ...parameter.schema, description: parameter.description ?? parameter.schema?.description },
+      document,
+    );
     if (parameter.required) required.push(parameter.name);
   }
-  const body = inline(operation.requestBody?.content?.['application/json']?.schema, document) as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+  const body = inline(operation.requestBody?.content?.['application/json']?.schema, document) as
+    | { properties?: Record<string, unknown>; required?: string[] }
+    | undefined;
   Object.assign(properties, body?.properties);
   required.push(...(body?.required ?? []));
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
@@ -96,8 +115,15 @@ const idempotencyProperty = {
 };
 
 /** MCP structured content is an object: a list comes as `{ items }`, and a paged one adds `next_cursor`. */
-function outputSchemaOf(route: Route, operation: OpenApiOperation, document: Record<string, unknown>): McpTool['outputSchema'] {
-  const schema = inline(operation.responses?.[String(route.success.status)]?.content?.['application/json']?.schema, document) as JsonSchema | undefined;
+function outputSchemaOf(
+  route: Route,
+  operation: OpenApiOperation,
+  document: Record<string, unknown>,
+): McpTool['outputSchema'] {
+  const schema = inline(
+    operation.responses?.[String(route.success.status)]?.content?.['application/json']?.schema,
+    document,
+  ) as JsonSchema | undefined;
   if (!schema) return undefined;
   if (schema.type !== 'array') return schema as McpTool['outputSchema'];
   const paged = route.success.headers?.includes('Link');
@@ -117,7 +143,9 @@ const NEXT_CURSOR = 'Pass it as `cursor` (with the same sort and direction) for 
 function fieldsOf(schema: JsonSchema | undefined): string {
   // A union (a palette hit is a project, an issue or a person) names the fields of every variant.
   const variants = ((schema?.oneOf ?? schema?.anyOf) as JsonSchema[] | undefined) ?? [schema ?? {}];
-  const names = [...new Set(variants.flatMap((variant) => Object.keys((variant.properties as object | undefined) ?? {})))];
+  const names = [
+    ...new Set(variants.flatMap((variant) => Object.keys((variant.properties as object | undefined) ?? {}))),
+  ];
   return `\`{ ${names.join(', ')} }\``;
 }
 
@@ -130,7 +158,8 @@ function returnsSentence(route: Route, output: McpTool['outputSchema']): string 
   const lowered = what.charAt(0).toLowerCase() + what.slice(1);
   if (!output) return 'Returns the text "Done.".';
   const items = (output.properties as Record<string, JsonSchema> | undefined)?.items;
-  if (!items || output.properties === undefined || items.type !== 'array') return `Returns ${lowered}: ${fieldsOf(output)}.`;
+  if (!items || output.properties === undefined || items.type !== 'array')
+    return `Returns ${lowered}: ${fieldsOf(output)}.`;
   const bound = typeof items.maxItems === 'number' ? ` (at most ${items.maxItems})` : '';
   const each = fieldsOf(items.items as JsonSchema | undefined);
   if ('next_cursor' in (output.properties as object)) {
@@ -143,7 +172,11 @@ function returnsSentence(route: Route, output: McpTool['outputSchema']): string 
 function withToolCursor(schema: McpTool['inputSchema'], output: McpTool['outputSchema']): McpTool['inputSchema'] {
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (!properties?.cursor || !(output?.properties && 'next_cursor' in (output.properties as object))) return schema;
-  const cursor = { ...properties.cursor, description: 'Where to continue: the previous result\'s `next_cursor`. It only fits the sort and direction that made it.' };
+  const cursor = {
+    ...properties.cursor,
+    description:
+      "Where to continue: the previous result's `next_cursor`. It only fits the sort and direction that made it.",
+  };
   return { ...schema, properties: { ...properties, cursor } };
 }
 
@@ -167,7 +200,9 @@ function leadOf(route: Route): string[] {
 
 /** Every tool, made from the route declarations and the OpenAPI document generated from them. */
 export function buildTools(config: Config): McpTool[] {
-  const document = openApiDocument(config, ROUTES) as unknown as Record<string, unknown> & { paths: Record<string, Record<string, OpenApiOperation>> };
+  const document = openApiDocument(config, ROUTES) as unknown as Record<string, unknown> & {
+    paths: Record<string, Record<string, OpenApiOperation>>;
+  };
   return ROUTES.filter((route) => route.tool).map((route) => {
     const tool = route.tool!;
     const operation = document.paths[route.path]![route.method]!;
@@ -215,14 +250,24 @@ function errorResult(problem: AppError, ctx: Pick<Context, 'scope'>): ToolResult
  * every invalid field at once, the operation).
  * Expected failures are error results naming what went wrong; anything else propagates.
  */
-export async function callTool(tool: McpTool, ctx: Context, input: Record<string, unknown>, request: Request): Promise<ToolResult> {
+export async function callTool(
+  tool: McpTool,
+  ctx: Context,
+  input: Record<string, unknown>,
+  request: Request,
+): Promise<ToolResult> {
   // Before the arguments are copied, fingerprinted or split (src/schema/core/input-shape.ts).
   const excess = inputShapeError(input, 'arguments');
   if (excess) return errorResult(problems.validation([excess]), ctx);
   const { [IDEMPOTENCY_ARGUMENT]: key, ...args } = input;
   if (tool.route.method !== 'post' || key === undefined) return runTool(tool, ctx, input, request);
   if (typeof key !== 'string' || !KEY_TEXT.test(key)) {
-    return errorResult(new AppError(`${IDEMPOTENCY_ARGUMENT}: ${KEY_RULE}`, 'VALIDATION_FAILED', { errors: [{ field: IDEMPOTENCY_ARGUMENT, message: KEY_RULE }] }), ctx);
+    return errorResult(
+      new AppError(`${IDEMPOTENCY_ARGUMENT}: ${KEY_RULE}`, 'VALIDATION_FAILED', {
+        errors: [{ field: IDEMPOTENCY_ARGUMENT, message: KEY_RULE }],
+      }),
+      ctx,
+    );
   }
   const scope = keyScope(ctx.principal, key);
   if (!scope) return runTool(tool, ctx, args, request);
@@ -265,13 +310,19 @@ function problemStatus(result: ToolResult): number {
   }
 }
 
-async function runTool(tool: McpTool, ctx: Context, args: Record<string, unknown>, request: Request): Promise<ToolResult> {
+async function runTool(
+  tool: McpTool,
+  ctx: Context,
+  args: Record<string, unknown>,
+  request: Request,
+): Promise<ToolResult> {
   const { route } = tool;
   const params: Record<string, string> = {};
   const query: Record<string, string | string[]> = {};
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
-    if (route.params && Object.hasOwn(route.params.shape, name)) params[name] = typeof value === 'string' ? value : JSON.stringify(value);
+    if (route.params && Object.hasOwn(route.params.shape, name))
+      params[name] = typeof value === 'string' ? value : JSON.stringify(value);
     else if (route.query && Object.hasOwn(route.query.shape, name)) {
       const text = queryText(value);
       if (text !== undefined) query[name] = text;
@@ -279,14 +330,24 @@ async function runTool(tool: McpTool, ctx: Context, args: Record<string, unknown
   }
   // Without a body, leftover arguments have nowhere to go: named, rather than silently ignored.
   const unknown = route.body ? [] : Object.keys(body);
-  if (unknown.length) return errorResult(new AppError(unknown.map((n) => `${n}: unknown argument`).join('; '), 'VALIDATION_FAILED', { errors: unknown.map((field) => ({ field, message: 'unknown argument' })) }), ctx);
+  if (unknown.length)
+    return errorResult(
+      new AppError(unknown.map((n) => `${n}: unknown argument`).join('; '), 'VALIDATION_FAILED', {
+        errors: unknown.map((field) => ({ field, message: 'unknown argument' })),
+      }),
+      ctx,
+    );
   const url = new URL(`${ctx.config.baseUrl}/api${route.path}`);
   try {
     const result = await runRoute(route, ctx, { params: () => params, query, body: async () => body }, url, request);
-    if (result instanceof Response) throw new Error(`route ${route.operationId} answered a document, which a tool cannot carry`);
+    if (result instanceof Response)
+      throw new Error(`route ${route.operationId} answered a document, which a tool cannot carry`);
     if (route.success.status === 204) return { content: [{ type: 'text', text: 'Done.' }] };
     const structuredContent = Array.isArray(result.body)
-      ? { items: result.body, ...(route.success.headers?.includes('Link') ? { next_cursor: nextCursor(result.headers?.link) } : {}) }
+      ? {
+          items: result.body,
+          ...(route.success.headers?.includes('Link') ? { next_cursor: nextCursor(result.headers?.link) } : {}),
+        }
       : (result.body as Record<string, unknown>);
     return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
   } catch (error) {

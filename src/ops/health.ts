@@ -20,7 +20,9 @@ const CHECK_TIMEOUT_MS = 2_000;
 /** Probes within this span share one round of checks, so a flood of /readyz costs at most one query a second. */
 const RESULT_TTL_MS = 1_000;
 
-type Outcome = { ok: true; checks: Record<string, 'ok'> } | { ok: false; failing: string[]; checks: Record<string, string> };
+type Outcome =
+  | { ok: true; checks: Record<string, 'ok'> }
+  | { ok: false; failing: string[]; checks: Record<string, string> };
 
 /** Probes' answers are never cached: each says how the process is now. */
 const probeAnswer = (status: number, body: unknown) => json(body, { status, headers: { 'cache-control': 'no-store' } });
@@ -64,7 +66,9 @@ export class Health {
     if (this.shuttingDown) return probeAnswer(503, { status: 'shutting_down' });
     const outcome = await this.outcome(scope);
     if (this.shuttingDown) return probeAnswer(503, { status: 'shutting_down' });
-    return outcome.ok ? probeAnswer(200, { status: 'ready', checks: outcome.checks }) : probeAnswer(503, { status: 'not_ready', failing: outcome.failing, checks: outcome.checks });
+    return outcome.ok
+      ? probeAnswer(200, { status: 'ready', checks: outcome.checks })
+      : probeAnswer(503, { status: 'not_ready', failing: outcome.failing, checks: outcome.checks });
   }
 
   private outcome(scope: RequestScope | undefined): Promise<Outcome> {

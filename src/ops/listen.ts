@@ -6,13 +6,19 @@ import { errorCode, StartupError } from './startup-error.js';
 function listenFailure(error: unknown, setting: string, host: string, port: number): StartupError | unknown {
   switch (errorCode(error)) {
     case 'EADDRINUSE':
-      return new StartupError(`${setting}=${port}: ${host}:${port} is already in use by another process. Stop that process, or set ${setting} to a free port.`);
+      return new StartupError(
+        `${setting}=${port}: ${host}:${port} is already in use by another process. Stop that process, or set ${setting} to a free port.`,
+      );
     case 'EACCES':
-      return new StartupError(`${setting}=${port}: not allowed to listen on ${host}:${port} (ports below 1024 need privileges). Set ${setting} to 1024 or above.`);
+      return new StartupError(
+        `${setting}=${port}: not allowed to listen on ${host}:${port} (ports below 1024 need privileges). Set ${setting} to 1024 or above.`,
+      );
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new StartupError(`HOST=${host}: this machine has no such address. Set HOST to one of its addresses (127.0.0.1, or 0.0.0.0 for every interface).`);
+      return new StartupError(
+        `HOST=${host}: this machine has no such address. Set HOST to one of its addresses (127.0.0.1, or 0.0.0.0 for every interface).`,
+      );
     default:
       return error;
   }

@@ -57,7 +57,10 @@ export class Metrics {
 
   requestFinished(method: string, route: string, status: number, seconds: number): void {
     this.inFlight.dec();
-    this.requestDuration.observe({ method: KNOWN_METHODS.has(method) ? method : 'OTHER', route, status: String(status) }, seconds);
+    this.requestDuration.observe(
+      { method: KNOWN_METHODS.has(method) ? method : 'OTHER', route, status: String(status) },
+      seconds,
+    );
   }
 
   rateLimitRefused(policy: string): void {

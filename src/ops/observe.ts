@@ -75,7 +75,8 @@ export class Ops {
     this.db = deps.db;
     this.health = new Health(readinessChecks(deps.db, deps.limiter, committed), deps.logger);
     this.shedder = deps.config.loadShedLagMs > 0 ? new LoadShedder(deps.config.loadShedLagMs) : null;
-    this.metrics = deps.config.metricsPort !== undefined || deps.config.metricsToken !== undefined ? new Metrics() : null;
+    this.metrics =
+      deps.config.metricsPort !== undefined || deps.config.metricsToken !== undefined ? new Metrics() : null;
     if (this.metrics) deps.db.queries.timers?.add(this.metrics.queryObserved);
   }
 
@@ -99,7 +100,12 @@ export class Ops {
     if (this.metrics) this.db.queries.timers?.delete(this.metrics.queryObserved);
   }
 
-  private async serve(scope: RequestScope, request: Request, info: RequestInfo, handler: ScopedHandler): Promise<Response> {
+  private async serve(
+    scope: RequestScope,
+    request: Request,
+    info: RequestInfo,
+    handler: ScopedHandler,
+  ): Promise<Response> {
     const started = performance.now();
     this.metrics?.requestStarted();
     let response: Response;
@@ -138,7 +144,11 @@ export class Ops {
     const refusal = this.shedder?.refusal() ?? null;
     if ((refusal !== null) !== this.shedding) {
       this.shedding = refusal !== null;
-      if (refusal) this.logger.warn({ lagMs: Math.round(refusal.lagMs), maxLagMs: this.config.loadShedLagMs }, 'event loop lagging: new requests get 503 overloaded');
+      if (refusal)
+        this.logger.warn(
+          { lagMs: Math.round(refusal.lagMs), maxLagMs: this.config.loadShedLagMs },
+          'event loop lagging: new requests get 503 overloaded',
+        );
       else this.logger.info('event loop caught up: serving new requests again');
     }
     return refusal?.response ?? null;
@@ -167,7 +177,11 @@ export class Ops {
   private async metricsAnswer(request: Request): Promise<Response> {
     const token = this.config.metricsToken;
     if (token !== undefined && !hasMetricsToken(request.headers, token)) {
-      return problemResponse(new AppError('Send Authorization: Bearer <METRICS_TOKEN>.', 'UNAUTHENTICATED', { headers: { 'www-authenticate': 'Bearer realm="metrics"' } }));
+      return problemResponse(
+        new AppError('Send Authorization: Bearer <METRICS_TOKEN>.', 'UNAUTHENTICATED', {
+          headers: { 'www-authenticate': 'Bearer realm="metrics"' },
+        }),
+      );
     }
     return this.metrics!.response();
   }

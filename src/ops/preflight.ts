@@ -9,7 +9,15 @@ import { errorCode, StartupError } from './startup-error.js';
 /** How long a start-up check waits for PostgreSQL or Redis to answer. */
 const CONNECT_TIMEOUT_MS = 5_000;
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+]);
 
 const WHY_NOT_A_DIRECTORY: Record<string, string> = {
   ENOTDIR: 'a part of the path is a file, not a directory',
@@ -48,16 +56,24 @@ function postgresConnectFailure(error: unknown, url: string): StartupError | unk
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
   if ((code && UNREACHABLE.has(code)) || /timeout/i.test(message)) {
-    return new StartupError(`DATABASE_URL: cannot reach PostgreSQL at ${where} (${code ?? 'timeout'}). Start PostgreSQL there, or fix the host and port in DATABASE_URL.`);
+    return new StartupError(
+      `DATABASE_URL: cannot reach PostgreSQL at ${where} (${code ?? 'timeout'}). Start PostgreSQL there, or fix the host and port in DATABASE_URL.`,
+    );
   }
   if (code === '3D000') {
-    return new StartupError(`DATABASE_URL: PostgreSQL at ${where} has no database "${database}". Create it (createdb ${database}), or name an existing database in DATABASE_URL.`);
+    return new StartupError(
+      `DATABASE_URL: PostgreSQL at ${where} has no database "${database}". Create it (createdb ${database}), or name an existing database in DATABASE_URL.`,
+    );
   }
   if (code === '28P01' || code === '28000') {
-    return new StartupError(`DATABASE_URL: PostgreSQL at ${where} refused user "${user}" (${message}). Fix the user name and password in DATABASE_URL.`);
+    return new StartupError(
+      `DATABASE_URL: PostgreSQL at ${where} refused user "${user}" (${message}). Fix the user name and password in DATABASE_URL.`,
+    );
   }
   if (code && /^[0-9A-Z]{5}$/.test(code)) {
-    return new StartupError(`DATABASE_URL: PostgreSQL at ${where} refused the connection (${code}: ${message}). Fix DATABASE_URL.`);
+    return new StartupError(
+      `DATABASE_URL: PostgreSQL at ${where} refused the connection (${code}: ${message}). Fix DATABASE_URL.`,
+    );
   }
   return error;
 }
@@ -75,13 +91,23 @@ async function checkPostgres(url: string, migrate: boolean): Promise<void> {
     throw postgresConnectFailure(error, url);
   }
   try {
-    const { rows } = await client.query<{ user: string; database: string; schema: string | null; can_create: boolean | null; tracked: boolean }>(
+    const { rows } = await client.query<{
+      user: string;
+      database: string;
+      schema: string | null;
+      can_create: boolean | null;
+      tracked: boolean;
+    }>(
       `SELECT current_user AS "user", current_database() AS database, current_schema() AS schema,
               has_schema_privilege(current_schema(), 'CREATE') AS can_create,
               to_regclass('_prisma_migrations') IS NOT NULL AS tracked`,
     );
     const facts = rows[0]!;
-    const applied = facts.tracked ? new Set((await client.query<{ migration_name: string }>(APPLIED_MIGRATIONS_SQL)).rows.map((r) => r.migration_name)) : new Set<string>();
+    const applied = facts.tracked
+      ? new Set(
+          (await client.query<{ migration_name: string }>(APPLIED_MIGRATIONS_SQL)).rows.map((r) => r.migration_name),
+        )
+      : new Set<string>();
     const pending = (await committedMigrationNames()).filter((name) => !applied.has(name));
     if (pending.length === 0) return;
     if (!migrate) {
@@ -105,7 +131,13 @@ async function checkPostgres(url: string, migrate: boolean): Promise<void> {
 async function checkRedis(url: string): Promise<void> {
   const u = new URL(url);
   const where = `${u.hostname || 'localhost'}:${u.port || '6379'}`;
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   // ioredis rejects connect() with "Connection is closed."; the cause comes through 'error'.
   let cause: unknown;
   redis.on('error', (error) => {
@@ -118,7 +150,9 @@ async function checkRedis(url: string): Promise<void> {
     const code = errorCode(cause ?? error);
     const message = error instanceof Error ? error.message : String(error);
     if (/^(NOAUTH|WRONGPASS)/.test(message)) {
-      throw new StartupError(`REDIS_URL: Redis at ${where} refused the credentials (${message.split(' ')[0]}). Fix the user name and password in REDIS_URL.`);
+      throw new StartupError(
+        `REDIS_URL: Redis at ${where} refused the credentials (${message.split(' ')[0]}). Fix the user name and password in REDIS_URL.`,
+      );
     }
     throw new StartupError(
       `REDIS_URL: cannot reach Redis at ${where} (${code ?? message}). Start Redis there, fix REDIS_URL, or unset it to keep rate limits in this process (one instance only).`,

@@ -7,7 +7,8 @@ import type { RouteEntry } from 'itty-router';
  */
 export function routeTemplate(router: { routes: RouteEntry[] }, method: string, path: string): string | undefined {
   for (const [routeMethod, pattern, , template] of router.routes) {
-    if ((routeMethod === method || routeMethod === 'ALL') && pattern.test(path) && template !== undefined) return template;
+    if ((routeMethod === method || routeMethod === 'ALL') && pattern.test(path) && template !== undefined)
+      return template;
   }
   return undefined;
 }

@@ -57,7 +57,10 @@ export function handleShutdownSignals(options: ShutdownOptions): void {
     phase = 'draining';
     health.startShutdown();
     for (const response of active) if (!response.headersSent) response.shouldKeepAlive = false;
-    logger.info({ signal, delay_s: options.delaySeconds, timeout_s: options.timeoutSeconds, in_flight: active.size }, 'shutting down: readiness is 503');
+    logger.info(
+      { signal, delay_s: options.delaySeconds, timeout_s: options.timeoutSeconds, in_flight: active.size },
+      'shutting down: readiness is 503',
+    );
     if (options.delaySeconds > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.delaySeconds * 1000);
@@ -80,7 +83,10 @@ export function handleShutdownSignals(options: ShutdownOptions): void {
     ]);
     clearTimeout(timer);
     if (!finished) {
-      logger.error({ in_flight: active.size }, 'requests still in flight after SHUTDOWN_TIMEOUT_SECONDS: cutting their connections');
+      logger.error(
+        { in_flight: active.size },
+        'requests still in flight after SHUTDOWN_TIMEOUT_SECONDS: cutting their connections',
+      );
       for (const server of servers) server.closeAllConnections();
     }
     try {

@@ -87,7 +87,8 @@ export function createCors(origins: CorsOrigins): Cors {
   }
   return {
     preflight(request, surface) {
-      if (request.method !== 'OPTIONS' || !request.headers.has('access-control-request-method') || !surface.cors) return null;
+      if (request.method !== 'OPTIONS' || !request.headers.has('access-control-request-method') || !surface.cors)
+        return null;
       const headers = new Headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
       // An origin not allowed gets an answer without permissions: the browser then refuses the request.
       if (setOrigin(request, headers)) {
@@ -100,7 +101,8 @@ export function createCors(origins: CorsOrigins): Cors {
     async step(context, next) {
       const response = await next();
       if (!context.surface.cors) return response;
-      if (setOrigin(context.request, response.headers)) response.headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS.join(', '));
+      if (setOrigin(context.request, response.headers))
+        response.headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS.join(', '));
       return response;
     },
   };

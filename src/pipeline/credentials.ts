@@ -10,15 +10,21 @@ import { AppError } from '../schema/core/errors.js';
 import type { Step } from './pipeline.js';
 
 function bearerChallenge(config: Config, error?: AuthError): string {
-  const parts = [`realm="${config.baseUrl}/api"`, `resource_metadata="${resourceMetadataUrl(config)}"`, `scope="${SCOPE_NAMES.join(' ')}"`];
-  if (error?.bearerError) parts.push(`error="${error.bearerError}"`, `error_description="${error.detail.replace(/"/g, "'")}"`);
+  const parts = [
+    `realm="${config.baseUrl}/api"`,
+    `resource_metadata="${resourceMetadataUrl(config)}"`,
+    `scope="${SCOPE_NAMES.join(' ')}"`,
+  ];
+  if (error?.bearerError)
+    parts.push(`error="${error.bearerError}"`, `error_description="${error.detail.replace(/"/g, "'")}"`);
   return `Bearer ${parts.join(', ')}`;
 }
 
 /** An AuthError as the API's problem, with the RFC 6750 challenge on a 401 (RFC 9728 `resource_metadata`). */
 function authProblem(config: Config, error: AuthError, scope: RequestScope): AppError {
   reportAuthFailure(scope, error.code);
-  const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': bearerChallenge(config, error) } : {};
+  const headers: Record<string, string> =
+    error.status === 401 ? { 'www-authenticate': bearerChallenge(config, error) } : {};
   return new AppError(error.detail, error.problemCode, { headers });
 }
 
@@ -38,10 +44,15 @@ export function credentials(config: Config): Step {
       return next();
     }
     // GraphQL-over-HTTP clients get the same status and challenge in a GraphQL response body.
-    const refuse = (problem: AppError) => (surface.name === 'graphql' && graphqlAuthResponse(request, problem)) || problemResponse(problem);
+    const refuse = (problem: AppError) =>
+      (surface.name === 'graphql' && graphqlAuthResponse(request, problem)) || problemResponse(problem);
     // A token in the URL ends up in logs: refused with what the client did wrong, whatever else it sent (RFC 6750 §5.3).
     if (url.searchParams.has('access_token')) {
-      const error = new AuthError('token_in_url', 'Send tokens in the Authorization header, never in the URL (where they end up in logs).', 'invalid_request');
+      const error = new AuthError(
+        'token_in_url',
+        'Send tokens in the Authorization header, never in the URL (where they end up in logs).',
+        'invalid_request',
+      );
       return problemResponse(authProblem(config, error, scope));
     }
     const principal = await authenticate(auth, context.credentials);
@@ -65,7 +76,11 @@ export function credentials(config: Config): Step {
  */
 export function withResourceMetadata(config: Config, response: Response): Response {
   const challenge = response.headers.get('www-authenticate');
-  if (response.status === 403 && challenge?.includes('error="insufficient_scope"') && !challenge.includes('resource_metadata=')) {
+  if (
+    response.status === 403 &&
+    challenge?.includes('error="insufficient_scope"') &&
+    !challenge.includes('resource_metadata=')
+  ) {
     response.headers.set('www-authenticate', `${challenge}, resource_metadata="${resourceMetadataUrl(config)}"`);
   }
   return response;

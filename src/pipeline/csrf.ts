@@ -11,11 +11,18 @@ import type { Step } from './pipeline.js';
  * (src/http/surfaces.ts) says when. The OAuth back-channel endpoints authenticate clients, not
  * cookies, and are not pages.
  */
-export function csrfRefusal(request: Request, credentials: Credentials, surface: Surface, baseUrl: string): Response | null {
+export function csrfRefusal(
+  request: Request,
+  credentials: Credentials,
+  surface: Surface,
+  baseUrl: string,
+): Response | null {
   if (!isUnsafeMethod(request.method) || credentials.token !== null) return null;
   const checked = surface.csrf === 'always' || (surface.csrf === 'with-session' && credentials.sessionToken !== null);
   if (!checked || isSameOrigin(request, baseUrl)) return null;
-  return problemResponse(new AppError('Cross-site request refused: Origin (or Referer) must be this service.', 'CSRF_REJECTED'));
+  return problemResponse(
+    new AppError('Cross-site request refused: Origin (or Referer) must be this service.', 'CSRF_REJECTED'),
+  );
 }
 
 /** The pipeline's CSRF step. */

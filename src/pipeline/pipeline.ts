@@ -9,7 +9,8 @@ export type Step = (request: RequestContext, next: () => Promise<Response>) => P
 /** Runs `steps` in order around `last` (the dispatch to the surface). */
 export function pipeline(steps: readonly Step[], last: (request: RequestContext) => Promise<Response>) {
   return (request: RequestContext): Promise<Response> => {
-    const run = (index: number): Promise<Response> => (index < steps.length ? steps[index]!(request, () => run(index + 1)) : last(request));
+    const run = (index: number): Promise<Response> =>
+      index < steps.length ? steps[index]!(request, () => run(index + 1)) : last(request);
     return run(0);
   };
 }

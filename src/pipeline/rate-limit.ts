@@ -18,7 +18,11 @@ export function rateLimitSubject(token: string | null, clientIp: string): string
 
 function tooManyRequests(decisions: PolicyDecision[]): Response {
   const wait = retryAfter(decisions);
-  return problemResponse(new AppError(`Too many requests. Wait ${wait} seconds (X-RateLimit-Reset) before retrying.`, 'RATE_LIMITED', { headers: { 'retry-after': wait } }));
+  return problemResponse(
+    new AppError(`Too many requests. Wait ${wait} seconds (X-RateLimit-Reset) before retrying.`, 'RATE_LIMITED', {
+      headers: { 'retry-after': wait },
+    }),
+  );
 }
 
 /** The bucket of a request: an OAuth grant (all its access tokens share one), another credential, or the address. */

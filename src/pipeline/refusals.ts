@@ -13,7 +13,10 @@ export const REFUSALS: Record<RefusalShape, BodyRefusal> = {
   problem: (error) => problemResponse(error),
   oauth: (error) =>
     oauthErrorResponse(
-      new OAuthError('invalid_request', error.message, { status: error.status === 413 ? 413 : undefined, headers: errorHeaders(error) }),
+      new OAuthError('invalid_request', error.message, {
+        status: error.status === 413 ? 413 : undefined,
+        headers: errorHeaders(error),
+      }),
     ),
   page: (error) =>
     page(

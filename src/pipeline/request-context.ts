@@ -69,7 +69,13 @@ export interface RequestContext {
 }
 
 /** The request context of a request that has just arrived, for `surface`. */
-export function beginRequest(services: Services, request: Request, info: RequestInfo, scope: RequestScope, surface: Surface): RequestContext {
+export function beginRequest(
+  services: Services,
+  request: Request,
+  info: RequestInfo,
+  scope: RequestScope,
+  surface: Surface,
+): RequestContext {
   const { config, keys, patCache, credentialEpoch } = services;
   const credentials = presentedCredentials(config, request.headers);
   // An access token is verified once per request: for its rate-limit bucket, then to authenticate.
@@ -77,7 +83,10 @@ export function beginRequest(services: Services, request: Request, info: Request
   // A token's SHA-256 is made once per request: for its rate-limit bucket, then to look the PAT up.
   let hashed: { token: string; hash: Uint8Array<ArrayBuffer> } | undefined;
   // Started before the rate-limit admission: over Redis the two commands share one round trip.
-  const patEpoch = patCache && typeof credentials.token === 'string' && credentials.token.startsWith(PAT_PREFIX) ? credentialEpoch.read() : null;
+  const patEpoch =
+    patCache && typeof credentials.token === 'string' && credentials.token.startsWith(PAT_PREFIX)
+      ? credentialEpoch.read()
+      : null;
   const context: RequestContext = {
     request,
     url: requestUrl(request),

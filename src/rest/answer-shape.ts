@@ -8,5 +8,7 @@ import type { Route } from './route.js';
  */
 export function restAnswerSentence(route: Route): string | undefined {
   if (!(route.success.schema instanceof z.ZodArray)) return undefined;
-  return route.success.headers?.includes('Link') ? 'A bare array, one page; the next page is in the `Link` header.' : 'A bare array, not paged.';
+  return route.success.headers?.includes('Link')
+    ? 'A bare array, one page; the next page is in the `Link` header.'
+    : 'A bare array, not paged.';
 }

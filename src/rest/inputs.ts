@@ -40,7 +40,9 @@ export function once<T extends z.ZodType>(schema: T) {
 
 /** An integer parameter: digits become a number for the rule to check; anything else is refused by it. */
 export function integer<T extends z.ZodType>(schema: T) {
-  return once(z.preprocess((value) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value), schema));
+  return once(
+    z.preprocess((value) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value), schema),
+  );
 }
 
 /** A boolean parameter: `true` or `false`. */
@@ -51,7 +53,12 @@ export function boolean<T extends z.ZodType>(schema: T) {
 /** A list parameter: repeated, or comma-separated (`status=Todo,Done&status=Backlog`). */
 export function list<T extends z.ZodType>(schema: T) {
   return z.preprocess(
-    (value) => (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(',').map((part) => part.trim())),
+    (value) =>
+      (Array.isArray(value) ? value : [value]).flatMap((v) =>
+        String(v)
+          .split(',')
+          .map((part) => part.trim()),
+      ),
     schema,
   );
 }
@@ -64,7 +71,11 @@ const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_m, c: string) => 
  * with its fields in snake_case, less those the path gives (`id`).
  */
 export function snakeBody(input: z.ZodObject, omit: string[] = []): z.ZodObject {
-  const shape = Object.fromEntries(Object.entries(input.shape).filter(([name]) => !omit.includes(name)).map(([name, schema]) => [snake(name), schema]));
+  const shape = Object.fromEntries(
+    Object.entries(input.shape)
+      .filter(([name]) => !omit.includes(name))
+      .map(([name, schema]) => [snake(name), schema]),
+  );
   return z.strictObject(shape);
 }
 

@@ -6,7 +6,10 @@ import { list, once } from './inputs.js';
  * parameters: each checked by its entry's rule, a list (repeated or comma-separated) or given once.
  */
 export const issueFilterParameters = Object.fromEntries(
-  ISSUE_FILTER_PARAMETERS.map((p) => [p.name, (p.list ? list(p.rule) : once(p.rule)).optional().meta({ description: p.description })]),
+  ISSUE_FILTER_PARAMETERS.map((p) => [
+    p.name,
+    (p.list ? list(p.rule) : once(p.rule)).optional().meta({ description: p.description }),
+  ]),
 );
 
 /** The operation's names of the filter's fields as the parameters name them (`filter.assigneeId` -> `assignee_id`), for field errors. */

@@ -24,7 +24,8 @@ const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
 
 type Node = Record<string, unknown>;
 
-const hasType = (node: Node, type: string) => node.type === type || (Array.isArray(node.type) && node.type.includes(type));
+const hasType = (node: Node, type: string) =>
+  node.type === type || (Array.isArray(node.type) && node.type.includes(type));
 
 function bound(node: Node): void {
   if (hasType(node, 'string') && node.maxLength === undefined && node.enum === undefined && node.const === undefined) {

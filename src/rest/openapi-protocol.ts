@@ -1,5 +1,14 @@
 import { STATUS_CODES } from 'node:http';
-import type { ComponentsObject, ExampleObject, HeaderObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject, SecurityRequirementObject } from 'openapi3-ts/oas31';
+import type {
+  ComponentsObject,
+  ExampleObject,
+  HeaderObject,
+  ParameterObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+  SecurityRequirementObject,
+} from 'openapi3-ts/oas31';
 import { SCOPES } from '../auth/oauth/scopes.js';
 import { SCHEMES } from '../auth/security-schemes.js';
 import { sessionCookieName } from '../auth/session.js';
@@ -34,11 +43,19 @@ function exact(description: string, properties: Record<string, Schema>): SchemaO
 // ---- Headers ----
 
 /** What every response of the API carries: the rate-limit fields and CORS's Allow-Origin (src/pipeline/cors.ts). */
-const EVERY_RESPONSE_HEADER_NAMES = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Access-Control-Allow-Origin'] as const;
+const EVERY_RESPONSE_HEADER_NAMES = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Access-Control-Allow-Origin',
+] as const;
 
 const headers: Record<string, Header> = {
   'Idempotent-Replayed': {
-    description: 'Present (`true`) when this is the kept answer of an earlier request with the same `Idempotency-Key`, replayed.',
+    description:
+      'Present (`true`) when this is the kept answer of an earlier request with the same `Idempotency-Key`, replayed.',
     required: false,
     schema: { const: 'true' },
   },
@@ -86,9 +103,14 @@ const headers: Record<string, Header> = {
       'Follow it rather than building cursors.',
     required: false,
     schema: { type: 'string', maxLength: 4096, pattern: '^<[^>]+>; rel="next"$' },
-    example: '<http://localhost:4000/api/issues?status=Todo&limit=50&cursor=eyJ2IjpbIjIwMjYtMDEtMzFUMTI6MDA6MDAuMDAwWiJdfQ>; rel="next"',
+    example:
+      '<http://localhost:4000/api/issues?status=Todo&limit=50&cursor=eyJ2IjpbIjIwMjYtMDEtMzFUMTI6MDA6MDAuMDAwWiJdfQ>; rel="next"',
   },
-  Location: { description: 'The URL of the created resource.', required: true, schema: { type: 'string', format: 'uri' } },
+  Location: {
+    description: 'The URL of the created resource.',
+    required: true,
+    schema: { type: 'string', format: 'uri' },
+  },
   'WWW-Authenticate': {
     description:
       'RFC 6750 challenge: `Bearer realm="<BASE_URL>/api", resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/api", scope="read write"` ' +
@@ -96,24 +118,49 @@ const headers: Record<string, Header> = {
     required: true,
     schema: { type: 'string', maxLength: 1024, pattern: '^Bearer ' },
   },
-  Allow: { description: 'The methods this path answers.', required: true, schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$' }, example: 'GET, PUT, DELETE' },
-  'Accept-Post': { description: 'The media type to send.', required: true, schema: { type: 'string', maxLength: 64, pattern: '^[a-z]+/[a-z0-9.+-]+$' }, example: 'application/json' },
-  'Cache-Control': { description: 'How long caches may keep the document.', required: true, schema: { type: 'string', maxLength: 64, pattern: '^[a-z-]+(=\\d+)?(, [a-z-]+(=\\d+)?)*$' }, example: 'public, max-age=300' },
+  Allow: {
+    description: 'The methods this path answers.',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^[A-Z]+(, [A-Z]+)*$' },
+    example: 'GET, PUT, DELETE',
+  },
+  'Accept-Post': {
+    description: 'The media type to send.',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^[a-z]+/[a-z0-9.+-]+$' },
+    example: 'application/json',
+  },
+  'Cache-Control': {
+    description: 'How long caches may keep the document.',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^[a-z-]+(=\\d+)?(, [a-z-]+(=\\d+)?)*$' },
+    example: 'public, max-age=300',
+  },
   'Access-Control-Allow-Origin': {
     description:
-      'CORS: `*` (any origin\'s page may read the answer, never with cookies), or the request\'s `Origin` when `CORS_ORIGINS` lists it; ' +
+      "CORS: `*` (any origin's page may read the answer, never with cookies), or the request's `Origin` when `CORS_ORIGINS` lists it; " +
       'absent for an origin not listed. Never with `Access-Control-Allow-Credentials`: the browser session does not work from other origins.',
     required: false,
     schema: { type: 'string', maxLength: 2048, pattern: '^(\\*|https?://[^/]+)$' },
     example: '*',
   },
   InsufficientScope: {
-    description: 'Only on `insufficient_scope`: `Bearer error="insufficient_scope", scope="write", resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/api"` (RFC 6750, RFC 9728 §5.1).',
+    description:
+      'Only on `insufficient_scope`: `Bearer error="insufficient_scope", scope="write", resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/api"` (RFC 6750, RFC 9728 §5.1).',
     required: false,
-    schema: { type: 'string', maxLength: 256, pattern: '^Bearer error="insufficient_scope", scope="(read|write)", resource_metadata="[^"]+"$' },
-    example: 'Bearer error="insufficient_scope", scope="write", resource_metadata="http://localhost:4000/.well-known/oauth-protected-resource/api"',
+    schema: {
+      type: 'string',
+      maxLength: 256,
+      pattern: '^Bearer error="insufficient_scope", scope="(read|write)", resource_metadata="[^"]+"$',
+    },
+    example:
+      'Bearer error="insufficient_scope", scope="write", resource_metadata="http://localhost:4000/.well-known/oauth-protected-resource/api"',
   },
-  ETag: { description: 'Validator for `If-None-Match`.', required: true, schema: { type: 'string', maxLength: 64, pattern: '^"[A-Za-z0-9_-]+"$' } },
+  ETag: {
+    description: 'Validator for `If-None-Match`.',
+    required: true,
+    schema: { type: 'string', maxLength: 64, pattern: '^"[A-Za-z0-9_-]+"$' },
+  },
 };
 
 const headerRef = (name: string): Reference => ({ $ref: `#/components/headers/${name}` });
@@ -139,8 +186,8 @@ const parameters: Record<string, Parameter> = {
     in: 'header',
     required: false,
     description:
-      'The organization to act in. With an API key or OAuth token: optional, and when sent must be the token\'s organization (else 403 `org_mismatch`). ' +
-      'With a session: one of the user\'s organizations (else 403 `org_forbidden`); needed when the user has more than one.',
+      "The organization to act in. With an API key or OAuth token: optional, and when sent must be the token's organization (else 403 `org_mismatch`). " +
+      "With a session: one of the user's organizations (else 403 `org_forbidden`); needed when the user has more than one.",
     schema: { type: 'string', format: 'uuid' },
   },
   IdempotencyKey: {
@@ -151,7 +198,7 @@ const parameters: Record<string, Parameter> = {
       'IETF httpapi Idempotency-Key: a unique value per request (a UUID), sent again unchanged when retrying it. Within 24 h, a retry with the same key, ' +
       'path and body gets the first answer again (status, headers, body; with `Idempotent-Replayed: true`) and writes nothing; the same key with another ' +
       'path or body is 422 `idempotency_key_reused`; a retry while the first still runs waits for it, else 409 `idempotency_key_in_use` (with `Retry-After`). ' +
-      'Keys belong to the credential\'s user in its organization. Answers 406, 415, 429 and 5xx are not kept: a retry runs again.',
+      "Keys belong to the credential's user in its organization. Answers 406, 415, 429 and 5xx are not kept: a retry runs again.",
     schema: { type: 'string', minLength: 1, maxLength: 255 },
     example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
   },
@@ -213,9 +260,20 @@ function problemSchema(status: ProblemStatus, codes: readonly string[], descript
     },
     title: { const: STATUS_CODES[status], description: 'The HTTP reason phrase.' },
     status: { const: status },
-    detail: { type: 'string', maxLength: PROBLEM_LIMITS.detail, description: 'For people: what went wrong and what to do.' },
-    code: codes.length === 1 ? { const: codes[0], description: 'Stable, for programs.' } : { type: 'string', enum: [...codes], description: 'Stable, for programs.' },
-    request_id: { type: 'string', maxLength: 128, description: "The request's `X-Request-Id` (the client's, or one the service made): quote it to an operator." },
+    detail: {
+      type: 'string',
+      maxLength: PROBLEM_LIMITS.detail,
+      description: 'For people: what went wrong and what to do.',
+    },
+    code:
+      codes.length === 1
+        ? { const: codes[0], description: 'Stable, for programs.' }
+        : { type: 'string', enum: [...codes], description: 'Stable, for programs.' },
+    request_id: {
+      type: 'string',
+      maxLength: 128,
+      description: "The request's `X-Request-Id` (the client's, or one the service made): quote it to an operator.",
+    },
     ...(errors ? { errors } : {}),
   };
   const beforeAnyRequest = codes.some((code) => BEFORE_ANY_REQUEST.has(code));
@@ -236,13 +294,18 @@ const problemSchemas: Record<string, Schema> = {
     description: 'An RFC 9457 problem with status 400.',
     oneOf: [ref('ValidationProblem'), ref('MalformedRequestProblem')],
   },
-  ValidationProblem: problemSchema(400, [VALIDATION_FAILED], 'Bad input: every bad field or parameter is in `errors`.', {
-    type: 'array',
-    minItems: 1,
-    maxItems: PROBLEM_LIMITS.fieldErrors,
-    description: `The first ${PROBLEM_LIMITS.fieldErrors} bad fields found.`,
-    items: ref('FieldError'),
-  }),
+  ValidationProblem: problemSchema(
+    400,
+    [VALIDATION_FAILED],
+    'Bad input: every bad field or parameter is in `errors`.',
+    {
+      type: 'array',
+      minItems: 1,
+      maxItems: PROBLEM_LIMITS.fieldErrors,
+      description: `The first ${PROBLEM_LIMITS.fieldErrors} bad fields found.`,
+      items: ref('FieldError'),
+    },
+  ),
   MalformedRequestProblem: problemSchema(
     400,
     OTHER_400_CODES,
@@ -271,7 +334,8 @@ const graphql: Record<string, Schema> = {
   },
   GraphQLResponse: {
     type: 'object',
-    description: 'A GraphQL result. Typed mutation errors are members of the result unions; others are in `errors` with `extensions.code`.',
+    description:
+      'A GraphQL result. Typed mutation errors are members of the result unions; others are in `errors` with `extensions.code`.',
     minProperties: 1,
     properties: {
       data: { type: ['object', 'null'] },
@@ -286,7 +350,11 @@ const graphql: Record<string, Schema> = {
             message: { type: 'string', maxLength: BODY_LIMITS.api },
             locations: { type: 'array', maxItems: QUERY_LIMITS.maxTokens, items: { type: 'object' } },
             // A field name and at most one list index per level.
-            path: { type: 'array', maxItems: 2 * QUERY_LIMITS.maxDepth, items: { type: ['string', 'integer'], maxLength: BODY_LIMITS.api, minimum: 0 } },
+            path: {
+              type: 'array',
+              maxItems: 2 * QUERY_LIMITS.maxDepth,
+              items: { type: ['string', 'integer'], maxLength: BODY_LIMITS.api, minimum: 0 },
+            },
             extensions: { type: 'object' },
           },
         },
@@ -298,7 +366,11 @@ const graphql: Record<string, Schema> = {
     type: 'object',
     description: 'This document (OpenAPI 3.1).',
     required: ['openapi', 'info', 'paths'],
-    properties: { openapi: { type: 'string', maxLength: 16, pattern: '^3\\.1\\.\\d+$' }, info: { type: 'object' }, paths: { type: 'object' } },
+    properties: {
+      openapi: { type: 'string', maxLength: 16, pattern: '^3\\.1\\.\\d+$' },
+      info: { type: 'object' },
+      paths: { type: 'object' },
+    },
   },
 };
 
@@ -306,7 +378,12 @@ const graphql: Record<string, Schema> = {
 
 const PROBLEM = 'application/problem+json';
 
-export function problem(status: ProblemStatus, detail: string, code: string, errors?: { field: string; message: string }[]) {
+export function problem(
+  status: ProblemStatus,
+  detail: string,
+  code: string,
+  errors?: { field: string; message: string }[],
+) {
   return {
     type: `urn:workmgmt:problem:${code}`,
     title: STATUS_CODES[status]!,
@@ -319,7 +396,12 @@ export function problem(status: ProblemStatus, detail: string, code: string, err
 }
 
 /** A problem response with its schema, headers and examples. */
-export function problemResponse(status: ProblemStatus, description: string, examples: Record<string, Example>, extraHeaders: string[] = []): Response {
+export function problemResponse(
+  status: ProblemStatus,
+  description: string,
+  examples: Record<string, Example>,
+  extraHeaders: string[] = [],
+): Response {
   return {
     description,
     headers: withRateLimitHeaders(extraHeaders),
@@ -342,7 +424,10 @@ const responses: Record<string, Response> = {
         summary: 'A missing field',
         value: problem(400, 'title: is required', 'validation_failed', [{ field: 'title', message: 'is required' }]),
       },
-      malformed_json: { summary: 'A body that is not JSON', value: problem(400, 'The body is not valid JSON.', 'malformed_json') },
+      malformed_json: {
+        summary: 'A body that is not JSON',
+        value: problem(400, 'The body is not valid JSON.', 'malformed_json'),
+      },
     },
   ),
   Unauthorized: problemResponse(
@@ -354,7 +439,10 @@ const responses: Record<string, Response> = {
         summary: 'No credential',
         value: problem(401, 'Send a credential: Authorization: Bearer <token> (or X-Auth-Token).', 'unauthenticated'),
       },
-      token_revoked: { summary: 'A revoked key', value: problem(401, `The token has been revoked. ${REAUTH}`, 'token_revoked') },
+      token_revoked: {
+        summary: 'A revoked key',
+        value: problem(401, `The token has been revoked. ${REAUTH}`, 'token_revoked'),
+      },
     },
     ['WWW-Authenticate'],
   ),
@@ -364,8 +452,14 @@ const responses: Record<string, Response> = {
       '(`insufficient_scope`, with `WWW-Authenticate`); `X-Org-Id` names another organization (`org_mismatch`, `org_forbidden`); ' +
       'a cookie-authenticated write without this service as `Origin` (`csrf_rejected`).',
     {
-      forbidden: { summary: 'Role too low', value: problem(403, 'Your role in this organization does not allow this operation.', 'forbidden') },
-      insufficient_scope: { summary: 'A read-only OAuth token', value: problem(403, 'This token lacks the "write" scope.', 'insufficient_scope') },
+      forbidden: {
+        summary: 'Role too low',
+        value: problem(403, 'Your role in this organization does not allow this operation.', 'forbidden'),
+      },
+      insufficient_scope: {
+        summary: 'A read-only OAuth token',
+        value: problem(403, 'This token lacks the "write" scope.', 'insufficient_scope'),
+      },
       org_mismatch: {
         summary: 'X-Org-Id of another organization',
         value: problem(
@@ -379,8 +473,13 @@ const responses: Record<string, Response> = {
   ),
   NotFound: problemResponse(
     404,
-    'No such resource in the caller\'s organization. Another organization\'s resources get exactly this answer.',
-    { not_found: { summary: 'Missing or foreign', value: problem(404, 'No project with that id exists in this organization.', 'not_found') } },
+    "No such resource in the caller's organization. Another organization's resources get exactly this answer.",
+    {
+      not_found: {
+        summary: 'Missing or foreign',
+        value: problem(404, 'No project with that id exists in this organization.', 'not_found'),
+      },
+    },
   ),
   MethodNotAllowed: problemResponse(
     405,
@@ -408,7 +507,11 @@ const responses: Record<string, Response> = {
   UnsupportedMediaType: problemResponse(
     415,
     'The body is not JSON (`Content-Type: application/json`).',
-    { unsupported_media_type: { value: problem(415, 'Send the body as JSON with Content-Type: application/json.', 'unsupported_media_type') } },
+    {
+      unsupported_media_type: {
+        value: problem(415, 'Send the body as JSON with Content-Type: application/json.', 'unsupported_media_type'),
+      },
+    },
     ['Accept-Post'],
   ),
   IdempotencyConflict: problemResponse(
@@ -417,20 +520,28 @@ const responses: Record<string, Response> = {
       'or it never finished and its effect is unknown (`idempotency_outcome_unknown`).',
     {
       idempotency_key_in_use: {
-        value: problem(409, 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', 'idempotency_key_in_use'),
+        value: problem(
+          409,
+          'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
+          'idempotency_key_in_use',
+        ),
       },
     },
     ['Retry-After'],
   ),
-  IdempotencyKeyReused: problemResponse(422, 'The `Idempotency-Key` was used in the last 24 hours for a different request (another path or body).', {
-    idempotency_key_reused: {
-      value: problem(
-        422,
-        'This Idempotency-Key was used in the last 24 hours for a different request (another path or body). Send a new key with a new request.',
-        'idempotency_key_reused',
-      ),
+  IdempotencyKeyReused: problemResponse(
+    422,
+    'The `Idempotency-Key` was used in the last 24 hours for a different request (another path or body).',
+    {
+      idempotency_key_reused: {
+        value: problem(
+          422,
+          'This Idempotency-Key was used in the last 24 hours for a different request (another path or body). Send a new key with a new request.',
+          'idempotency_key_reused',
+        ),
+      },
     },
-  }),
+  ),
   TooManyRequests: problemResponse(
     429,
     'A rate-limit bucket is empty; the request had no effect. Wait `Retry-After` (= `X-RateLimit-Reset`) seconds, then retry once; back off exponentially after that.',
@@ -469,7 +580,7 @@ function securitySchemes(config: Config): ComponentsObject['securitySchemes'] {
       bearerFormat: 'tok_live_ + 32 base62 characters (personal access token), or a JWT (OAuth access token)',
       description:
         'A personal access token (API key): `Authorization: Bearer tok_live_...`. A key is bound to one organization and acts as the user who ' +
-        'created it, with that user\'s current role there. OAuth access tokens (see `oauth2`) are sent the same way: JWTs handled per RFC8725 ' +
+        "created it, with that user's current role there. OAuth access tokens (see `oauth2`) are sent the same way: JWTs handled per RFC8725 " +
         '(JWT Best Current Practices), as `oauth2` says.',
     },
     [SCHEMES.header]: {
@@ -513,7 +624,13 @@ function securitySchemes(config: Config): ComponentsObject['securitySchemes'] {
 
 /** The components every route refers to; the generator adds the routes' own schemas. */
 export function protocolComponents(config: Config): ComponentsObject {
-  return { schemas: { ...problemSchemas, ...graphql }, responses, parameters, headers, securitySchemes: securitySchemes(config) };
+  return {
+    schemas: { ...problemSchemas, ...graphql },
+    responses,
+    parameters,
+    headers,
+    securitySchemes: securitySchemes(config),
+  };
 }
 
 /** The rate-limit policies an operation draws from, for `x-rate-limit-policies`. */
@@ -537,7 +654,12 @@ export function graphqlPathItem() {
       parameters: [paramRef('XOrgId')],
       requestBody: {
         required: true,
-        content: { [JSON_TYPE]: { schema: ref('GraphQLRequest'), examples: { me: { value: { query: '{ me { id username } }' } } } } },
+        content: {
+          [JSON_TYPE]: {
+            schema: ref('GraphQLRequest'),
+            examples: { me: { value: { query: '{ me { id username } }' } } },
+          },
+        },
       },
       responses: {
         '200': {
@@ -546,7 +668,9 @@ export function graphqlPathItem() {
           content: {
             [JSON_TYPE]: {
               schema: ref('GraphQLResponse'),
-              examples: { me: { value: { data: { me: { id: '5b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3', username: 'olivia' } } } } },
+              examples: {
+                me: { value: { data: { me: { id: '5b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3', username: 'olivia' } } } },
+              },
             },
             'application/graphql-response+json': { schema: ref('GraphQLResponse') },
           },
@@ -558,18 +682,31 @@ export function graphqlPathItem() {
             [JSON_TYPE]: { schema: ref('GraphQLResponse') },
             'application/graphql-response+json': {
               schema: ref('GraphQLResponse'),
-              examples: { syntax: { value: { errors: [{ message: 'Syntax Error: Expected Name, found <EOF>.', locations: [{ line: 1, column: 3 }] }] } } },
+              examples: {
+                syntax: {
+                  value: {
+                    errors: [
+                      { message: 'Syntax Error: Expected Name, found <EOF>.', locations: [{ line: 1, column: 3 }] },
+                    ],
+                  },
+                },
+              },
             },
           },
         },
         '401': responseRef('Unauthorized'),
         '406': problemResponse(406, '`Accept` names no format this endpoint answers in; nothing ran.', {
           not_acceptable: {
-            value: problem(406, 'This endpoint answers in JSON: accept application/graphql-response+json or application/json.', 'not_acceptable'),
+            value: problem(
+              406,
+              'This endpoint answers in JSON: accept application/graphql-response+json or application/json.',
+              'not_acceptable',
+            ),
           },
         }),
         '403': {
-          description: 'As for REST (a problem); or, for a mutation with a read-only OAuth token, a GraphQL result with `extensions.code = "INSUFFICIENT_SCOPE"`.',
+          description:
+            'As for REST (a problem); or, for a mutation with a read-only OAuth token, a GraphQL result with `extensions.code = "INSUFFICIENT_SCOPE"`.',
           headers: withRateLimitHeaders(),
           content: {
             'application/problem+json': { schema: ref('ForbiddenProblem') },
@@ -587,4 +724,3 @@ export function graphqlPathItem() {
     },
   };
 }
-

@@ -36,7 +36,9 @@ function responses(route: Route): Record<string, ResponseConfig | ReferenceObjec
             content: {
               [JSON_TYPE]: {
                 schema: success.schema,
-                examples: Object.fromEntries(Object.entries(success.examples ?? {}).map(([name, value]) => [name, { value }])),
+                examples: Object.fromEntries(
+                  Object.entries(success.examples ?? {}).map(([name, value]) => [name, { value }]),
+                ),
               },
             },
           }
@@ -44,11 +46,18 @@ function responses(route: Route): Record<string, ResponseConfig | ReferenceObjec
     },
   };
   if (!route.operation) {
-    const document = { description: success.description, headers: withRateLimitHeaders(['Cache-Control', 'ETag']), content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/OpenApiDocument' } } } };
+    const document = {
+      description: success.description,
+      headers: withRateLimitHeaders(['Cache-Control', 'ETag']),
+      content: { [JSON_TYPE]: { schema: { $ref: '#/components/schemas/OpenApiDocument' } } },
+    };
     // No credential is read, so no 400 or 401; the global rate limit still applies.
     return {
       '200': document,
-      '304': { description: 'Not modified (`If-None-Match`).', headers: withRateLimitHeaders(['Cache-Control', 'ETag']) },
+      '304': {
+        description: 'Not modified (`If-None-Match`).',
+        headers: withRateLimitHeaders(['Cache-Control', 'ETag']),
+      },
       '429': responseRef('TooManyRequests'),
       '431': responseRef('RequestHeaderFieldsTooLarge'),
       '500': responseRef('InternalError'),
@@ -57,7 +66,10 @@ function responses(route: Route): Record<string, ResponseConfig | ReferenceObjec
   const own = Object.entries(route.errors ?? {}).map(([status, description]) => {
     const code = status === '404' ? 'not_found' : 'conflict';
     const example = problem(Number(status) as 404 | 409, description!, code);
-    return [status, problemResponse(Number(status) as 404 | 409, description!, { [code]: { value: example } })] as const;
+    return [
+      status,
+      problemResponse(Number(status) as 404 | 409, description!, { [code]: { value: example } }),
+    ] as const;
   });
   Object.assign(documented, {
     '400': responseRef('BadRequest'),
@@ -79,12 +91,17 @@ function responses(route: Route): Record<string, ResponseConfig | ReferenceObjec
  */
 function idempotencyResponses(documented: Record<string, ResponseConfig | ReferenceObject>): void {
   for (const response of Object.values(documented)) {
-    if ('headers' in response && response.headers && !('$ref' in response)) (response.headers as Record<string, unknown>)['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
+    if ('headers' in response && response.headers && !('$ref' in response))
+      (response.headers as Record<string, unknown>)['Idempotent-Replayed'] = {
+        $ref: '#/components/headers/Idempotent-Replayed',
+      };
   }
   documented['422'] = responseRef('IdempotencyKeyReused');
   const own = documented['409'];
   if (!own) documented['409'] = responseRef('IdempotencyConflict');
-  else if (!('$ref' in own)) own.description += ' Or the `Idempotency-Key` is taken (`idempotency_key_in_use`, with `Retry-After`; `idempotency_outcome_unknown`).';
+  else if (!('$ref' in own))
+    own.description +=
+      ' Or the `Idempotency-Key` is taken (`idempotency_key_in_use`, with `Retry-After`; `idempotency_outcome_unknown`).';
 }
 
 // OpenAPI 3.1 has info.summary; openapi3-ts' InfoObject does not declare it.
@@ -110,7 +127,10 @@ const TAGS = [
   { name: 'API keys', description: 'Personal access tokens.' },
   { name: 'Organizations', description: 'Organizations, the public directory and invitations.' },
   { name: 'Search', description: 'People and command-palette search.' },
-  { name: 'Webhooks', description: "Signed notifications of the organization's issue and project changes, and their deliveries." },
+  {
+    name: 'Webhooks',
+    description: "Signed notifications of the organization's issue and project changes, and their deliveries.",
+  },
   { name: 'GraphQL', description: 'The GraphQL API, over the same operations.' },
   { name: 'Meta', description: 'This document.' },
 ];
@@ -129,14 +149,23 @@ export function openApiDocument(config: Config, routes: readonly Route[]): OpenA
       path: route.path,
       operationId: route.operationId,
       summary: route.summary,
-      description: [restAnswerSentence(route), route.description ?? route.operation?.description].filter(Boolean).join(' ') || undefined,
+      description:
+        [restAnswerSentence(route), route.description ?? route.operation?.description].filter(Boolean).join(' ') ||
+        undefined,
       tags: [route.tag],
       security: security(route),
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
         ...(route.body
-          ? { body: { required: true, content: Object.fromEntries((route.bodyTypes ?? [JSON_TYPE]).map((type) => [type, { schema: route.body! }])) } }
+          ? {
+              body: {
+                required: true,
+                content: Object.fromEntries(
+                  (route.bodyTypes ?? [JSON_TYPE]).map((type) => [type, { schema: route.body! }]),
+                ),
+              },
+            }
           : {}),
       },
       responses: responses(route),

@@ -55,7 +55,13 @@ export interface RawRouteInput {
  * Throws an AppError, in its REST form, for every expected failure. REST and the MCP tools (src/mcp) both call it,
  * so a tool obeys exactly what the route obeys.
  */
-export async function runRoute(route: Route, ctx: Context, raw: RawRouteInput, url: URL, request: Request): Promise<RouteResult | Response> {
+export async function runRoute(
+  route: Route,
+  ctx: Context,
+  raw: RawRouteInput,
+  url: URL,
+  request: Request,
+): Promise<RouteResult | Response> {
   try {
     await route.operation?.admit(ctx);
     const body = route.body ? await raw.body() : undefined;
@@ -79,17 +85,29 @@ export async function runRoute(route: Route, ctx: Context, raw: RawRouteInput, u
 }
 
 /** Serves one declared route over HTTP. */
-async function serve(route: Route, request: Request, ctx: Context, params: Record<string, string | undefined>): Promise<Response> {
+async function serve(
+  route: Route,
+  request: Request,
+  ctx: Context,
+  params: Record<string, string | undefined>,
+): Promise<Response> {
   const url = requestUrl(request);
   const raw = { params: () => decodeParams(params), query: queryObject(url), body: () => readJsonObject(request) };
   const result = await runRoute(route, ctx, raw, url, request);
   if (result instanceof Response) return result;
   if (route.success.status === 204) return noContent();
-  return json(result.body, { status: route.success.status, type: JSON_UTF8, headers: result.headers as Record<string, string> });
+  return json(result.body, {
+    status: route.success.status,
+    type: JSON_UTF8,
+    headers: result.headers as Record<string, string>,
+  });
 }
 
 /** The REST surface under /api, made from the route declarations (src/rest/routes). */
-export function createRestRouter(logger: Logger): { routes: RouteEntry[]; fetch(request: Request, ctx: Context): Promise<Response> } {
+export function createRestRouter(logger: Logger): {
+  routes: RouteEntry[];
+  fetch(request: Request, ctx: Context): Promise<Response>;
+} {
   const router = Router<IRequest, [Context, Request]>({
     base: PATHS.api,
     catch: (error: unknown, _routing: IRequest, ctx: Context) => {
@@ -99,14 +117,18 @@ export function createRestRouter(logger: Logger): { routes: RouteEntry[]; fetch(
     },
   });
   for (const route of ROUTES) {
-    router[route.method](ittyPath(route.path), (routing: IRequest, ctx: Context, request: Request) => serve(route, request, ctx, routing.params));
+    router[route.method](ittyPath(route.path), (routing: IRequest, ctx: Context, request: Request) =>
+      serve(route, request, ctx, routing.params),
+    );
   }
   // itty-router lets every route match with trailing slashes too (`/projects/` is `/projects`).
   // A REST path names one resource, so `/api/projects/` is an unknown path like any other.
   for (const entry of router.routes) entry[1] = new RegExp(entry[1].source.replace(/\\?\/\*\$$/, '$'));
   router.all('*', (request: IRequest) => {
     const path = requestUrl(request).pathname;
-    const allow = router.routes.filter(([method, pattern]) => method !== 'ALL' && pattern.test(path)).map(([method]) => method);
+    const allow = router.routes
+      .filter(([method, pattern]) => method !== 'ALL' && pattern.test(path))
+      .map(([method]) => method);
     throw allow.length ? problems.methodNotAllowed([...new Set(allow)]) : problems.notFound();
   });
   return { routes: router.routes, fetch: (request, ctx) => routeWithoutQuery(router, request, ctx) };

@@ -23,8 +23,20 @@ const SECURITY_HEADERS = {
 };
 
 /** A server-rendered page. */
-export function page(view: string, data: Record<string, unknown>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  const html = eta.render(`./${view}`, { date: formatDate, day: formatDay, time: timeTag, user: null, orgs: [], currentOrg: null, ...data });
+export function page(
+  view: string,
+  data: Record<string, unknown>,
+  init: { status?: number; headers?: Record<string, string> } = {},
+): Response {
+  const html = eta.render(`./${view}`, {
+    date: formatDate,
+    day: formatDay,
+    time: timeTag,
+    user: null,
+    orgs: [],
+    currentOrg: null,
+    ...data,
+  });
   return new Response(html, {
     status: init.status ?? 200,
     headers: { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...init.headers },

@@ -16,7 +16,10 @@ export async function loadShell(ctx: Context): Promise<{ user: { name: string };
     getMe.call(ctx, {}, { select: { name: true } }),
     listMemberships.call(ctx, {}, { select: { role: true, org: { select: { id: true, name: true, slug: true } } } }),
   ]);
-  const orgs = (memberships as unknown as { role: Role; org: Omit<ShellOrg, 'role'> }[]).map((m) => ({ ...m.org, role: m.role }));
+  const orgs = (memberships as unknown as { role: Role; org: Omit<ShellOrg, 'role'> }[]).map((m) => ({
+    ...m.org,
+    role: m.role,
+  }));
   return { user: { name: me.name }, orgs };
 }
 

@@ -35,7 +35,10 @@ export interface AssetSet<Name extends string> {
 }
 
 /** Reads the files once at start; only these exact URLs are served, so no path can reach another file. */
-export function assetSet<const Sources extends readonly AssetSource[]>(prefix: string, sources: Sources): AssetSet<Sources[number]['name']> {
+export function assetSet<const Sources extends readonly AssetSource[]>(
+  prefix: string,
+  sources: Sources,
+): AssetSet<Sources[number]['name']> {
   const assets = new Map<string, Asset>();
   const urls = {} as Record<string, string>;
   for (const source of sources) {
@@ -51,8 +54,13 @@ export function assetSet<const Sources extends readonly AssetSource[]>(prefix: s
       if (!path.startsWith(prefix)) return null;
       const asset = assets.get(path);
       if (!asset) return problemResponse(problems.notFound());
-      if (request.method !== 'GET' && request.method !== 'HEAD') return problemResponse(problems.methodNotAllowed(['GET', 'HEAD']));
-      const headers: Record<string, string> = { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', vary: 'accept-encoding' };
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        return problemResponse(problems.methodNotAllowed(['GET', 'HEAD']));
+      const headers: Record<string, string> = {
+        'content-type': asset.type,
+        'cache-control': 'public, max-age=31536000, immutable',
+        vary: 'accept-encoding',
+      };
       let body = asset.body;
       // Bundles of megabytes: compressed once, on first demand, and kept.
       if (acceptsGzip(request)) {

@@ -10,7 +10,8 @@ export function formatDay(iso: string): string {
   return iso.slice(0, 10);
 }
 
-const escapeAttr = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttr = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * The one way a page shows a moment: `<time>` with the ISO instant, and the UTC time as its text

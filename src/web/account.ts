@@ -11,8 +11,15 @@ import { loadShell } from '../views/shell.js';
 
 /** The person's own account: name, password, and signing out of every session. */
 
-async function accountPage(request: PageRequest, ctx: Context, extra: { name?: string; profile?: FormFailure; password?: FormFailure } = {}): Promise<Response> {
-  const [shell, me] = await Promise.all([loadShell(ctx), getMe.call(ctx, {}, { select: { name: true, email: true, username: true } })]);
+async function accountPage(
+  request: PageRequest,
+  ctx: Context,
+  extra: { name?: string; profile?: FormFailure; password?: FormFailure } = {},
+): Promise<Response> {
+  const [shell, me] = await Promise.all([
+    loadShell(ctx),
+    getMe.call(ctx, {}, { select: { name: true, email: true, username: true } }),
+  ]);
   const failure = extra.profile ?? extra.password;
   return page(
     'account',
@@ -52,8 +59,20 @@ export async function savePassword(request: PageRequest, ctx: Context): Promise<
   if (ctx.principal.kind !== 'user') return signInFirst(request);
   const form = await readForm(request);
   try {
-    await changePassword.call(ctx, { currentPassword: form.current_password ?? '', password: form.password ?? '', confirmation: form.confirmation ?? '' }, undefined);
-    return redirect('/account', { 'set-cookie': flashCookie(ctx.config, { notice: 'Your password is changed. Your other sessions have been signed out.' }) });
+    await changePassword.call(
+      ctx,
+      {
+        currentPassword: form.current_password ?? '',
+        password: form.password ?? '',
+        confirmation: form.confirmation ?? '',
+      },
+      undefined,
+    );
+    return redirect('/account', {
+      'set-cookie': flashCookie(ctx.config, {
+        notice: 'Your password is changed. Your other sessions have been signed out.',
+      }),
+    });
   } catch (error) {
     return accountPage(request, ctx, { password: formFailure(error) });
   }

@@ -29,7 +29,6 @@ const ASSET_PREFIX = PATHS.apiDocsAssets;
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const ourDir = fileURLToPath(new URL('./api-docs/', import.meta.url));
 
-
 /** The only files served under ASSET_PREFIX: looked up by exact URL, so no path can reach another file. */
 const SOURCES = [
   { name: 'swagger-ui.css', file: join(swaggerDir, 'swagger-ui.css'), type: CSS },
@@ -63,7 +62,13 @@ function methodNotAllowed(method: string): Response | null {
 function docsPage(config: Config): Response {
   return page(
     'api-docs',
-    { title: 'API reference', assets: assetUrls, baseUrl: config.baseUrl, graphiql: config.graphqlIntrospection, bearerScheme: SCHEMES.bearer },
+    {
+      title: 'API reference',
+      assets: assetUrls,
+      baseUrl: config.baseUrl,
+      graphiql: config.graphqlIntrospection,
+      bearerScheme: SCHEMES.bearer,
+    },
     {
       headers: {
         'content-security-policy': apiDocsContentSecurityPolicy,
@@ -82,5 +87,7 @@ export function serveApiDocs(request: Request, path: string, config: Config): Re
   let response: Response;
   if (path === PAGE_PATH) response = methodNotAllowed(request.method) ?? docsPage(config);
   else return assets.serve(request, path);
-  return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
+  return request.method === 'HEAD'
+    ? new Response(null, { status: response.status, headers: response.headers })
+    : response;
 }

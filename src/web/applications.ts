@@ -36,7 +36,8 @@ async function applicationsPage(ctx: Context, notice: string | null, status = 20
 
 /** GET /settings/applications: the applications you let act for you. */
 export async function showApplications(request: PageRequest, ctx: Context): Promise<Response> {
-  if (ctx.principal.kind !== 'user') return redirect(`/login?next=${encodeURIComponent(new URL(request.url).pathname)}`);
+  if (ctx.principal.kind !== 'user')
+    return redirect(`/login?next=${encodeURIComponent(new URL(request.url).pathname)}`);
   const revoked = new URL(request.url).searchParams.get('revoked');
   return applicationsPage(ctx, revoked ? `“${revoked}” can no longer act for you.` : null);
 }
@@ -49,7 +50,8 @@ export async function revokeApplication(request: PageRequest, ctx: Context): Pro
   try {
     await revokeMyGrant.call(ctx, { id: request.params?.id ?? '' }, undefined);
   } catch (error) {
-    if (error instanceof AppError && error.code === 'NOT_FOUND') return applicationsPage(ctx, 'That authorization does not exist or was already revoked.', 404);
+    if (error instanceof AppError && error.code === 'NOT_FOUND')
+      return applicationsPage(ctx, 'That authorization does not exist or was already revoked.', 404);
     throw error;
   }
   return redirect(`/settings/applications?revoked=${encodeURIComponent(grant?.client.name ?? 'The application')}`);

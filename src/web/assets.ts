@@ -6,7 +6,9 @@ const TYPES: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };
-const files = new Map(Object.keys(TYPES).map((name) => [name, readFileSync(new URL(`./assets/${name}`, import.meta.url))]));
+const files = new Map(
+  Object.keys(TYPES).map((name) => [name, readFileSync(new URL(`./assets/${name}`, import.meta.url))]),
+);
 
 /** GET /assets/<name>: the pages' stylesheet and script, read once at start. */
 export function asset(name: string): Response | null {

@@ -77,8 +77,24 @@ async function dashboardData(p: OrgPage, now = new Date()) {
       unassigned,
     },
     charts: [
-      { id: 'by-status', title: 'Issues by status', kind: 'bar', colorBy: 'status', column: 'Status', series: ['Issues'], rows: (all.byStatus ?? []).map((s) => [s.status, s.count]) },
-      { id: 'by-priority', title: 'Open issues by priority', kind: 'bar', colorBy: 'priority', column: 'Priority', series: ['Issues'], rows: (open.byPriority ?? []).map((s) => [s.priority, s.count]) },
+      {
+        id: 'by-status',
+        title: 'Issues by status',
+        kind: 'bar',
+        colorBy: 'status',
+        column: 'Status',
+        series: ['Issues'],
+        rows: (all.byStatus ?? []).map((s) => [s.status, s.count]),
+      },
+      {
+        id: 'by-priority',
+        title: 'Open issues by priority',
+        kind: 'bar',
+        colorBy: 'priority',
+        column: 'Priority',
+        series: ['Issues'],
+        rows: (open.byPriority ?? []).map((s) => [s.priority, s.count]),
+      },
       {
         id: 'workload',
         title: 'Open issues by assignee (workload)',
@@ -86,7 +102,10 @@ async function dashboardData(p: OrgPage, now = new Date()) {
         colorBy: 'series',
         column: 'Assignee',
         series: ['Issues'],
-        rows: (open.byAssignee ?? []).map((a) => [a.assigneeId ? (names[a.assigneeId] ?? 'former member') : 'Unassigned', a.count]),
+        rows: (open.byAssignee ?? []).map((a) => [
+          a.assigneeId ? (names[a.assigneeId] ?? 'former member') : 'Unassigned',
+          a.count,
+        ]),
       },
       {
         id: 'created-completed-per-week',

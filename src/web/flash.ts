@@ -27,7 +27,11 @@ const options = (config: Config, maxAge: number) => ({
 });
 
 export function flashCookie(config: Config, flash: Flash): string {
-  return serializeCookie(NAME, Buffer.from(JSON.stringify(flash)).toString('base64url'), options(config, MAX_AGE_SECONDS));
+  return serializeCookie(
+    NAME,
+    Buffer.from(JSON.stringify(flash)).toString('base64url'),
+    options(config, MAX_AGE_SECONDS),
+  );
 }
 
 export function clearedFlashCookie(config: Config): string {

@@ -22,14 +22,23 @@ const canSeeAll = (p: OrgPage) => roleAtLeast(p.org.role, 'admin');
 
 async function keysOf(p: OrgPage): Promise<KeyView[]> {
   const all = canSeeAll(p);
-  const keys = await listApiKeys.call(p.ctx, { all }, { select: { ...ApiKeyJson.select, membership: { select: { user: { select: { name: true } } } } } });
+  const keys = await listApiKeys.call(
+    p.ctx,
+    { all },
+    { select: { ...ApiKeyJson.select, membership: { select: { user: { select: { name: true } } } } } },
+  );
   return keys.map((key) => ({
     ...(ApiKeyJson.present(key as never) as KeyView),
     owner: (key as unknown as { membership: { user: { name: string } } }).membership.user.name,
   }));
 }
 
-async function integrationsPage(p: OrgPage, extra: Record<string, unknown> = {}, status = 200, headers: Record<string, string> = {}): Promise<Response> {
+async function integrationsPage(
+  p: OrgPage,
+  extra: Record<string, unknown> = {},
+  status = 200,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return orgView(
     p,
     'integrations',
@@ -74,7 +83,12 @@ export async function createKey(request: PageRequest, ctx: Context): Promise<Res
     return redirect(`${p.base}/settings/integrations`, { 'set-cookie': flashCookie(ctx.config, { secret }) });
   } catch (error) {
     const failure = formFailure(error);
-    return integrationsPage(p, { form: formValues, errors: failure.errors, formError: failure.formError }, failure.status, failure.headers);
+    return integrationsPage(
+      p,
+      { form: formValues, errors: failure.errors, formError: failure.formError },
+      failure.status,
+      failure.headers,
+    );
   }
 }
 
@@ -98,5 +112,7 @@ export async function revokeKey(request: PageRequest, ctx: Context): Promise<Res
   const key = await activeKey(p, request.params?.id);
   if (!key) return keyNotFound(p);
   await revokeApiKey.call(p.ctx, { id: key.id }, { select: { id: true } });
-  return redirect(`${p.base}/settings/integrations`, { 'set-cookie': flashCookie(ctx.config, { notice: `The key “${key.name}” has been revoked.` }) });
+  return redirect(`${p.base}/settings/integrations`, {
+    'set-cookie': flashCookie(ctx.config, { notice: `The key “${key.name}” has been revoked.` }),
+  });
 }

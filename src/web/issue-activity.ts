@@ -40,7 +40,12 @@ export interface Activity {
 
 const FIELD_NAMES: Record<string, string> = { assigneeId: 'assignee' };
 
-const VIA: Record<string, string | null> = { pat: 'with an API key', oauth: 'through an authorized application', session: null, cli: null };
+const VIA: Record<string, string | null> = {
+  pat: 'with an API key',
+  oauth: 'through an authorized application',
+  session: null,
+  cli: null,
+};
 
 function describe(change: FieldChange, names: Record<string, string>): ActivityChange {
   const value = (v: FieldChange['old']) => {
@@ -65,7 +70,12 @@ function toActivityEntry(entry: HistoryEntry, names: Record<string, string>): Ac
 }
 
 /** One page of the issue's activity, older than `after` (a cursor of a previous page) when given. */
-export async function issueActivity(p: OrgPage, issueId: string, names: Record<string, string>, after: string | null): Promise<Activity> {
+export async function issueActivity(
+  p: OrgPage,
+  issueId: string,
+  names: Record<string, string>,
+  after: string | null,
+): Promise<Activity> {
   try {
     const page = await listIssueHistory.call(p.ctx, { id: issueId, first: ACTIVITY_PAGE, after }, undefined);
     return {

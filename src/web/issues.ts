@@ -24,10 +24,20 @@ import { Response } from '../http/fetch-api.js';
 /** An issue as the pages show it: its JSON representation (src/schema/issues/representation.ts). */
 export type IssueView = IssueJsonShape;
 
-const perm = (p: OrgPage) => ({ canEdit: roleAtLeast(p.org.role, 'member'), canDelete: roleAtLeast(p.org.role, 'manager') });
+const perm = (p: OrgPage) => ({
+  canEdit: roleAtLeast(p.org.role, 'member'),
+  canDelete: roleAtLeast(p.org.role, 'manager'),
+});
 
 /** The empty issue form (create), with a project chosen when the page is about one. */
-export const newIssueForm = (projectId = '') => ({ project_id: projectId, title: '', status: 'Backlog', priority: 'none', assignee_id: '', description: '' });
+export const newIssueForm = (projectId = '') => ({
+  project_id: projectId,
+  title: '',
+  status: 'Backlog',
+  priority: 'none',
+  assignee_id: '',
+  description: '',
+});
 
 /** The list page's data: one page of issues for the URL's query, or the query's mistakes. */
 export async function issueListData(p: OrgPage, pageUrl: URL) {
@@ -39,19 +49,38 @@ export async function issueListData(p: OrgPage, pageUrl: URL) {
     const cursor = nextCursor(headers.link);
     const next = new URL(url);
     if (cursor) next.searchParams.set('cursor', cursor);
-    return { issues: body as IssueView[], next: cursor ? `${next.pathname}${next.search}` : null, queryErrors: {} as Record<string, string> };
+    return {
+      issues: body as IssueView[],
+      next: cursor ? `${next.pathname}${next.search}` : null,
+      queryErrors: {} as Record<string, string>,
+    };
   } catch (error) {
     const failure = formFailure(error);
-    return { issues: [] as IssueView[], next: null, queryErrors: { ...failure.errors, ...(failure.formError ? { query: failure.formError } : {}) }, status: failure.status };
+    return {
+      issues: [] as IssueView[],
+      next: null,
+      queryErrors: { ...failure.errors, ...(failure.formError ? { query: failure.formError } : {}) },
+      status: failure.status,
+    };
   }
 }
 
 /** The filter form's controls as the URL sets them: one per filter parameter of the REST list, a list parameter's values as a list. */
 function filterControls(q: URLSearchParams): Record<string, string | string[]> {
-  return Object.fromEntries(ISSUE_FILTER_PARAMETERS.map(({ name, list }) => [name, list ? q.getAll(name).flatMap((s) => s.split(',')) : (q.get(name) ?? '')]));
+  return Object.fromEntries(
+    ISSUE_FILTER_PARAMETERS.map(({ name, list }) => [
+      name,
+      list ? q.getAll(name).flatMap((s) => s.split(',')) : (q.get(name) ?? ''),
+    ]),
+  );
 }
 
-async function listPage(p: OrgPage, url: URL, form = newIssueForm(url.searchParams.get('project_id') ?? ''), failure?: FormFailure): Promise<Response> {
+async function listPage(
+  p: OrgPage,
+  url: URL,
+  form = newIssueForm(url.searchParams.get('project_id') ?? ''),
+  failure?: FormFailure,
+): Promise<Response> {
   const [data, projects, members] = await Promise.all([issueListData(p, url), projectsOf(p), membersOf(p)]);
   const q = url.searchParams;
   const first = new URL(url);
@@ -64,7 +93,13 @@ async function listPage(p: OrgPage, url: URL, form = newIssueForm(url.searchPara
       section: 'Issues',
       ...data,
       firstPage: q.has('cursor') ? `${first.pathname}${first.search}` : null,
-      query: { ...filterControls(q), project_id: q.get('project_id') ?? '', sort: q.get('sort') ?? 'created_at', direction: q.get('direction') ?? '', limit: q.get('limit') ?? '' },
+      query: {
+        ...filterControls(q),
+        project_id: q.get('project_id') ?? '',
+        sort: q.get('sort') ?? 'created_at',
+        direction: q.get('direction') ?? '',
+        limit: q.get('limit') ?? '',
+      },
       projects,
       members,
       names: namesOf(members),
@@ -102,7 +137,11 @@ export async function createIssuePage(request: PageRequest, ctx: Context): Promi
   const form = await readForm(request);
   const back = safeNextPath(form.back || `${p.base}/issues`, ctx.config.baseUrl);
   try {
-    const issue = await createIssue.call(p.ctx, { projectId: form.project_id ?? '', ...issueInput(form) }, { select: IssueJson.select });
+    const issue = await createIssue.call(
+      p.ctx,
+      { projectId: form.project_id ?? '', ...issueInput(form) },
+      { select: IssueJson.select },
+    );
     const key = IssueJson.present(issue as never).key as string;
     return redirect(back, { 'set-cookie': flashCookie(ctx.config, { notice: `Created ${key}: ${issue.title}` }) });
   } catch (error) {
@@ -114,17 +153,25 @@ export async function createIssuePage(request: PageRequest, ctx: Context): Promi
 
 async function issueOf(p: OrgPage, key: string | undefined): Promise<IssueView | null> {
   try {
-    return IssueJson.present((await getIssue.call(p.ctx, { id: key ?? '' }, { select: IssueJson.select })) as never) as IssueView;
+    return IssueJson.present(
+      (await getIssue.call(p.ctx, { id: key ?? '' }, { select: IssueJson.select })) as never,
+    ) as IssueView;
   } catch (error) {
     if ((error as { code?: string }).code === 'NOT_FOUND') return null;
     throw error;
   }
 }
 
-const issueNotFound = (p: OrgPage) => notFoundPage(p.shell, 'Issue not found', 'It does not exist in this organization, or it was deleted.');
+const issueNotFound = (p: OrgPage) =>
+  notFoundPage(p.shell, 'Issue not found', 'It does not exist in this organization, or it was deleted.');
 
 /** What the page shows of a failed write: the edit form's or a property's errors, by field. */
-type IssuePageState = { form?: Record<string, string>; failure?: FormFailure; failed?: 'edit' | 'properties'; activityAfter?: string | null };
+type IssuePageState = {
+  form?: Record<string, string>;
+  failure?: FormFailure;
+  failed?: 'edit' | 'properties';
+  activityAfter?: string | null;
+};
 
 async function issuePage(p: OrgPage, issue: IssueView, state: IssuePageState = {}): Promise<Response> {
   const { failure } = state;
@@ -167,7 +214,13 @@ export async function showIssue(request: PageRequest, ctx: Context): Promise<Res
   return issue ? issuePage(p, issue, { activityAfter }) : issueNotFound(p);
 }
 
-const FORM_FIELDS = { title: 'title', description: 'description', status: 'status', priority: 'priority', assignee_id: 'assigneeId' } as const;
+const FORM_FIELDS = {
+  title: 'title',
+  description: 'description',
+  status: 'status',
+  priority: 'priority',
+  assignee_id: 'assigneeId',
+} as const;
 
 /**
  * The fields of `names` a form sends, as the operation names them: a field left out stays as it
@@ -192,8 +245,14 @@ export async function editIssue(request: PageRequest, ctx: Context): Promise<Res
   if (!issue) return issueNotFound(p);
   const form = await readForm(request);
   try {
-    await updateIssue.call(p.ctx, { id: issue.id, ...sentFields(form, ['title', 'description', 'status', 'priority', 'assignee_id']) }, { select: { id: true } });
-    return redirect(`${p.base}/issues/${issue.key}`, { 'set-cookie': flashCookie(ctx.config, { notice: `Saved ${issue.key}.` }) });
+    await updateIssue.call(
+      p.ctx,
+      { id: issue.id, ...sentFields(form, ['title', 'description', 'status', 'priority', 'assignee_id']) },
+      { select: { id: true } },
+    );
+    return redirect(`${p.base}/issues/${issue.key}`, {
+      'set-cookie': flashCookie(ctx.config, { notice: `Saved ${issue.key}.` }),
+    });
   } catch (error) {
     return issuePage(p, issue, { form, failure: formFailure(error), failed: 'edit' });
   }
@@ -230,7 +289,9 @@ export async function moveIssue(request: PageRequest, ctx: Context): Promise<Res
   const back = safeNextPath(form.back || `${p.base}/board`, ctx.config.baseUrl);
   try {
     await updateIssue.call(p.ctx, { id: issue.id, status: form.status ?? '' }, { select: { id: true } });
-    return redirect(back, { 'set-cookie': flashCookie(ctx.config, { notice: `Moved ${issue.key} to ${form.status}.` }) });
+    return redirect(back, {
+      'set-cookie': flashCookie(ctx.config, { notice: `Moved ${issue.key} to ${form.status}.` }),
+    });
   } catch (error) {
     return issuePage(p, issue, { failure: formFailure(error), failed: 'properties' });
   }

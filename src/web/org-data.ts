@@ -6,7 +6,14 @@ import type { OrgPage } from './org-page.js';
 
 /** What several pages of an organization show: its projects, its people, the workflow's values. */
 
-export type ProjectView = { id: string; name: string; key: string; issue_count: number; created_at: string; updated_at: string };
+export type ProjectView = {
+  id: string;
+  name: string;
+  key: string;
+  issue_count: number;
+  created_at: string;
+  updated_at: string;
+};
 
 export async function projectsOf(p: OrgPage): Promise<ProjectView[]> {
   const rows = await listProjects.call(p.ctx, {}, { select: ProjectJson.select });
@@ -16,7 +23,8 @@ export async function projectsOf(p: OrgPage): Promise<ProjectView[]> {
 export const membersOf = (p: OrgPage): Promise<Member[]> => listMembers.call(p.ctx, {}, undefined);
 
 /** The names of the organization's owners: whom a member asks for what their role does not allow. */
-export const ownerNames = (members: Pick<Member, 'name' | 'role'>[]) => members.filter((m) => m.role === 'owner').map((m) => m.name);
+export const ownerNames = (members: Pick<Member, 'name' | 'role'>[]) =>
+  members.filter((m) => m.role === 'owner').map((m) => m.name);
 
 /** "ask an owner: Olivia Owner" (or owners), the next step a page names where the caller may not act. */
 export async function askAnOwner(p: OrgPage): Promise<string> {

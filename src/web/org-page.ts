@@ -27,7 +27,11 @@ export function signInFirst(request: Request): Response {
 }
 
 /** The 404 page: what another organization's page, a missing issue and an unknown address all look like. */
-export function notFoundPage(shell: Partial<Shell> = {}, heading = 'Page not found', message = 'There is nothing at this address, or you are not allowed to see it.'): Response {
+export function notFoundPage(
+  shell: Partial<Shell> = {},
+  heading = 'Page not found',
+  message = 'There is nothing at this address, or you are not allowed to see it.',
+): Response {
   return page('error', { ...shell, title: 'Not found', heading, message }, { status: 404 });
 }
 
@@ -58,7 +62,24 @@ const SECTIONS: [path: string, label: string, minimum: Role][] = [
 ];
 
 /** Renders a page of an organization with its shell, navigation and flash. */
-export function orgView(p: OrgPage, view: string, data: Record<string, unknown>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+export function orgView(
+  p: OrgPage,
+  view: string,
+  data: Record<string, unknown>,
+  init: { status?: number; headers?: Record<string, string> } = {},
+): Response {
   const sections = SECTIONS.filter(([, , minimum]) => roleAtLeast(p.org.role, minimum));
-  return page(view, { ...p.shell, currentOrg: p.org, base: p.base, flash: p.flash, sections, commands: paletteCommands(p.org, p.shell.orgs.length), ...data }, init);
+  return page(
+    view,
+    {
+      ...p.shell,
+      currentOrg: p.org,
+      base: p.base,
+      flash: p.flash,
+      sections,
+      commands: paletteCommands(p.org, p.shell.orgs.length),
+      ...data,
+    },
+    init,
+  );
 }

@@ -23,7 +23,16 @@ async function projectsPage(p: OrgPage, form = { name: '', key: '' }, failure?: 
   return orgView(
     p,
     'projects',
-    { title: `Projects · ${p.org.name}`, section: 'Projects', projects, open, canManage: canManage(p), form, errors: failure?.errors ?? {}, formError: failure?.formError ?? null },
+    {
+      title: `Projects · ${p.org.name}`,
+      section: 'Projects',
+      projects,
+      open,
+      canManage: canManage(p),
+      form,
+      errors: failure?.errors ?? {},
+      formError: failure?.formError ?? null,
+    },
     { status: failure?.status ?? 200, headers: failure?.headers },
   );
 }
@@ -40,7 +49,9 @@ export async function createProjectPage(request: PageRequest, ctx: Context): Pro
   const values = { name: form.name ?? '', key: form.key ?? '' };
   try {
     const project = await createProject.call(p.ctx, values, { select: { key: true, name: true } });
-    return redirect(`${p.base}/projects/${project.key}`, { 'set-cookie': flashCookie(ctx.config, { notice: `Created the project ${project.name}.` }) });
+    return redirect(`${p.base}/projects/${project.key}`, {
+      'set-cookie': flashCookie(ctx.config, { notice: `Created the project ${project.name}.` }),
+    });
   } catch (error) {
     return projectsPage(p, values, formFailure(error));
   }
@@ -50,9 +61,16 @@ async function projectByKey(p: OrgPage, key: string | undefined): Promise<Projec
   return (await projectsOf(p)).find((project) => project.key === key?.toUpperCase());
 }
 
-const projectNotFound = (p: OrgPage) => notFoundPage(p.shell, 'Project not found', 'It does not exist in this organization.');
+const projectNotFound = (p: OrgPage) =>
+  notFoundPage(p.shell, 'Project not found', 'It does not exist in this organization.');
 
-async function projectPage(p: OrgPage, request: Request, project: ProjectView, form?: { name: string; key: string }, failure?: FormFailure): Promise<Response> {
+async function projectPage(
+  p: OrgPage,
+  request: Request,
+  project: ProjectView,
+  form?: { name: string; key: string },
+  failure?: FormFailure,
+): Promise<Response> {
   const url = new URL(request.url);
   const list = new URL(`${p.base}/issues`, url);
   list.searchParams.set('project_id', project.id);
@@ -71,7 +89,14 @@ async function projectPage(p: OrgPage, request: Request, project: ProjectView, f
       members,
       names: namesOf(members),
       workflow: WORKFLOW,
-      form: { project_id: project.id, title: '', status: 'Backlog', priority: 'none', assignee_id: '', description: '' },
+      form: {
+        project_id: project.id,
+        title: '',
+        status: 'Backlog',
+        priority: 'none',
+        assignee_id: '',
+        description: '',
+      },
       errors: {},
       formError: null,
       edit: form ?? { name: project.name, key: project.key },
@@ -101,7 +126,9 @@ export async function editProject(request: PageRequest, ctx: Context): Promise<R
   const values = { name: form.name ?? '', key: form.key ?? '' };
   try {
     const changed = await updateProject.call(p.ctx, { id: project.id, ...values }, { select: { key: true } });
-    return redirect(`${p.base}/projects/${changed.key}`, { 'set-cookie': flashCookie(ctx.config, { notice: 'Saved the project.' }) });
+    return redirect(`${p.base}/projects/${changed.key}`, {
+      'set-cookie': flashCookie(ctx.config, { notice: 'Saved the project.' }),
+    });
   } catch (error) {
     return projectPage(p, request, project, values, formFailure(error));
   }
@@ -133,7 +160,9 @@ export async function deleteProjectPage(request: PageRequest, ctx: Context): Pro
   const form = await readForm(request);
   try {
     await deleteProject.call(p.ctx, { id: project.id, force: form.force === 'true' }, undefined);
-    return redirect(`${p.base}/projects`, { 'set-cookie': flashCookie(ctx.config, { notice: `Deleted the project ${project.name}.` }) });
+    return redirect(`${p.base}/projects`, {
+      'set-cookie': flashCookie(ctx.config, { notice: `Deleted the project ${project.name}.` }),
+    });
   } catch (error) {
     return projectPage(p, request, project, undefined, formFailure(error));
   }

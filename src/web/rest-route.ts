@@ -11,13 +11,22 @@ import { fieldErrors, messages } from '../schema/core/validate.js';
  * declaration itself: the same query parameters, the same checks and messages, the same
  * operation. A mistake in the query is the operation's ValidationError, as on the API.
  */
-export async function runGetRoute(operationId: string, ctx: Context, url: URL): Promise<{ body: unknown; headers: Record<string, string> }> {
+export async function runGetRoute(
+  operationId: string,
+  ctx: Context,
+  url: URL,
+): Promise<{ body: unknown; headers: Record<string, string> }> {
   const route: Route | undefined = ROUTES.find((r) => r.operationId === operationId && r.method === 'get');
   if (!route?.query) throw new Error(`no GET route with a query for ${operationId}`);
   await route.operation?.admit(ctx);
   const parsed = route.query.safeParse(queryObject(url), { error: messages });
   if (!parsed.success) throw new ValidationError(fieldErrors(parsed.error));
-  const result = (await route.handle(ctx, { params: {}, query: parsed.data as Record<string, unknown>, body: {}, url, request: new Request(url) })) as RouteResult;
+  const result = (await route.handle(ctx, {
+    params: {},
+    query: parsed.data as Record<string, unknown>,
+    body: {},
+    url,
+    request: new Request(url),
+  })) as RouteResult;
   return { body: result.body, headers: (result.headers ?? {}) as Record<string, string> };
 }
-

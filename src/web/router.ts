@@ -12,11 +12,35 @@ import { clearedFlashCookie, readFlash } from './flash.js';
 import { savePassword, saveProfile, showAccount, signOutAll } from './account.js';
 import { showDashboard } from './dashboard.js';
 import { confirmRevoke, createKey, revokeKey, showIntegrations } from './integrations.js';
-import { confirmDeleteIssue, createIssuePage, deleteIssuePage, editIssue, moveIssue, setIssueProperties, showIssue, showIssues } from './issues.js';
-import { confirmDeleteProject, createProjectPage, deleteProjectPage, editProject, showProject, showProjects } from './projects.js';
+import {
+  confirmDeleteIssue,
+  createIssuePage,
+  deleteIssuePage,
+  editIssue,
+  moveIssue,
+  setIssueProperties,
+  showIssue,
+  showIssues,
+} from './issues.js';
+import {
+  confirmDeleteProject,
+  createProjectPage,
+  deleteProjectPage,
+  editProject,
+  showProject,
+  showProjects,
+} from './projects.js';
 import { acceptInvite, showInvite, signUpWithInvite } from './invite.js';
 import { showSearch } from './search.js';
-import { changeRolePage, createInvitationPage, join, removeMemberPage, revokeInvitationPage, showJoin, showTeam } from './team.js';
+import {
+  changeRolePage,
+  createInvitationPage,
+  join,
+  removeMemberPage,
+  revokeInvitationPage,
+  showJoin,
+  showTeam,
+} from './team.js';
 import { notFoundPage, type PageRequest } from './org-page.js';
 import { page, redirect } from '../views/render.js';
 import { setPassword, showSetPassword } from './set-password.js';
@@ -61,10 +85,18 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
   const router = Router<IRequest, [Context, Request]>({
     catch: (error: unknown, _routing: IRequest, ctx: Context) => {
       if (error instanceof AppError) {
-        return page('error', { title: 'Error', heading: 'Something is not right', message: error.message }, { status: error.status });
+        return page(
+          'error',
+          { title: 'Error', heading: 'Something is not right', message: error.message },
+          { status: error.status },
+        );
       }
       requestLogger(logger, ctx.scope).error({ err: error }, 'unexpected error in a page');
-      return page('error', { title: 'Error', heading: 'Something went wrong', message: 'It has been logged. Please try again.' }, { status: 500 });
+      return page(
+        'error',
+        { title: 'Error', heading: 'Something went wrong', message: 'It has been logged. Please try again.' },
+        { status: 500 },
+      );
     },
   });
   const route = (handler: Handler) => onRequest(withFlash(handler));
@@ -77,7 +109,10 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
     .post('/set-password', route(setPassword))
     .get('/setup', route(setup.showSetup))
     .post('/setup', route(setup.submitSetup))
-    .get('/join', route((request, ctx) => showJoin(request, ctx)))
+    .get(
+      '/join',
+      route((request, ctx) => showJoin(request, ctx)),
+    )
     .post('/join', route(join))
     .get('/invite/:code', route(showInvite))
     .post('/invite/:code', route(signUpWithInvite))

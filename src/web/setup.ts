@@ -26,14 +26,25 @@ const NO_REFERRER = { 'referrer-policy': 'strict-origin' };
 const EMPTY = { name: '', email: '', username: '', org_name: '', org_slug: '', project_name: '', project_key: '' };
 type SetupForm = typeof EMPTY;
 
-function setupPage(token: string, form: SetupForm, errors: Record<string, string> = {}, formError: string | null = null, status = 200): Response {
-  return page('setup', { title: 'Set up workmgmt', token, form, errors, formError, minLength: PASSWORD_MIN_LENGTH }, { status, headers: NO_REFERRER });
+function setupPage(
+  token: string,
+  form: SetupForm,
+  errors: Record<string, string> = {},
+  formError: string | null = null,
+  status = 200,
+): Response {
+  return page(
+    'setup',
+    { title: 'Set up workmgmt', token, form, errors, formError, minLength: PASSWORD_MIN_LENGTH },
+    { status, headers: NO_REFERRER },
+  );
 }
 
 /** Every mistake of the form at once, under the form's own field names. */
 function check(form: Record<string, string>) {
   const errors: FieldError[] = [];
-  const at = (prefix: Record<string, string>) => (e: FieldError) => errors.push({ field: prefix[e.field] ?? e.field, message: e.message });
+  const at = (prefix: Record<string, string>) => (e: FieldError) =>
+    errors.push({ field: prefix[e.field] ?? e.field, message: e.message });
   const account = NewAccount.safeParse({ name: form.name, email: form.email, username: form.username });
   const org = createOrganization.input.safeParse({ name: form.org_name, slug: form.org_slug });
   const project = createProject.input.safeParse({ name: form.project_name, key: form.project_key });
@@ -85,7 +96,9 @@ export function createSetupPages(firstRun: FirstRunLink | null) {
         return user.id;
       });
       const { token: sessionToken, session } = await startSession(ctx.prisma, userId);
-      return redirect(`/orgs/${input.org.slug}`, { 'set-cookie': sessionCookie(ctx.config, sessionToken, session.expiresAt, session.createdAt) });
+      return redirect(`/orgs/${input.org.slug}`, {
+        'set-cookie': sessionCookie(ctx.config, sessionToken, session.expiresAt, session.createdAt),
+      });
     } catch (error) {
       claim.undo();
       if (error instanceof ConflictError) {

@@ -18,7 +18,9 @@ export function showSignIn(request: PageRequest, ctx: Context): Response {
 
 export async function signIn(request: Request, ctx: Context): Promise<Response> {
   const form = await request.formData().catch(() => new FormData());
-  const email = String(form.get('email') ?? '').trim().toLowerCase();
+  const email = String(form.get('email') ?? '')
+    .trim()
+    .toLowerCase();
   const password = String(form.get('password') ?? '');
   const next = safeNextPath(form.get('next'), ctx.config.baseUrl);
   const retry = (error: string, status: number, headers: Record<string, string> = {}) =>
@@ -26,10 +28,14 @@ export async function signIn(request: Request, ctx: Context): Promise<Response> 
 
   const wait = await drawSignInAttempt(ctx, email);
   if (wait !== null) {
-    return retry(`Too many sign-in attempts. Try again in ${Math.ceil(Number(wait) / 60)} minutes.`, 429, { 'retry-after': wait });
+    return retry(`Too many sign-in attempts. Try again in ${Math.ceil(Number(wait) / 60)} minutes.`, 429, {
+      'retry-after': wait,
+    });
   }
   if (!isStorableText(email)) return retry(`The email ${UNSTORABLE_TEXT_MESSAGE}.`, 400);
-  const user = email ? await ctx.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } }) : null;
+  const user = email
+    ? await ctx.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } })
+    : null;
   const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
   if (!user?.passwordHash || !ok) return retry('The email or password is incorrect.', 401);
   await forgiveSignIn(ctx, email);

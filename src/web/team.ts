@@ -17,10 +17,12 @@ import { Response } from '../http/fetch-api.js';
 
 const canManage = (p: OrgPage) => roleAtLeast(p.org.role, 'admin');
 
-
 async function teamPage(p: OrgPage, failure?: FormFailure): Promise<Response> {
   const manage = canManage(p);
-  const [members, invitations] = await Promise.all([membersOf(p), manage ? listInvitations.call(p.ctx, {}, undefined) : Promise.resolve([])]);
+  const [members, invitations] = await Promise.all([
+    membersOf(p),
+    manage ? listInvitations.call(p.ctx, {}, undefined) : Promise.resolve([]),
+  ]);
   const me = p.ctx.principal.kind === 'user' ? p.ctx.principal.userId : '';
   return orgView(
     p,
@@ -49,7 +51,11 @@ export async function showTeam(request: PageRequest, ctx: Context): Promise<Resp
 }
 
 /** Runs a team write, then back to the team page with a notice, or the page with the refusal. */
-async function teamWrite(request: PageRequest, ctx: Context, write: (p: OrgPage, form: Record<string, string>) => Promise<{ notice?: string; secret?: Flash['secret'] }>): Promise<Response> {
+async function teamWrite(
+  request: PageRequest,
+  ctx: Context,
+  write: (p: OrgPage, form: Record<string, string>) => Promise<{ notice?: string; secret?: Flash['secret'] }>,
+): Promise<Response> {
   const p = await orgPage(request, ctx);
   if (p instanceof Response) return p;
   const form = await readForm(request);
@@ -59,7 +65,8 @@ async function teamWrite(request: PageRequest, ctx: Context, write: (p: OrgPage,
   } catch (error) {
     const failure = formFailure(error);
     // A refusal for want of a role names who has it.
-    if (failure.status === 403 && failure.formError) failure.formError = `${failure.formError} To have it done, ${await askAnOwner(p)}.`;
+    if (failure.status === 403 && failure.formError)
+      failure.formError = `${failure.formError} To have it done, ${await askAnOwner(p)}.`;
     return teamPage(p, failure);
   }
 }
@@ -80,8 +87,13 @@ export const createInvitationPage = (request: PageRequest, ctx: Context) =>
   teamWrite(request, ctx, async (p, form) => {
     const days = form.expires_in_days ? Number(form.expires_in_days) : undefined;
     const email = form.email?.trim() ? form.email : undefined;
-    const { url, mailed } = await createInvitation.call(p.ctx, { role: form.role ?? '', expiresInDays: days, email }, undefined);
-    const copy = 'Copy this link now and give it to the person you invite. It is shown only once and works once; the code at its end also works at /join.';
+    const { url, mailed } = await createInvitation.call(
+      p.ctx,
+      { role: form.role ?? '', expiresInDays: days, email },
+      undefined,
+    );
+    const copy =
+      'Copy this link now and give it to the person you invite. It is shown only once and works once; the code at its end also works at /join.';
     const warning = mailed
       ? `It was mailed to ${email}. It is shown only this once and works once; the code in it also works at /join.`
       : email && p.ctx.mailer
@@ -100,9 +112,18 @@ export const revokeInvitationPage = (request: PageRequest, ctx: Context) =>
 const codeFromLink = (text: string) => /\/invite\/([^/?#\s]+)/.exec(text)?.[1] ?? text;
 
 /** GET /join: the form to join an organization with an invite code. */
-export async function showJoin(request: PageRequest, ctx: Context, error: string | null = null, status = 200): Promise<Response> {
+export async function showJoin(
+  request: PageRequest,
+  ctx: Context,
+  error: string | null = null,
+  status = 200,
+): Promise<Response> {
   if (ctx.principal.kind !== 'user') return signInFirst(request);
-  return page('join', { ...(await loadShell(ctx)), title: 'Join an organization', error, flash: request.flash }, { status });
+  return page(
+    'join',
+    { ...(await loadShell(ctx)), title: 'Join an organization', error, flash: request.flash },
+    { status },
+  );
 }
 
 /** POST /join: joins, then to the organization's dashboard. */
@@ -110,9 +131,15 @@ export async function join(request: PageRequest, ctx: Context): Promise<Response
   if (ctx.principal.kind !== 'user') return signInFirst(request);
   const form = await readForm(request);
   try {
-    const membership = await joinOrganization.call(ctx, { code: codeFromLink(form.code ?? '') }, { select: { role: true, org: { select: { slug: true, name: true } } } });
+    const membership = await joinOrganization.call(
+      ctx,
+      { code: codeFromLink(form.code ?? '') },
+      { select: { role: true, org: { select: { slug: true, name: true } } } },
+    );
     const joined = membership as unknown as { role: string; org: { slug: string; name: string } };
-    return redirect(`/orgs/${joined.org.slug}`, { 'set-cookie': flashCookie(ctx.config, { notice: `Welcome to ${joined.org.name}: you joined as ${joined.role}.` }) });
+    return redirect(`/orgs/${joined.org.slug}`, {
+      'set-cookie': flashCookie(ctx.config, { notice: `Welcome to ${joined.org.name}: you joined as ${joined.role}.` }),
+    });
   } catch (error) {
     const failure = formFailure(error);
     return showJoin(request, ctx, failure.formError ?? Object.values(failure.errors).join(' '), failure.status);

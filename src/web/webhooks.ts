@@ -15,7 +15,11 @@ const RECENT_DELIVERIES = 5;
 async function hooksOf(ctx: Context) {
   const hooks = await ops.listWebhooks.call(ctx, {}, undefined);
   return Promise.all(
-    hooks.map(async (hook) => ({ ...hook, deliveries: (await ops.listDeliveries.call(ctx, { webhookId: hook.id, first: RECENT_DELIVERIES }, undefined)).deliveries })),
+    hooks.map(async (hook) => ({
+      ...hook,
+      deliveries: (await ops.listDeliveries.call(ctx, { webhookId: hook.id, first: RECENT_DELIVERIES }, undefined))
+        .deliveries,
+    })),
   );
 }
 
@@ -32,7 +36,9 @@ async function webhooksPage(p: OrgPage, extra: Record<string, unknown> = {}, sta
       hooks: canManage ? await hooksOf(p.ctx) : [],
       eventTypes: ops.WEBHOOK_EVENTS,
       // The URL rule the operation applies (src/http/outbound-address.ts), said before it refuses one.
-      urlHint: p.ctx.config.webhooks.allowPrivateNetworks ? 'https or http; private and local addresses are allowed on this server.' : 'https, on a public address.',
+      urlHint: p.ctx.config.webhooks.allowPrivateNetworks
+        ? 'https or http; private and local addresses are allowed on this server.'
+        : 'https, on a public address.',
       formError: null,
       errors: {},
       form: { url: '', events: ['*'], description: '' },
@@ -65,7 +71,11 @@ export async function createWebhookFromPage(request: PageRequest, ctx: Context):
   const p = await orgPage(request, ctx);
   if (p instanceof Response) return p;
   const form = await request.formData().catch(() => new FormData());
-  const values = { url: String(form.get('url') ?? ''), events: form.getAll('events').map(String), description: String(form.get('description') ?? '') };
+  const values = {
+    url: String(form.get('url') ?? ''),
+    events: form.getAll('events').map(String),
+    description: String(form.get('description') ?? ''),
+  };
   try {
     const created = await ops.createWebhook.call(p.ctx, values, undefined);
     return backTo(p, secretFlash(created.webhook.url, created.secret, false));
@@ -93,7 +103,9 @@ export async function webhookAction(request: PageRequest, ctx: Context): Promise
       case 'pause':
       case 'resume':
         await ops.updateWebhook.call(p.ctx, { id, enabled: action === 'resume' }, undefined);
-        return back(action === 'resume' ? 'The webhook is on again.' : 'The webhook is paused: events are queued but not sent.');
+        return back(
+          action === 'resume' ? 'The webhook is on again.' : 'The webhook is paused: events are queued but not sent.',
+        );
       case 'ping':
         await ops.pingWebhook.call(p.ctx, { id }, undefined);
         return back('A ping is on its way: see the deliveries below.');

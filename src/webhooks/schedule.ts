@@ -23,7 +23,11 @@ export function retryable(status: number | null): boolean {
  * Seconds until the next attempt after `attempts` failed ones, or null when none is left. A
  * receiver's Retry-After is honoured when it asks for longer than the schedule.
  */
-export function nextDelaySeconds(attempts: number, retryAfterSeconds: number | null, random = Math.random): number | null {
+export function nextDelaySeconds(
+  attempts: number,
+  retryAfterSeconds: number | null,
+  random = Math.random,
+): number | null {
   const base = RETRY_DELAYS_SECONDS[attempts - 1];
   if (base === undefined) return null;
   const jittered = base * (0.8 + 0.4 * random());

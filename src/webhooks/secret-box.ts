@@ -9,14 +9,19 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 // Without WEBHOOKS_SECRET_KEY (development), a fixed key: sealing then only keeps secrets out of plain sight.
 const DEVELOPMENT_KEY = 'workmgmt development webhook key: set WEBHOOKS_SECRET_KEY in production';
 
-const keyOf = (secretKey: string | undefined) => createHash('sha256').update(secretKey ?? DEVELOPMENT_KEY).digest();
+const keyOf = (secretKey: string | undefined) =>
+  createHash('sha256')
+    .update(secretKey ?? DEVELOPMENT_KEY)
+    .digest();
 
 /** `v1.<iv>.<tag>.<ciphertext>`, base64url. */
 export function sealSecret(secret: string, secretKey: string | undefined): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyOf(secretKey), iv);
   const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-  return ['v1', iv, cipher.getAuthTag(), sealed].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  return ['v1', iv, cipher.getAuthTag(), sealed]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
 }
 
 export function openSecret(sealed: string, secretKey: string | undefined): string {

@@ -35,19 +35,35 @@ function retryAfterSeconds(value: string | undefined, now = Date.now()): number 
  * like any other), the whole exchange has SEND_TIMEOUT_MS, and only the first 4 KB of the
  * response body is read.
  */
-export async function sendWebhook(url: string, headers: Record<string, string>, body: string, policy: OutboundPolicy): Promise<SendResult> {
+export async function sendWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  policy: OutboundPolicy,
+): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let target: URL;
   try {
     target = await checkOutboundUrl(url, policy);
   } catch (error) {
-    return { status: null, body: null, durationMs: elapsed(), retryAfterSeconds: null, error: clip((error as Error).message) };
+    return {
+      status: null,
+      body: null,
+      durationMs: elapsed(),
+      retryAfterSeconds: null,
+      error: clip((error as Error).message),
+    };
   }
   return new Promise((resolve) => {
     const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'workmgmt-webhooks/1', 'content-length': Buffer.byteLength(body), ...headers },
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'workmgmt-webhooks/1',
+        'content-length': Buffer.byteLength(body),
+        ...headers,
+      },
       lookup: safeLookup(policy) as never,
       // A connection of its own each time: every send resolves and checks the address again, and
       // no socket the receiver has half-closed is reused (Node's global agent keeps them alive).
@@ -62,7 +78,12 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
     };
     request.on('error', (error) => {
       const timedOut = error.name === 'AbortError' || error.name === 'TimeoutError';
-      finish({ status: null, body: null, retryAfterSeconds: null, error: timedOut ? `no response within ${SEND_TIMEOUT_MS / 1000} s` : error.message });
+      finish({
+        status: null,
+        body: null,
+        retryAfterSeconds: null,
+        error: timedOut ? `no response within ${SEND_TIMEOUT_MS / 1000} s` : error.message,
+      });
     });
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
@@ -70,7 +91,12 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
       const done = () => {
         const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_MAX).toString('utf8');
         const retryAfter = response.headers['retry-after'];
-        finish({ status: response.statusCode ?? null, body: text, retryAfterSeconds: retryAfterSeconds(retryAfter), error: null });
+        finish({
+          status: response.statusCode ?? null,
+          body: text,
+          retryAfterSeconds: retryAfterSeconds(retryAfter),
+          error: null,
+        });
         response.destroy();
       };
       response.on('data', (chunk: Buffer) => {

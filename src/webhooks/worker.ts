@@ -168,7 +168,10 @@ export class DeliveryWorker {
     const free = WORKER_IN_FLIGHT_MAX - this.inFlight.total;
     if (free <= 0) return false;
     const full = this.inFlight.full();
-    const due: DueEndpoint[] = await rowsOf(directSql(this.db), dueEndpoints(CIRCUIT_OPEN_AFTER_FAILURES, DUE_ENDPOINTS_MAX, full));
+    const due: DueEndpoint[] = await rowsOf(
+      directSql(this.db),
+      dueEndpoints(CIRCUIT_OPEN_AFTER_FAILURES, DUE_ENDPOINTS_MAX, full),
+    );
     const plan = this.inFlight.plan(due, free);
     if (plan.size === 0) return false;
     const wanted = JSON.stringify([...plan].map(([webhookId, n]) => ({ webhook_id: webhookId, n })));
@@ -209,13 +212,16 @@ export class DeliveryWorker {
       await this.record(delivery, webhook, { status: null, body: null, durationMs: 0, retryAfterSeconds: null, error });
       return;
     }
-    const result = await sendWebhook(webhook.url, headers, delivery.payload, { allowPrivateNetworks: this.settings.allowPrivateNetworks });
+    const result = await sendWebhook(webhook.url, headers, delivery.payload, {
+      allowPrivateNetworks: this.settings.allowPrivateNetworks,
+    });
     await this.record(delivery, webhook, result);
   }
 
   private async record(delivery: Claimed, webhook: Webhook, result: SendResult): Promise<void> {
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
-    const delay = ok || !retryable(result.status) ? null : nextDelaySeconds(delivery.attempts, result.retryAfterSeconds);
+    const delay =
+      ok || !retryable(result.status) ? null : nextDelaySeconds(delivery.attempts, result.retryAfterSeconds);
     const state = ok ? 'delivered' : delay === null || delivery.attempts >= MAX_ATTEMPTS ? 'failed' : 'pending';
     const now = new Date();
     const outcome = {
@@ -229,17 +235,34 @@ export class DeliveryWorker {
       ...(state === 'pending' ? { nextAttemptAt: new Date(now.getTime() + delay! * 1000) } : {}),
     };
     // Only while the lease is ours (the attempt count it was claimed with); a late answer after expiry changes nothing.
-    await this.db.webhookDelivery.updateMany({ where: { id: delivery.id, attempts: delivery.attempts }, data: outcome });
+    await this.db.webhookDelivery.updateMany({
+      where: { id: delivery.id, attempts: delivery.attempts },
+      data: outcome,
+    });
     await recordCircuit(this.db, delivery.webhookId, result.status);
     if (ok) {
-      if (webhook.failingSince) await this.db.webhook.updateMany({ where: { id: delivery.webhookId, failingSince: { not: null } }, data: { failingSince: null } });
+      if (webhook.failingSince)
+        await this.db.webhook.updateMany({
+          where: { id: delivery.webhookId, failingSince: { not: null } },
+          data: { failingSince: null },
+        });
       return;
     }
-    await this.db.webhook.updateMany({ where: { id: delivery.webhookId, failingSince: null }, data: { failingSince: now } });
+    await this.db.webhook.updateMany({
+      where: { id: delivery.webhookId, failingSince: null },
+      data: { failingSince: now },
+    });
     const reason = result.error ?? `HTTP ${result.status}`;
     const disabled = await this.db.webhook.updateMany({
-      where: { id: delivery.webhookId, enabled: true, failingSince: { lt: new Date(now.getTime() - DISABLE_AFTER_MS) } },
-      data: { enabled: false, disabledReason: `Disabled on ${now.toISOString()}: every delivery failed for ${DISABLE_AFTER_MS / 86_400_000} days. Last error: ${reason}` },
+      where: {
+        id: delivery.webhookId,
+        enabled: true,
+        failingSince: { lt: new Date(now.getTime() - DISABLE_AFTER_MS) },
+      },
+      data: {
+        enabled: false,
+        disabledReason: `Disabled on ${now.toISOString()}: every delivery failed for ${DISABLE_AFTER_MS / 86_400_000} days. Last error: ${reason}`,
+      },
     });
     if (disabled.count) this.logger.warn({ webhookId: delivery.webhookId }, 'webhook disabled after failing for days');
   }

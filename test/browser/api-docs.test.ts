@@ -46,9 +46,14 @@ describe.skipIf(!chromiumAvailable)('the API reference at /api/docs in a real br
     expect(await list.locator('.opblock-summary-method').textContent()).toBe('GET');
     expect(await create.locator('.opblock-summary-method').textContent()).toBe('POST');
     // Every operation of the document is on the page.
-    const document = (await (await fetch(`${base}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const document = (await (await fetch(`${base}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-    const operations = Object.values(document.paths).reduce((n, item) => n + Object.keys(item).filter((k) => methods.includes(k)).length, 0);
+    const operations = Object.values(document.paths).reduce(
+      (n, item) => n + Object.keys(item).filter((k) => methods.includes(k)).length,
+      0,
+    );
     expect(await page.locator('.opblock').count()).toBe(operations);
     await page.getByRole('link', { name: 'GraphQL (GraphiQL)' }).waitFor();
     await page.screenshot({ path: `${SHOTS}/api-docs-1-reference.png` });
@@ -105,7 +110,9 @@ describe.skipIf(!chromiumAvailable)('the API reference at /api/docs in a real br
     expect(headers).toMatch(/x-ratelimit-remaining:\s*\d+/);
     expect(headers).toMatch(/x-ratelimit-reset:\s*\d+/);
     expect(headers).toMatch(/ratelimit-policy:\s*"global";q=600;w=60/);
-    const body = JSON.parse((await live.locator('h5:text-is("Response body") + .highlight-code pre').textContent()) ?? 'null') as { key: string }[];
+    const body = JSON.parse(
+      (await live.locator('h5:text-is("Response body") + .highlight-code pre').textContent()) ?? 'null',
+    ) as { key: string }[];
     expect(body.length).toBeGreaterThan(0);
     expect(body[0]!.key).toMatch(/^(WEB|MOB)-\d+$/);
     await live.scrollIntoViewIfNeeded();

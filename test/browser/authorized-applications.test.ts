@@ -22,7 +22,8 @@ describe.skipIf(!chromiumAvailable)('Authorized applications in a real browser',
     // An application authorized by Olivia in Acme (through the OAuth endpoints, in process).
     const orgId = h.seed.orgs.find((o) => o.slug === 'acme')!.id;
     const accessToken = await authorizeInProcess(h, 'olivia@example.com', orgId);
-    const call = () => app.fetch(new Request(`${base}/api/me`, { headers: { authorization: `Bearer ${accessToken}` } }));
+    const call = () =>
+      app.fetch(new Request(`${base}/api/me`, { headers: { authorization: `Bearer ${accessToken}` } }));
     expect((await call()).status).toBe(200);
 
     await page.goto(`${base}/settings/applications`);
@@ -47,25 +48,53 @@ describe.skipIf(!chromiumAvailable)('Authorized applications in a real browser',
 
 /** Registration, consent and the code exchange against the harness's base URL: an access token of a read grant. */
 async function authorizeInProcess(h: Harness, email: string, orgId: string): Promise<string> {
-  const send = (path: string, init: RequestInit) => h.app.fetch(new Request(`${h.base}${path}`, init), { remoteAddress: '203.0.113.9' });
+  const send = (path: string, init: RequestInit) =>
+    h.app.fetch(new Request(`${h.base}${path}`, init), { remoteAddress: '203.0.113.9' });
   const form = { origin: h.base, 'content-type': 'application/x-www-form-urlencoded' };
-  const login = await send('/login', { method: 'POST', headers: form, body: new URLSearchParams({ email, password: 'correct horse battery staple', next: '/' }) });
+  const login = await send('/login', {
+    method: 'POST',
+    headers: form,
+    body: new URLSearchParams({ email, password: 'correct horse battery staple', next: '/' }),
+  });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   const redirectUri = 'http://127.0.0.1:9999/cb';
   const registered = await send('/oauth/register', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Test Client', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_name: 'Test Client',
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+    }),
   });
   const { client_id } = (await registered.json()) as { client_id: string };
   const { verifier, challenge } = pkce();
-  const params = { response_type: 'code', client_id, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', resource: `${h.base}/api`, scope: 'read' };
-  const decided = await send('/oauth/authorize', { method: 'POST', headers: { ...form, cookie }, body: new URLSearchParams({ ...params, org_id: orgId, decision: 'allow' }) });
+  const params = {
+    response_type: 'code',
+    client_id,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource: `${h.base}/api`,
+    scope: 'read',
+  };
+  const decided = await send('/oauth/authorize', {
+    method: 'POST',
+    headers: { ...form, cookie },
+    body: new URLSearchParams({ ...params, org_id: orgId, decision: 'allow' }),
+  });
   const code = new URL(decided.headers.get('location')!).searchParams.get('code')!;
   const token = await send('/oauth/token', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id, resource: `${h.base}/api` }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id,
+      resource: `${h.base}/api`,
+    }),
   });
   return ((await token.json()) as { access_token: string }).access_token;
 }

@@ -85,9 +85,12 @@ describe.skipIf(!chromiumAvailable)('a public OAuth client in a browser page on 
     h = await startHarness();
     // The second origin: another port, so another origin (but the same site: the session cookie is sent when a page asks).
     spa = createServer((req, res) => {
-      if (req.url === '/app.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(SPA_SCRIPT.replace('__SERVICE__', h.base));
+      if (req.url === '/app.js')
+        return res.writeHead(200, { 'content-type': 'text/javascript' }).end(SPA_SCRIPT.replace('__SERVICE__', h.base));
       if (req.url === '/' || req.url?.startsWith('/callback')) {
-        return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>SPA</title><h1>Browser SPA</h1><script src="/app.js"></script>');
+        return res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!doctype html><title>SPA</title><h1>Browser SPA</h1><script src="/app.js"></script>');
       }
       res.writeHead(404).end();
     });
@@ -103,7 +106,9 @@ describe.skipIf(!chromiumAvailable)('a public OAuth client in a browser page on 
     const { page, base } = h;
     expect(new URL(spaOrigin).origin).not.toBe(new URL(base).origin);
     const failedRequests: string[] = [];
-    page.on('requestfailed', (request) => failedRequests.push(`${request.method()} ${request.url()} ${request.failure()?.errorText}`));
+    page.on('requestfailed', (request) =>
+      failedRequests.push(`${request.method()} ${request.url()} ${request.failure()?.errorText}`),
+    );
 
     await page.goto(`${spaOrigin}/`);
     await expect.poll(() => page.url(), { timeout: 15_000 }).toContain('/login?next=');
@@ -111,10 +116,16 @@ describe.skipIf(!chromiumAvailable)('a public OAuth client in a browser page on 
     await page.getByRole('heading', { name: 'Authorize Browser SPA' }).waitFor();
     await page.getByLabel('Globex').check();
     await page.getByRole('button', { name: 'Allow' }).click();
-    const result = JSON.parse(await page.locator('#result').textContent({ timeout: 15_000 }) ?? '{}');
+    const result = JSON.parse((await page.locator('#result').textContent({ timeout: 15_000 })) ?? '{}');
     await page.screenshot({ path: `${SHOTS}/cors-spa-callback.png`, fullPage: true });
 
-    expect(result).toMatchObject({ state: 'spa-state', iss: base, tokenStatus: 200, tokenType: 'Bearer', hasRefreshToken: true });
+    expect(result).toMatchObject({
+      state: 'spa-state',
+      iss: base,
+      tokenStatus: 200,
+      tokenType: 'Bearer',
+      hasRefreshToken: true,
+    });
     // The page read the API's answer and the headers it needs (exposed through CORS).
     expect(result.me).toMatchObject({ status: 200, username: 'mark' });
     expect(Number(result.me.remaining)).toBeGreaterThan(0);

@@ -64,11 +64,28 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
     await addMember(h.app.db.prisma, { orgId: org.id, userId: maya.id, role: 'owner' });
     // A webhook with deliveries, for the webhooks page's width (written directly: no worker runs, nothing is sent).
     const hook = await h.app.db.prisma.webhook.create({
-      data: { orgId: org.id, url: 'https://hooks.example.com/workmgmt/receivers/engines-production-events', events: ['*'], secret: 'sealed', description: 'Production events for the ops channel' },
+      data: {
+        orgId: org.id,
+        url: 'https://hooks.example.com/workmgmt/receivers/engines-production-events',
+        events: ['*'],
+        secret: 'sealed',
+        description: 'Production events for the ops channel',
+      },
     });
     for (const [i, eventType] of ['issue.created', 'issue.updated'].entries()) {
       await h.app.db.prisma.webhookDelivery.create({
-        data: { webhookId: hook.id, orgId: org.id, messageId: `msg_${i}`, eventType, payload: '{}', state: 'delivered', attempts: 1, responseStatus: 200, durationMs: 120, nextAttemptAt: new Date() },
+        data: {
+          webhookId: hook.id,
+          orgId: org.id,
+          messageId: `msg_${i}`,
+          eventType,
+          payload: '{}',
+          state: 'delivered',
+          attempts: 1,
+          responseStatus: 200,
+          durationMs: 120,
+          nextAttemptAt: new Date(),
+        },
       });
     }
     h.page.on('console', (m) => (m.type() === 'error' ? problems.push(`${h.page.url()}: ${m.text()}`) : undefined));
@@ -93,7 +110,9 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
       expect.stringContaining('Done'),
       expect.stringContaining('Canceled'),
     ]);
-    for (const box of await columns.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON() as DOMRect))) {
+    for (const box of await columns.evaluateAll((els) =>
+      els.map((e) => e.getBoundingClientRect().toJSON() as DOMRect),
+    )) {
       expect(box.left).toBeGreaterThanOrEqual(0);
       expect(box.right).toBeLessThanOrEqual(1366);
     }
@@ -130,10 +149,18 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
     await done.focus();
     await page.keyboard.press('Enter');
     await column('Done').locator(`.issue-card[data-key="${key}"]`).waitFor();
-    await page.getByRole('status').filter({ hasText: `Moved ${key} to Done.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Moved ${key} to Done.` })
+      .waitFor();
     expect(await statusOf(key)).toBe('Done');
     // Focus stays on the card's menu, now in its new column.
-    expect(await page.evaluate(() => [document.activeElement?.tagName, document.activeElement?.closest('.column')?.getAttribute('data-status')])).toEqual(['SUMMARY', 'Done']);
+    expect(
+      await page.evaluate(() => [
+        document.activeElement?.tagName,
+        document.activeElement?.closest('.column')?.getAttribute('data-status'),
+      ]),
+    ).toEqual(['SUMMARY', 'Done']);
 
     // Drag and drop.
     const dragged = column('Todo').locator('.issue-card').first();
@@ -149,10 +176,20 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
     // A move the API refuses (the issue was deleted meanwhile): said on the board, the card stays.
     const gone = column('In Progress').locator('.issue-card').first();
     const goneKey = (await gone.getAttribute('data-key'))!;
-    expect((await fetch(`${h.base}/api/issues/${goneKey}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status).toBe(204);
+    expect(
+      (
+        await fetch(`${h.base}/api/issues/${goneKey}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).status,
+    ).toBe(204);
     await gone.getByText('Move to…').click();
     await gone.getByRole('button', { name: `Todo (move ${goneKey})` }).click();
-    await page.getByRole('status').filter({ hasText: `Could not move ${goneKey}:` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Could not move ${goneKey}:` })
+      .waitFor();
     expect(await column('In Progress').locator(`.issue-card[data-key="${goneKey}"]`).count()).toBe(1);
     expectLoggedFailure(404);
   });
@@ -194,7 +231,9 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
     await dialog.getByRole('combobox').fill('');
     await dialog.getByRole('option', { name: 'Create issue' }).waitFor();
     const commands = await dialog.getByRole('option').allInnerTexts();
-    expect(commands).toEqual(expect.arrayContaining(['Go to dashboard', 'Go to board', 'API keys', 'Switch organization']));
+    expect(commands).toEqual(
+      expect.arrayContaining(['Go to dashboard', 'Go to board', 'API keys', 'Switch organization']),
+    );
     expect(commands).not.toContain('Webhooks');
 
     await dialog.getByRole('combobox').fill('zzqqxx');
@@ -223,11 +262,19 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
     await page.goto(`${base}/orgs/acme`);
     await page.locator('#chart-by-priority:not([hidden])').waitFor();
     const colours = await page.evaluate(() => {
-      const chart = (id: string) => (window as unknown as { Chart: { getChart(c: Element): { data: { labels: string[]; datasets: { backgroundColor: string[] }[] } } } }).Chart.getChart(document.getElementById(id)!)!;
+      const chart = (id: string) =>
+        (
+          window as unknown as {
+            Chart: { getChart(c: Element): { data: { labels: string[]; datasets: { backgroundColor: string[] }[] } } };
+          }
+        ).Chart.getChart(document.getElementById(id)!)!;
       const css = getComputedStyle(document.documentElement);
       const pick = (id: string, kind: string) => {
         const { labels, datasets } = chart(id).data;
-        return labels.map((label, i) => [datasets[0]!.backgroundColor[i], css.getPropertyValue(`--${kind}-${label.toLowerCase().replace(/\s+/g, '-')}`).trim()]);
+        return labels.map((label, i) => [
+          datasets[0]!.backgroundColor[i],
+          css.getPropertyValue(`--${kind}-${label.toLowerCase().replace(/\s+/g, '-')}`).trim(),
+        ]);
       };
       return [...pick('chart-by-priority', 'priority'), ...pick('chart-by-status', 'status')];
     });
@@ -289,7 +336,10 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
       await page.screenshot({ path: `${DOCS}/web-dashboard-390.png` });
       await page.getByRole('search').getByRole('searchbox').click();
       await page.keyboard.type('web');
-      await page.getByRole('dialog').getByRole('option', { name: /^issue: WEB-1 / }).waitFor();
+      await page
+        .getByRole('dialog')
+        .getByRole('option', { name: /^issue: WEB-1 / })
+        .waitFor();
       await page.screenshot({ path: `${DOCS}/web-search-390.png` });
       expect(await seriousViolations(page)).toEqual([]);
       await page.keyboard.press('Escape');
@@ -310,15 +360,33 @@ describe.skipIf(!chromiumAvailable)('a team’s first day in a real browser', ()
     expect(await url.evaluate((e) => (e as HTMLElement).getBoundingClientRect().width)).toBeGreaterThan(300);
     expect(await page.locator('#hook-url-hint').innerText()).toBe('https, on a public address.');
     // Every text-like control, select and textarea of the pages with forms: the stylesheet's border and corners, not the browser's.
-    for (const path of ['/orgs/engines/settings/webhooks', '/orgs/acme/issues#new-issue', '/orgs/engines/team', '/orgs/acme/settings/integrations', '/account', '/join']) {
+    for (const path of [
+      '/orgs/engines/settings/webhooks',
+      '/orgs/acme/issues#new-issue',
+      '/orgs/engines/team',
+      '/orgs/acme/settings/integrations',
+      '/account',
+      '/join',
+    ]) {
       await page.goto(`${base}${path}`);
       const { shown, unstyled } = await page.evaluate(() => {
-        const controls = [...document.querySelectorAll('main input:not([type=hidden]):not([type=checkbox]):not([type=radio]), main select, main textarea')].filter((e) => (e as HTMLElement).offsetParent !== null);
+        const controls = [
+          ...document.querySelectorAll(
+            'main input:not([type=hidden]):not([type=checkbox]):not([type=radio]), main select, main textarea',
+          ),
+        ].filter((e) => (e as HTMLElement).offsetParent !== null);
         const plain = controls.filter((e) => {
           const style = getComputedStyle(e);
-          return style.borderTopLeftRadius !== '6px' || style.borderTopColor !== 'rgb(139, 147, 165)' || style.fontSize !== '16px';
+          return (
+            style.borderTopLeftRadius !== '6px' ||
+            style.borderTopColor !== 'rgb(139, 147, 165)' ||
+            style.fontSize !== '16px'
+          );
         });
-        return { shown: controls.length, unstyled: plain.map((e) => `${e.tagName} ${e.getAttribute('type') ?? ''} #${e.id}`) };
+        return {
+          shown: controls.length,
+          unstyled: plain.map((e) => `${e.tagName} ${e.getAttribute('type') ?? ''} #${e.id}`),
+        };
       });
       expect(shown, path).toBeGreaterThan(0);
       expect(unstyled, path).toEqual([]);

@@ -21,7 +21,7 @@ describe.skipIf(!chromiumAvailable)('GraphiQL at /api/graphql, offline', () => {
   });
   afterAll(() => h?.close());
 
-  test('renders from the service\'s own files under its CSP, loads the schema and runs a query', async () => {
+  test("renders from the service's own files under its CSP, loads the schema and runs a query", async () => {
     const { page, base } = h;
     await page.goto(`${base}/login?next=/api/graphql`);
     await signInOnPage(page, 'maya@example.com');
@@ -38,7 +38,12 @@ describe.skipIf(!chromiumAvailable)('GraphiQL at /api/graphql, offline', () => {
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
     await page.keyboard.insertText('{ me { name } }');
-    const answer = page.waitForResponse((r) => r.url() === `${base}/api/graphql` && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('me'));
+    const answer = page.waitForResponse(
+      (r) =>
+        r.url() === `${base}/api/graphql` &&
+        r.request().method() === 'POST' &&
+        (r.request().postData() ?? '').includes('me'),
+    );
     await page.getByRole('button', { name: /Execute query/i }).click();
     expect((await answer).status()).toBe(200);
     await page.getByText('"name": "Maya', { exact: false }).waitFor();

@@ -15,7 +15,8 @@ export const PASSWORD = 'correct horse battery staple';
 
 // CI installs Chromium (.ci/run); elsewhere the suites say why they did not run rather than pass silently.
 export const chromiumAvailable = existsSync(CHROMIUM);
-if (!chromiumAvailable && process.env.CI) throw new Error(`Chromium not found at ${CHROMIUM}; .ci/run installs it (apt-get install chromium).`);
+if (!chromiumAvailable && process.env.CI)
+  throw new Error(`Chromium not found at ${CHROMIUM}; .ci/run installs it (apt-get install chromium).`);
 
 export interface Harness {
   base: string;
@@ -30,16 +31,30 @@ export interface Harness {
 export async function startHarness(options: { seed?: boolean; config?: Partial<Config> } = {}): Promise<Harness> {
   mkdirSync(SHOTS, { recursive: true });
   const db: Database = await openTestDatabase();
-  const seed = options.seed === false ? { password: PASSWORD, orgs: [], users: [] } : await seedDemo(db.prisma, { password: PASSWORD });
-  let handler: (request: Request, ctx: { req: IncomingMessage }) => Promise<Response> = async () => new Response(null, { status: 503 });
-  const server: Server = createServer(createServerAdapter<{ req: IncomingMessage }>((request, ctx) => handler(request, ctx)));
+  const seed =
+    options.seed === false
+      ? { password: PASSWORD, orgs: [], users: [] }
+      : await seedDemo(db.prisma, { password: PASSWORD });
+  let handler: (request: Request, ctx: { req: IncomingMessage }) => Promise<Response> = async () =>
+    new Response(null, { status: 503 });
+  const server: Server = createServer(
+    createServerAdapter<{ req: IncomingMessage }>((request, ctx) => handler(request, ctx)),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const app = await createApp(testConfig({ ...options.config, baseUrl: base }), { db });
   handler = (request, { req }) => app.fetch(request, { remoteAddress: req.socket.remoteAddress });
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
   return {

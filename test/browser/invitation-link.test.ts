@@ -22,7 +22,12 @@ async function inviteOnTeamPage(page: Page, base: string, fields: { role: string
 }
 
 /** A person with no account, in a browser of their own, follows the link and signs up. */
-async function signUpFromLink(h: Harness, link: string, person: { name: string; email: string; username: string }, shot: string) {
+async function signUpFromLink(
+  h: Harness,
+  link: string,
+  person: { name: string; email: string; username: string },
+  shot: string,
+) {
   const context = await h.browser.newContext({ viewport: { width: 1100, height: 800 } });
   const page = await context.newPage();
   await page.goto(link);
@@ -62,7 +67,12 @@ describe.skipIf(!chromiumAvailable)('an invitation link in a real browser', () =
   test('an owner makes a link on the team page; a new person opens it, creates an account and lands in the organization', async () => {
     const link = await inviteOnTeamPage(h.page, h.base, { role: 'member' });
     expect(link).toMatch(new RegExp(`^${h.base}/invite/inv_[\\w-]{24}$`));
-    const { context, page } = await signUpFromLink(h, link, { name: 'Nina New', email: 'nina@example.com', username: 'nina' }, 'invite-link');
+    const { context, page } = await signUpFromLink(
+      h,
+      link,
+      { name: 'Nina New', email: 'nina@example.com', username: 'nina' },
+      'invite-link',
+    );
     // A member: the team page names whom to ask, and the admin tabs are not offered.
     await page.goto(`${h.base}/orgs/acme/team`);
     await page.getByText('ask Olivia Owner (owner)').waitFor();
@@ -87,8 +97,16 @@ describe.skipIf(!chromiumAvailable)('an invitation link in a real browser', () =
     expect(received.text).toContain('Subject: Olivia Owner invited you to Acme Corp');
     const link = /http:\/\/127\.0\.0\.1:\d+\/invite\/inv_[\w-]{24}/.exec(received.text)?.[0];
     expect(link).toBe(shown);
-    const { context } = await signUpFromLink(h, link!, { name: 'Mila Mail', email: 'mila@example.com', username: 'mila' }, 'invite-mail');
-    const mila = await h.app.db.prisma.user.findUniqueOrThrow({ where: { email: 'mila@example.com' }, select: { memberships: { select: { role: true } } } });
+    const { context } = await signUpFromLink(
+      h,
+      link!,
+      { name: 'Mila Mail', email: 'mila@example.com', username: 'mila' },
+      'invite-mail',
+    );
+    const mila = await h.app.db.prisma.user.findUniqueOrThrow({
+      where: { email: 'mila@example.com' },
+      select: { memberships: { select: { role: true } } },
+    });
     expect(mila.memberships).toEqual([{ role: 'viewer' }]);
     await context.close();
   });

@@ -32,12 +32,19 @@ describe.skipIf(!chromiumAvailable)('the issue page in a real browser', () => {
     });
   }
 
-  const token = (username: string) => h.seed.users.find((u) => u.username === username && u.org_id === h.seed.orgs[0]!.id)!.token;
+  const token = (username: string) =>
+    h.seed.users.find((u) => u.username === username && u.org_id === h.seed.orgs[0]!.id)!.token;
   const patch = (key: string, username: string, body: Record<string, unknown>) =>
-    fetch(`${h.base}/api/issues/${key}`, { method: 'PATCH', headers: { authorization: `Bearer ${token(username)}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${h.base}/api/issues/${key}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token(username)}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const statusOf = async (key: string) => {
     const [projectKey, number] = key.split('-');
-    return (await h.app.db.prisma.issue.findFirstOrThrow({ where: { project: { key: projectKey }, number: Number(number) } })).status;
+    return (
+      await h.app.db.prisma.issue.findFirstOrThrow({ where: { project: { key: projectKey }, number: Number(number) } })
+    ).status;
   };
 
   beforeAll(async () => {
@@ -68,10 +75,15 @@ describe.skipIf(!chromiumAvailable)('the issue page in a real browser', () => {
     const md = page.locator('[data-description]');
     expect(await md.locator('strong').textContent()).toBe('half written');
     expect(await md.locator('h2').textContent()).toBe('Left to do');
-    expect(await md.locator('ol > li').allTextContents()).toEqual(['The install chapter', 'The first issue walkthrough']);
+    expect(await md.locator('ol > li').allTextContents()).toEqual([
+      'The install chapter',
+      'The first issue walkthrough',
+    ]);
     expect(await md.locator('li code').textContent()).toBe('install');
     expect(await md.locator('pre code').textContent()).toBe('npm run seed\n');
-    const links = await md.locator('a').evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.getAttribute('rel'), a.textContent]));
+    const links = await md
+      .locator('a')
+      .evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.getAttribute('rel'), a.textContent]));
     expect(links).toEqual([
       ['https://example.com/outline', 'noopener nofollow ugc', 'the outline'],
       ['mailto:docs@example.com', 'noopener nofollow ugc', 'docs@example.com'],
@@ -99,7 +111,9 @@ describe.skipIf(!chromiumAvailable)('the issue page in a real browser', () => {
     const found = await md.evaluate((root) => ({
       tags: [...root.querySelectorAll('*')].map((e) => e.tagName.toLowerCase()).filter((t) => t !== 'p'),
       hrefs: [...root.querySelectorAll('a')].map((a) => a.getAttribute('href')),
-      handlers: [...root.querySelectorAll('*')].flatMap((e) => [...e.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'src'),
+      handlers: [...root.querySelectorAll('*')]
+        .flatMap((e) => [...e.attributes].map((a) => a.name))
+        .filter((n) => n.startsWith('on') || n === 'style' || n === 'src'),
       text: root.textContent,
     }));
     expect(found.tags).toEqual(['a']);
@@ -117,9 +131,11 @@ describe.skipIf(!chromiumAvailable)('the issue page in a real browser', () => {
     expect((await patch('WEB-1', 'mark', { status: 'In Review', priority: 'urgent' })).status).toBe(200);
     await page.goto(`${base}/orgs/acme/issues/WEB-1`);
     const first = page.locator('#activity li').first();
-    await expect.poll(() => first.textContent().then((t) => t!.replace(/\s+/g, ' ').trim())).toMatch(
-      /^Mark Member changed the status from Done to In Review and the priority from high to urgent with an API key · /,
-    );
+    await expect
+      .poll(() => first.textContent().then((t) => t!.replace(/\s+/g, ' ').trim()))
+      .toMatch(
+        /^Mark Member changed the status from Done to In Review and the priority from high to urgent with an API key · /,
+      );
     // The time: relative text, the exact local time on hover.
     const time = first.locator('time');
     expect(await time.textContent()).toMatch(/^(now|\d+ (sec|min)\. ago)$/);
@@ -134,7 +150,11 @@ describe.skipIf(!chromiumAvailable)('the issue page in a real browser', () => {
     const issue = await h.app.db.prisma.issue.findFirstOrThrow({ where: { project: { key: 'MOB' }, number: 3 } });
     const opened = issue.createdAt.getTime();
     const HOUR = 3_600_000;
-    for (const [later, text] of [[3 * HOUR + 60_000, '3 hr. ago'], [30 * HOUR, 'yesterday'], [9 * 24 * HOUR, 'last wk.']] as const) {
+    for (const [later, text] of [
+      [3 * HOUR + 60_000, '3 hr. ago'],
+      [30 * HOUR, 'yesterday'],
+      [9 * 24 * HOUR, 'last wk.'],
+    ] as const) {
       // The page's clock set later than the issue's creation: what a reader then sees.
       const page = await h.page.context().newPage();
       await page.clock.setFixedTime(new Date(opened + later));
@@ -157,7 +177,9 @@ describe.skipIf(!chromiumAvailable)('the issue page in a real browser', () => {
     await page.getByRole('status').filter({ hasText: 'Status saved.' }).waitFor();
     expect(await statusOf('WEB-4')).toBe('In Progress');
     expect(await page.evaluate(() => (window as unknown as { unchanged?: boolean }).unchanged)).toBe(true);
-    expect(await page.locator('#activity li').first().textContent()).toContain('changed the status from Backlog to In Progress');
+    expect(await page.locator('#activity li').first().textContent()).toContain(
+      'changed the status from Backlog to In Progress',
+    );
     // The select keeps the keyboard's place.
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('p-status');
     await page.reload();
@@ -179,8 +201,12 @@ describe.skipIf(!chromiumAvailable)('the issue page in a real browser', () => {
     await context.close();
   });
 
-  test('a viewer sees the properties and cannot change them; times are in the reader\'s time zone', async () => {
-    const context = await h.browser.newContext({ viewport: { width: 1100, height: 800 }, locale: 'en-US', timezoneId: 'Asia/Kolkata' });
+  test("a viewer sees the properties and cannot change them; times are in the reader's time zone", async () => {
+    const context = await h.browser.newContext({
+      viewport: { width: 1100, height: 800 },
+      locale: 'en-US',
+      timezoneId: 'Asia/Kolkata',
+    });
     const page = await context.newPage();
     await guard(context, page);
     await page.goto(`${h.base}/orgs/acme/issues/WEB-4`);
@@ -195,7 +221,11 @@ describe.skipIf(!chromiumAvailable)('the issue page in a real browser', () => {
     // The exact time on hover is the reader's local time (UTC+5:30 here), as Intl formats it.
     const time = page.locator('#issue-meta time').last();
     const [datetime, title] = await Promise.all([time.getAttribute('datetime'), time.getAttribute('title')]);
-    const local = new Intl.DateTimeFormat('en-US', { dateStyle: 'full', timeStyle: 'long', timeZone: 'Asia/Kolkata' }).format(new Date(datetime!));
+    const local = new Intl.DateTimeFormat('en-US', {
+      dateStyle: 'full',
+      timeStyle: 'long',
+      timeZone: 'Asia/Kolkata',
+    }).format(new Date(datetime!));
     const spaces = (text: string) => text.replace(/\s/g, ' ');
     expect(spaces(title!)).toBe(spaces(local));
     expect(title).toContain('GMT+5:30');
@@ -206,19 +236,30 @@ describe.skipIf(!chromiumAvailable)('the issue page in a real browser', () => {
     const { page, base } = h;
     // A lived-in issue: a description, and a few changes by different people and means.
     await patch('WEB-2', 'mark', { status: 'In Review' });
-    await patch('WEB-2', 'olivia', { priority: 'high', assignee_id: h.seed.users.find((u) => u.username === 'mark')!.id });
+    await patch('WEB-2', 'olivia', {
+      priority: 'high',
+      assignee_id: h.seed.users.find((u) => u.username === 'mark')!.id,
+    });
     await page.goto(`${base}/orgs/acme/issues/WEB-2`);
     await page.getByLabel('Status').selectOption('In Progress');
     await page.getByRole('status').filter({ hasText: 'Status saved.' }).waitFor();
     await page.reload();
     await page.setViewportSize({ width: 1366, height: 900 });
     const { violations } = await new AxeBuilder({ page }).analyze();
-    expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`)).toEqual([]);
+    expect(
+      violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`),
+    ).toEqual([]);
     await page.screenshot({ path: `${SHOTS}/web-issue-1366.png`, fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+    ).toBeLessThanOrEqual(0);
     const narrow = await new AxeBuilder({ page }).analyze();
-    expect(narrow.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+    expect(narrow.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual(
+      [],
+    );
     await page.screenshot({ path: `${SHOTS}/web-issue-390.png`, fullPage: true });
     expect(offOrigin).toEqual([]);
     expect(problems).toEqual([]);

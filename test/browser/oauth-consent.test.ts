@@ -9,7 +9,9 @@ describe.skipIf(!chromiumAvailable)('OAuth sign-in and consent in a real browser
   let clientServer: Server;
   beforeAll(async () => {
     h = await startHarness();
-    clientServer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Issue Sync is connected</h1>'));
+    clientServer = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Issue Sync is connected</h1>'),
+    );
     await new Promise<void>((resolve) => clientServer.listen(0, '127.0.0.1', resolve));
   });
   afterAll(async () => {
@@ -25,7 +27,12 @@ describe.skipIf(!chromiumAvailable)('OAuth sign-in and consent in a real browser
       await fetch(`${base}/oauth/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'Issue Sync', redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' }),
+        body: JSON.stringify({
+          client_name: 'Issue Sync',
+          redirect_uris: [redirectUri],
+          grant_types: ['authorization_code', 'refresh_token'],
+          token_endpoint_auth_method: 'none',
+        }),
       })
     ).json();
     const verifier = randomBytes(32).toString('base64url');
@@ -39,7 +46,8 @@ describe.skipIf(!chromiumAvailable)('OAuth sign-in and consent in a real browser
       resource: `${base}/api`,
       scope: 'read write',
       state: 'state-123',
-    })) authorize.searchParams.set(k, v);
+    }))
+      authorize.searchParams.set(k, v);
 
     await page.goto(authorize.href);
     await expect.poll(() => page.url()).toContain('/login?next=');
@@ -71,7 +79,9 @@ describe.skipIf(!chromiumAvailable)('OAuth sign-in and consent in a real browser
         }),
       })
     ).json();
-    const orgs = await (await fetch(`${base}/api/me/orgs`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json();
+    const orgs = await (
+      await fetch(`${base}/api/me/orgs`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    ).json();
     expect(orgs.orgs.map((o: { org_slug: string }) => o.org_slug)).toEqual(['globex']);
   });
 });

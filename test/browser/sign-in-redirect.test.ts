@@ -25,7 +25,12 @@ describe.skipIf(!chromiumAvailable)('sign-in never sends the browser to another 
     await new Promise((resolve) => attacker?.close(resolve));
   });
 
-  const hostile = () => [`/%09/${attackerHost}/x`, `/%0a/${attackerHost}/x`, `/%5C/${attackerHost}/x`, `/%E3%80%80/${attackerHost}/x`];
+  const hostile = () => [
+    `/%09/${attackerHost}/x`,
+    `/%0a/${attackerHost}/x`,
+    `/%5C/${attackerHost}/x`,
+    `/%E3%80%80/${attackerHost}/x`,
+  ];
 
   test('signed out: sign in with a hostile next and stay on our origin', async () => {
     const { page, base } = h;

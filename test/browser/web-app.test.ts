@@ -33,7 +33,8 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
   function watch(page: Page) {
     page.on('console', (m) => {
       // The 404 page visited on purpose is reported by Chromium as a failed load: not a problem.
-      if (m.type() === 'error' && !(page.url().includes('/orgs/nowhere/') && m.text().includes('status of 404'))) problems.push(`${page.url()}: ${m.text()}`);
+      if (m.type() === 'error' && !(page.url().includes('/orgs/nowhere/') && m.text().includes('status of 404')))
+        problems.push(`${page.url()}: ${m.text()}`);
     });
     page.on('pageerror', (e) => problems.push(`${page.url()}: uncaught ${e.message}`));
   }
@@ -50,7 +51,9 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
       await page.setViewportSize(size);
     }
     const { violations } = await new AxeBuilder({ page }).analyze();
-    axeFindings[name] = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.html.slice(0, 80)).join(' | ')}`);
+    axeFindings[name] = violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.html.slice(0, 80)).join(' | ')}`);
     // The skip link is the first stop of the keyboard, visibly focused, and leads to the content.
     // From the top of the page, as after loading it (the sequential focus starting point is reset).
     await page.evaluate(() => {
@@ -71,17 +74,20 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
     // 390 px wide: nothing scrolls sideways but boxes meant to (the board, wide tables).
     const size = page.viewportSize()!;
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     // On failure, the widest elements that stick out say what to fix.
-    const culprits = overflow > 0
-      ? await page.evaluate(() =>
-          [...document.querySelectorAll('body *')]
-            .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
-            .filter((e) => !e.parentElement?.closest('.board, .table-box'))
-            .slice(0, 5)
-            .map((e) => `${e.tagName}.${e.className}#${e.id}`),
-        )
-      : [];
+    const culprits =
+      overflow > 0
+        ? await page.evaluate(() =>
+            [...document.querySelectorAll('body *')]
+              .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+              .filter((e) => !e.parentElement?.closest('.board, .table-box'))
+              .slice(0, 5)
+              .map((e) => `${e.tagName}.${e.className}#${e.id}`),
+          )
+        : [];
     await page.screenshot({ path: `${SHOTS}/web-${name}-390.png`, fullPage: true });
     expect(overflow, `${name} at 390 px: ${culprits.join(', ')}`).toBeLessThanOrEqual(0);
     await page.screenshot({ path: `${SHOTS}/web-${name}-390.png`, fullPage: true });
@@ -128,7 +134,11 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
     await page.getByText('Created the project Store.').waitFor();
 
     // Issues, created from the project page.
-    for (const [title, priority] of [['Punch cards jam', 'high'], ['Oil the gears', 'low'], ['Print the tables', 'medium']] as const) {
+    for (const [title, priority] of [
+      ['Punch cards jam', 'high'],
+      ['Oil the gears', 'low'],
+      ['Print the tables', 'medium'],
+    ] as const) {
       await page.locator('details.create summary').click();
       await page.getByLabel('Title').fill(title);
       await page.getByLabel('Priority').selectOption(priority);
@@ -202,7 +212,12 @@ describe.skipIf(!chromiumAvailable)('the web app in a real browser', () => {
     await check(page, '12-dashboard');
 
     // The member: an account made by the operator, signs in, pastes the link at /join, sees the issue.
-    await createUser(h.app.db.prisma, { email: 'charles@example.com', name: 'Charles Babbage', username: 'charles', password: PASSWORD });
+    await createUser(h.app.db.prisma, {
+      email: 'charles@example.com',
+      name: 'Charles Babbage',
+      username: 'charles',
+      password: PASSWORD,
+    });
     const context = await h.browser.newContext({ viewport: { width: 1100, height: 800 } });
     await guard(context);
     const member = await context.newPage();

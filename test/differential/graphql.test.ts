@@ -17,15 +17,18 @@ const persistedHash = createHash('sha256').update(PERSISTED).digest('hex');
 const documentsFile = join(mkdtempSync(join(tmpdir(), 'corpus-graphql-')), 'documents.json');
 writeFileSync(documentsFile, JSON.stringify({ [persistedHash]: PERSISTED }));
 
-const ISSUE = 'id key number title status priority description assigneeId assignee { username } projectId project { key } createdAt updatedAt';
-const PAGE = 'totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { key title status priority } }';
+const ISSUE =
+  'id key number title status priority description assigneeId assignee { username } projectId project { key } createdAt updatedAt';
+const PAGE =
+  'totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { key title status priority } }';
 const ERROR = '__typename ... on Error { code message }';
 const VALIDATION = '... on ValidationError { fieldErrors { field message } }';
 const NOT_FOUND = '... on NotFoundError { resource }';
 const CONFLICT = '... on ConflictError { limit }';
 const RATE_LIMITED = '... on RateLimitedError { retryAfter }';
 const WEBHOOK = 'id url events description enabled rotating disabledReason failingSince createdAt';
-const DELIVERY = 'id messageId eventType state attempts responseStatus responseBody durationMs error nextAttemptAt deliveredAt createdAt';
+const DELIVERY =
+  'id messageId eventType state attempts responseStatus responseBody durationMs error nextAttemptAt deliveredAt createdAt';
 
 /** A mutation field answering a union: its success's `data` selection and the error members it may hold. */
 const result = (field: string, success: string, data: string, ...errors: string[]) =>
@@ -63,7 +66,10 @@ const READS = [
 function steps(ids: Record<string, string>): Step[] {
   const all: Step[] = [];
   const q = (caller: Caller, query: string, variables?: Record<string, unknown>, operationName?: string) =>
-    all.push({ caller, body: { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) } });
+    all.push({
+      caller,
+      body: { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) },
+    });
   for (const caller of CALLERS) for (const query of READS) q(caller, query);
 
   // Nodes by id: the caller's own, another organization's, and nonsense.
@@ -72,7 +78,9 @@ function steps(ids: Record<string, string>): Step[] {
   q('member', `query($id: ID!) { node(id: $id) ${nodes} }`, { id: ids.olivia });
   q('member', `query($id: ID!) { node(id: $id) ${nodes} }`, { id: ids.res });
   q('member', `query($id: ID!) { node(id: $id) ${nodes} }`, { id: 'nonsense' });
-  q('member', `query($ids: [ID!]!) { nodes(ids: $ids) ${nodes} }`, { ids: [ids.web, ids.web1, ids.res, ids.bella, ids.olivia] });
+  q('member', `query($ids: [ID!]!) { nodes(ids: $ids) ${nodes} }`, {
+    ids: [ids.web, ids.web1, ids.res, ids.bella, ids.olivia],
+  });
   q('globex', `query($id: ID!) { node(id: $id) ${nodes} }`, { id: ids.web1 });
 
   // The issue list: filters, orders, and their mistakes.
@@ -121,12 +129,25 @@ function steps(ids: Record<string, string>): Step[] {
   q('viewer', list, { projectId: ids.web, last: 2, before: '<start>' });
   q('viewer', list, { orderBy: { field: 'PRIORITY', direction: 'DESC' }, first: 3 });
   q('viewer', list, { orderBy: { field: 'PRIORITY', direction: 'DESC' }, first: 3, after: '<end>' });
-  q('viewer', `{ issue(id: "WEB-1") { history(first: 1) { pageInfo { hasNextPage endCursor } edges { cursor node { type } } } } }`);
+  q(
+    'viewer',
+    `{ issue(id: "WEB-1") { history(first: 1) { pageInfo { hasNextPage endCursor } edges { cursor node { type } } } } }`,
+  );
 
   // Issues: create, update, delete, with each error.
   const createIssue = `mutation($input: CreateIssueInput!) { ${result('createIssue(input: $input)', 'MutationCreateIssueSuccess', ISSUE, VALIDATION, NOT_FOUND)} }`;
-  for (const caller of CALLERS) q(caller, createIssue, { input: { projectId: ids.web, title: `GraphQL issue by ${caller}`, priority: 'HIGH' } });
-  q('member', createIssue, { input: { projectId: 'web', title: 'Full', status: 'IN_PROGRESS', priority: 'LOW', description: 'd', assigneeId: ids.olivia } });
+  for (const caller of CALLERS)
+    q(caller, createIssue, { input: { projectId: ids.web, title: `GraphQL issue by ${caller}`, priority: 'HIGH' } });
+  q('member', createIssue, {
+    input: {
+      projectId: 'web',
+      title: 'Full',
+      status: 'IN_PROGRESS',
+      priority: 'LOW',
+      description: 'd',
+      assigneeId: ids.olivia,
+    },
+  });
   q('member', createIssue, { input: { projectId: ids.web, title: '' } });
   q('member', createIssue, { input: { projectId: ids.web, title: 'x'.repeat(256) } });
   q('member', createIssue, { input: { projectId: ids.res, title: 'Other org' } });
@@ -152,14 +173,22 @@ function steps(ids: Record<string, string>): Step[] {
   // Aggregates under a filter, of one project, and their mistakes (after the writes: no two projects hold as many issues).
   const aggregates = `query($filter: IssueFilter, $projectId: ID, $weeks: Int) {
     issueAggregates(filter: $filter, projectId: $projectId, weeks: $weeks) { total byStatus { status count } byPriority { priority count } byProject { project { key } count } createdPerWeek { count } completedPerWeek { count } } }`;
-  for (const variables of [{ filter: { priority: ['HIGH'] } }, { projectId: ids.web, weeks: 2 }, { weeks: 0 }, { weeks: 105 }, { projectId: ids.res }, { filter: { priority: ['NOPE'] } }]) {
+  for (const variables of [
+    { filter: { priority: ['HIGH'] } },
+    { projectId: ids.web, weeks: 2 },
+    { weeks: 0 },
+    { weeks: 105 },
+    { projectId: ids.res },
+    { filter: { priority: ['NOPE'] } },
+  ]) {
     q('viewer', aggregates, variables);
   }
 
   // Projects.
   const PROJECT = 'id key name issueCount createdAt updatedAt organization { slug }';
   const createProject = `mutation($input: CreateProjectInput!) { ${result('createProject(input: $input)', 'MutationCreateProjectSuccess', PROJECT, VALIDATION, CONFLICT, RATE_LIMITED)} }`;
-  for (const [n, caller] of CALLERS.entries()) q(caller, createProject, { input: { name: `GraphQL ${caller}`, key: `G${n}X` } });
+  for (const [n, caller] of CALLERS.entries())
+    q(caller, createProject, { input: { name: `GraphQL ${caller}`, key: `G${n}X` } });
   q('manager', createProject, { input: { name: 'Dup', key: 'WEB' } });
   q('manager', createProject, { input: { name: 'Lower', key: 'low1' } });
   q('manager', createProject, { input: { name: '', key: '1A' } });
@@ -185,7 +214,8 @@ function steps(ids: Record<string, string>): Step[] {
   q('session', createApiKey, { input: { name: '' } });
   q('session', createApiKey, { input: { name: 'past', expiresAt: '2020-01-01T00:00:00Z' } });
   // The tenth creation of the hour and the eleventh, refused: without the message, whose seconds count down as the corpus runs.
-  const burst = 'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { __typename ... on Error { code } ... on MutationCreateApiKeySuccess { data { apiKey { id name } } } } }';
+  const burst =
+    'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { __typename ... on Error { code } ... on MutationCreateApiKeySuccess { data { apiKey { id name } } } } }';
   for (let n = 0; n < 9; n++) q('session', burst, { input: { name: `burst ${n}` } });
   const revokeApiKey = `mutation($id: ID!) { ${result('revokeApiKey(id: $id)', 'MutationRevokeApiKeySuccess', 'name status', NOT_FOUND)} }`;
   q('session', revokeApiKey, { id: '<new-key>' });
@@ -205,7 +235,8 @@ function steps(ids: Record<string, string>): Step[] {
   q('session', joinOrganization, { code: '<invite>' });
   q('session', joinOrganization, { code: 'inv_nope' });
   const createOrganization = `mutation($input: CreateOrganizationInput!) { ${result('createOrganization(input: $input)', 'MutationCreateOrganizationSuccess', 'id role organization { name slug isPublic }', VALIDATION, CONFLICT)} }`;
-  for (const caller of CALLERS) q(caller, createOrganization, { input: { name: `GraphQL ${caller}`, slug: `graphql-${caller.toLowerCase()}` } });
+  for (const caller of CALLERS)
+    q(caller, createOrganization, { input: { name: `GraphQL ${caller}`, slug: `graphql-${caller.toLowerCase()}` } });
   q('session', createOrganization, { input: { name: 'Dup', slug: 'acme' } });
   q('session', createOrganization, { input: { name: '', slug: '-bad-' } });
   q('session', createOrganization, { input: { name: 'Listed', slug: 'listed-co', isPublic: true } });
@@ -214,7 +245,13 @@ function steps(ids: Record<string, string>): Step[] {
   // Webhooks: owners and admins.
   const createWebhook = `mutation($input: CreateWebhookInput!) { ${result('createWebhook(input: $input)', 'MutationCreateWebhookSuccess', `secret webhook { ${WEBHOOK} }`, VALIDATION, CONFLICT)} }`;
   for (const caller of ['globex', 'member', 'oauthRead', 'admin'] as Caller[]) {
-    q(caller, createWebhook, { input: { url: `http://127.0.0.1:9/graphql/${caller}`, events: ['issue.created', 'project.deleted'], description: `graphql ${caller}` } });
+    q(caller, createWebhook, {
+      input: {
+        url: `http://127.0.0.1:9/graphql/${caller}`,
+        events: ['issue.created', 'project.deleted'],
+        description: `graphql ${caller}`,
+      },
+    });
   }
   q('admin', createWebhook, { input: { url: 'ftp://x', events: ['issue.moved'] } });
   q('admin', createWebhook, { input: { url: 'http://127.0.0.1:9/x', events: [], description: 'd'.repeat(501) } });
@@ -224,8 +261,14 @@ function steps(ids: Record<string, string>): Step[] {
   q('admin', updateWebhook, { id: '<webhook-admin>', input: { enabled: false } });
   q('admin', updateWebhook, { id: '<webhook-admin>', input: { url: 'gopher://x' } });
   q('globex', updateWebhook, { id: '<webhook-admin>', input: { enabled: true } });
-  q('admin', `query($id: ID!) { ${result('webhook(id: $id)', 'QueryWebhookSuccess', `${WEBHOOK} deliveries { eventType state }`, NOT_FOUND)} }`, { id: '<webhook-admin>' });
-  q('globex', `query($id: ID!) { ${result('webhook(id: $id)', 'QueryWebhookSuccess', 'id', NOT_FOUND)} }`, { id: '<webhook-admin>' });
+  q(
+    'admin',
+    `query($id: ID!) { ${result('webhook(id: $id)', 'QueryWebhookSuccess', `${WEBHOOK} deliveries { eventType state }`, NOT_FOUND)} }`,
+    { id: '<webhook-admin>' },
+  );
+  q('globex', `query($id: ID!) { ${result('webhook(id: $id)', 'QueryWebhookSuccess', 'id', NOT_FOUND)} }`, {
+    id: '<webhook-admin>',
+  });
   const pingWebhook = `mutation($id: ID!) { ${result('pingWebhook(id: $id)', 'MutationPingWebhookSuccess', DELIVERY, NOT_FOUND)} }`;
   q('admin', pingWebhook, { id: '<webhook-admin>' });
   q('member', pingWebhook, { id: '<webhook-admin>' });
@@ -249,10 +292,16 @@ function steps(ids: Record<string, string>): Step[] {
   q('member', 'query A { me { id } } query B { issueStatuses }');
   q('member', 'query A { me { id } } query B { issueStatuses }', undefined, 'B');
   q('member', 'query A { me { id } }', undefined, 'C');
-  q('member', `{ memberships { organization { projects { issues { edges { node { project { issues { edges { node { project { key } } } } } } } } } } } }`);
+  q(
+    'member',
+    `{ memberships { organization { projects { issues { edges { node { project { issues { edges { node { project { key } } } } } } } } } } } }`,
+  );
   q('member', `{ ${Array.from({ length: 16 }, (_, n) => `a${n}: issueStatuses`).join(' ')} }`);
   q('member', `{ issueStatuses ${Array.from({ length: 1000 }, () => '__typename').join(' ')} }`);
-  q('member', '{ issues(first: 100) { edges { node { project { issues(first: 100) { edges { node { description } } } } } } } }');
+  q(
+    'member',
+    '{ issues(first: 100) { edges { node { project { issues(first: 100) { edges { node { description } } } } } } } }',
+  );
   q('member', '{ me @skip(if: false) @include(if: true) { id } }');
   q('member', '{ __schema { queryType { name } mutationType { name } subscriptionType { name } } }');
   q('member', '{ __type(name: "IssueStatus") { kind enumValues { name } } }');
@@ -264,13 +313,27 @@ function steps(ids: Record<string, string>): Step[] {
   all.push({ caller: 'member', body: { query: 7 } });
   all.push({ caller: 'member', body: [{ query: '{ me { id } }' }, { query: '{ issueStatuses }' }] });
   all.push({ caller: 'member', body: '{"query": ' });
-  all.push({ caller: 'member', body: 'query=%7B%20me%20%7B%20id%20%7D%20%7D', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  all.push({
+    caller: 'member',
+    body: 'query=%7B%20me%20%7B%20id%20%7D%20%7D',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   all.push({ caller: 'member', body: '{ me { id } }', headers: { 'content-type': 'text/plain' } });
   all.push({ caller: 'member', body: { query: '{ me { id } }' }, headers: { accept: 'text/html' } });
-  all.push({ caller: 'member', body: { query: '{ me { id } }' }, headers: { accept: 'application/graphql-response+json' } });
+  all.push({
+    caller: 'member',
+    body: { query: '{ me { id } }' },
+    headers: { accept: 'application/graphql-response+json' },
+  });
   all.push({ caller: 'member', get: 'query=%7B%20me%20%7B%20username%20%7D%20%7D' });
-  all.push({ caller: 'member', get: 'query=query(%24id%3A%20ID!)%20%7B%20issue(id%3A%20%24id)%20%7B%20key%20%7D%20%7D&variables=%7B%22id%22%3A%22WEB-2%22%7D' });
-  all.push({ caller: 'member', get: 'query=mutation%20%7B%20deleteIssue(id%3A%20%22WEB-1%22)%20%7B%20__typename%20%7D%20%7D' });
+  all.push({
+    caller: 'member',
+    get: 'query=query(%24id%3A%20ID!)%20%7B%20issue(id%3A%20%24id)%20%7B%20key%20%7D%20%7D&variables=%7B%22id%22%3A%22WEB-2%22%7D',
+  });
+  all.push({
+    caller: 'member',
+    get: 'query=mutation%20%7B%20deleteIssue(id%3A%20%22WEB-1%22)%20%7B%20__typename%20%7D%20%7D',
+  });
   all.push({ caller: 'anonymous', get: 'query=%7B%20me%20%7B%20id%20%7D%20%7D' });
   all.push({ caller: 'member', get: '' });
   all.push({ caller: 'member', method: 'PUT', body: { query: '{ me { id } }' } });
@@ -280,15 +343,37 @@ function steps(ids: Record<string, string>): Step[] {
 
 async function run(world: World): Promise<Recorded[]> {
   const out: Recorded[] = [];
-  const last: Record<string, string> = { end: '', start: '', 'new-key': '', invite: '', 'webhook-admin': '', 'webhook-globex': '', delivery: '' };
+  const last: Record<string, string> = {
+    end: '',
+    start: '',
+    'new-key': '',
+    invite: '',
+    'webhook-admin': '',
+    'webhook-globex': '',
+    delivery: '',
+  };
   for (const step of steps(world.ids)) {
-    const body = typeof step.body === 'object' ? JSON.parse(JSON.stringify(step.body).replace(/"<([a-z-]+)>"/g, (m, name: string) => (name in last ? JSON.stringify(last[name]) : m))) : step.body;
+    const body =
+      typeof step.body === 'object'
+        ? JSON.parse(
+            JSON.stringify(step.body).replace(/"<([a-z-]+)>"/g, (m, name: string) =>
+              name in last ? JSON.stringify(last[name]) : m,
+            ),
+          )
+        : step.body;
     const method = step.method ?? (step.get === undefined ? 'POST' : 'GET');
     const path = step.get === undefined ? '/api/graphql' : `/api/graphql${step.get ? `?${step.get}` : ''}`;
     const { parsed, recorded } = await send(world, step.caller, method, path, body, step.headers);
     out.push(recorded);
     // What the next steps refer to: the page's cursors, the key, invite code and delivery made last, each caller's webhook.
-    const data = (parsed as { data?: Record<string, { pageInfo?: { startCursor?: string; endCursor?: string }; data?: Record<string, unknown> }> } | null)?.data;
+    const data = (
+      parsed as {
+        data?: Record<
+          string,
+          { pageInfo?: { startCursor?: string; endCursor?: string }; data?: Record<string, unknown> }
+        >;
+      } | null
+    )?.data;
     if (data?.issues?.pageInfo) {
       last.end = data.issues.pageInfo.endCursor ?? '';
       last.start = data.issues.pageInfo.startCursor ?? '';

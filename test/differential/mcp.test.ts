@@ -19,13 +19,23 @@ interface Step {
 }
 
 let nextId = 0;
-const message = (method: string, params?: unknown) => ({ jsonrpc: '2.0', id: ++nextId, method, ...(params === undefined ? {} : { params }) });
+const message = (method: string, params?: unknown) => ({
+  jsonrpc: '2.0',
+  id: ++nextId,
+  method,
+  ...(params === undefined ? {} : { params }),
+});
 const tool = (name: string, args: unknown) => message('tools/call', { name, arguments: args });
 
 function steps(ids: Record<string, string>): Step[] {
   const all: Step[] = [];
-  const add = (caller: Caller, body: unknown, headers: Record<string, string> = ACCEPT, method?: string) => all.push({ caller, body, headers, method });
-  const initialize = message('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'corpus', version: '1.0.0' } });
+  const add = (caller: Caller, body: unknown, headers: Record<string, string> = ACCEPT, method?: string) =>
+    all.push({ caller, body, headers, method });
+  const initialize = message('initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'corpus', version: '1.0.0' },
+  });
   for (const caller of CALLERS) {
     add(caller, initialize);
     add(caller, message('tools/list'));
@@ -65,14 +75,16 @@ function steps(ids: Record<string, string>): Step[] {
   add('member', message('no/such/method'));
 
   // Writes: success, invalid arguments, not found, forbidden, insufficient scope, idempotency.
-  for (const caller of CALLERS) add(caller, tool('create_issue', { project_id: ids.web, title: `MCP issue by ${caller}`, priority: 'high' }));
+  for (const caller of CALLERS)
+    add(caller, tool('create_issue', { project_id: ids.web, title: `MCP issue by ${caller}`, priority: 'high' }));
   add('member', tool('create_issue', { project_id: 'no pe', title: '', priority: 'someday', colour: 'red' }));
   add('member', tool('create_issue', { project_id: ids.res, title: 'Other org' }));
   add('member', tool('create_issue', { project_id: ids.web, title: 'Outsider', assignee_id: ids.bella }));
   add('member', tool('create_issue', { project_id: ids.web, title: 'Once', idempotency_key: 'corpus-once' }));
   add('member', tool('create_issue', { project_id: ids.web, title: 'Once', idempotency_key: 'corpus-once' }));
   add('member', tool('create_issue', { project_id: ids.web, title: 'Twice', idempotency_key: 'corpus-once' }));
-  for (const caller of ['member', 'viewer', 'oauthRead', 'oauthWrite', 'globex'] as Caller[]) add(caller, tool('update_issue', { id: 'WEB-1', status: 'Done', description: null }));
+  for (const caller of ['member', 'viewer', 'oauthRead', 'oauthWrite', 'globex'] as Caller[])
+    add(caller, tool('update_issue', { id: 'WEB-1', status: 'Done', description: null }));
   add('member', tool('update_issue', { id: 'WEB-2', title: '', priority: 'nope' }));
   add('member', tool('update_issue', { id: 'WEB-2', assignee_id: ids.olivia, title: 'Renamed by MCP' }));
   add('member', tool('delete_issue', { id: 'WEB-3' }));
@@ -93,13 +105,29 @@ function steps(ids: Record<string, string>): Step[] {
   add('member', tool('list_issues', { sort: 'created_at', limit: 5 }));
 
   // Batches (protocol 2025-03-26), and the same batch in a protocol without them.
-  const batch = [tool('who_am_i', {}), tool('get_issue', { id: 'WEB-2' }), tool('get_issue', { id: 'RES-1' }), { jsonrpc: '2.0', method: 'notifications/initialized' }];
+  const batch = [
+    tool('who_am_i', {}),
+    tool('get_issue', { id: 'WEB-2' }),
+    tool('get_issue', { id: 'RES-1' }),
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+  ];
   add('member', batch, BATCHING);
   add('member', batch);
-  add('member', [tool('create_issue', { project_id: ids.web, title: 'Batched' }), tool('update_issue', { id: 'WEB-2', status: 'Todo' })], BATCHING);
+  add(
+    'member',
+    [
+      tool('create_issue', { project_id: ids.web, title: 'Batched' }),
+      tool('update_issue', { id: 'WEB-2', status: 'Todo' }),
+    ],
+    BATCHING,
+  );
   add('member', [], BATCHING);
   add('member', [1, 2], BATCHING);
-  add('member', Array.from({ length: 21 }, () => message('ping')), BATCHING);
+  add(
+    'member',
+    Array.from({ length: 21 }, () => message('ping')),
+    BATCHING,
+  );
 
   // What is not JSON-RPC, or not sent as a client must.
   add('member', '{"jsonrpc": "2.0", "id": 1, "method": ');
@@ -123,7 +151,10 @@ async function run(world: World): Promise<Recorded[]> {
   const out: Recorded[] = [];
   let next = '';
   for (const step of steps(world.ids)) {
-    const body = step.body && typeof step.body === 'object' ? JSON.parse(JSON.stringify(step.body).replace('"<next>"', JSON.stringify(next))) : step.body;
+    const body =
+      step.body && typeof step.body === 'object'
+        ? JSON.parse(JSON.stringify(step.body).replace('"<next>"', JSON.stringify(next)))
+        : step.body;
     const { parsed, recorded } = await send(world, step.caller, step.method ?? 'POST', '/api/mcp', body, step.headers);
     out.push(recorded);
     // list_issues' next page, from a JSON answer or an event stream's data line.

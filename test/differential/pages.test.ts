@@ -27,8 +27,22 @@ interface Step {
 
 function steps(): Step[] {
   const all: Step[] = [];
-  const add = (caller: Caller, method: string, path: string, body?: string | object, headers: Record<string, string> = {}, as?: 'viewer') =>
-    all.push({ caller, method, path, body, headers: body === undefined || typeof body === 'object' ? headers : { ...FORM, ...headers }, as });
+  const add = (
+    caller: Caller,
+    method: string,
+    path: string,
+    body?: string | object,
+    headers: Record<string, string> = {},
+    as?: 'viewer',
+  ) =>
+    all.push({
+      caller,
+      method,
+      path,
+      body,
+      headers: body === undefined || typeof body === 'object' ? headers : { ...FORM, ...headers },
+      as,
+    });
   const origin = { origin: ORIGIN };
 
   // Pages: signed out, not found, forbidden, cross-site, and forms with mistakes.
@@ -63,13 +77,31 @@ function steps(): Step[] {
   // The authorization server: metadata, then every endpoint's refusals.
   add('anonymous', 'GET', '/.well-known/oauth-authorization-server');
   add('anonymous', 'GET', '/.well-known/oauth-protected-resource');
-  add('anonymous', 'POST', '/oauth/register', { client_name: 'Corpus', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' });
+  add('anonymous', 'POST', '/oauth/register', {
+    client_name: 'Corpus',
+    redirect_uris: [REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_method: 'none',
+  });
   add('anonymous', 'POST', '/oauth/register', { client_name: 'No redirect' });
   add('anonymous', 'POST', '/oauth/register', { client_name: 'Plain http', redirect_uris: ['http://example.com/cb'] });
-  add('anonymous', 'POST', '/oauth/register', { client_name: 'Odd grant', redirect_uris: [REDIRECT], grant_types: ['password'] });
+  add('anonymous', 'POST', '/oauth/register', {
+    client_name: 'Odd grant',
+    redirect_uris: [REDIRECT],
+    grant_types: ['password'],
+  });
   add('anonymous', 'POST', '/oauth/register', '{"client_name": ', { 'content-type': 'application/json' });
   const authorize = (params: Record<string, string>) => `/oauth/authorize?${new URLSearchParams(params)}`;
-  const good = { response_type: 'code', client_id: '<client>', redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 'xyz', scope: 'read', resource: `${ORIGIN}/api` };
+  const good = {
+    response_type: 'code',
+    client_id: '<client>',
+    redirect_uri: REDIRECT,
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    state: 'xyz',
+    scope: 'read',
+    resource: `${ORIGIN}/api`,
+  };
   add('session', 'GET', '/oauth/authorize');
   add('session', 'GET', authorize({ ...good, client_id: 'client_nope' }));
   add('session', 'GET', authorize({ ...good, redirect_uri: 'http://127.0.0.1:9999/other' }));
@@ -82,14 +114,30 @@ function steps(): Step[] {
   add('session', 'POST', '/oauth/authorize', form({ ...good, decision: 'allow' }));
   add('session', 'POST', '/oauth/authorize', form({ ...good, decision: 'deny' }), origin);
   add('session', 'POST', '/oauth/authorize', form({ ...good, org_id: 'nope', decision: 'allow' }), origin);
-  const token = (fields: Record<string, string>, headers: Record<string, string> = {}) => add('anonymous', 'POST', '/oauth/token', form(fields), headers);
+  const token = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    add('anonymous', 'POST', '/oauth/token', form(fields), headers);
   token({});
   token({ grant_type: 'password', username: 'olivia', password: 'x' });
-  token({ grant_type: 'authorization_code', client_id: '<client>', code: 'nope', redirect_uri: REDIRECT, code_verifier: 'v'.repeat(43) });
+  token({
+    grant_type: 'authorization_code',
+    client_id: '<client>',
+    code: 'nope',
+    redirect_uri: REDIRECT,
+    code_verifier: 'v'.repeat(43),
+  });
   token({ grant_type: 'authorization_code', client_id: '<client>', redirect_uri: REDIRECT });
-  token({ grant_type: 'authorization_code', client_id: 'client_nope', code: 'nope', redirect_uri: REDIRECT, code_verifier: 'v'.repeat(43) });
+  token({
+    grant_type: 'authorization_code',
+    client_id: 'client_nope',
+    code: 'nope',
+    redirect_uri: REDIRECT,
+    code_verifier: 'v'.repeat(43),
+  });
   token({ grant_type: 'refresh_token', client_id: '<client>', refresh_token: 'rt_nope' });
-  token({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from('client_nope:secret').toString('base64')}` });
+  token(
+    { grant_type: 'client_credentials' },
+    { authorization: `Basic ${Buffer.from('client_nope:secret').toString('base64')}` },
+  );
   add('anonymous', 'POST', '/oauth/token', { grant_type: 'authorization_code' });
   add('anonymous', 'GET', '/oauth/token');
   add('anonymous', 'POST', '/oauth/revoke', form({ token: 'nope', client_id: '<client>' }));
@@ -106,10 +154,13 @@ async function run(world: World): Promise<Recorded[]> {
   let client = '';
   for (const step of steps()) {
     const path = step.path.replace('%3Cclient%3E', encodeURIComponent(client));
-    const body = typeof step.body === 'string' ? step.body.replace('%3Cclient%3E', encodeURIComponent(client)) : step.body;
+    const body =
+      typeof step.body === 'string' ? step.body.replace('%3Cclient%3E', encodeURIComponent(client)) : step.body;
     const headers = step.as === 'viewer' ? { cookie: viewer, origin: ORIGIN, ...step.headers } : step.headers;
     const { parsed, recorded } = await send(world, step.caller, step.method, path, body, headers);
-    out.push(step.as ? { ...recorded, request: recorded.request.replace(/^anonymous/, `${step.as} session`) } : recorded);
+    out.push(
+      step.as ? { ...recorded, request: recorded.request.replace(/^anonymous/, `${step.as} session`) } : recorded,
+    );
     const registered = (parsed as { client_id?: string } | null)?.client_id;
     if (path === '/oauth/register' && registered) client = registered;
   }

@@ -22,8 +22,31 @@ export interface Recorded {
   body: unknown;
 }
 
-export type Caller = 'owner' | 'admin' | 'manager' | 'member' | 'viewer' | 'globex' | 'session' | 'oauthRead' | 'oauthWrite' | 'anonymous' | 'badToken';
-export const CALLERS: Caller[] = ['owner', 'admin', 'manager', 'member', 'viewer', 'globex', 'session', 'oauthRead', 'oauthWrite', 'anonymous', 'badToken'];
+export type Caller =
+  | 'owner'
+  | 'admin'
+  | 'manager'
+  | 'member'
+  | 'viewer'
+  | 'globex'
+  | 'session'
+  | 'oauthRead'
+  | 'oauthWrite'
+  | 'anonymous'
+  | 'badToken';
+export const CALLERS: Caller[] = [
+  'owner',
+  'admin',
+  'manager',
+  'member',
+  'viewer',
+  'globex',
+  'session',
+  'oauthRead',
+  'oauthWrite',
+  'anonymous',
+  'badToken',
+];
 
 /** The headers a client reads; the rest (content-length and the like) follow from the body. */
 const KEPT_HEADERS = [
@@ -62,15 +85,18 @@ class Labels {
     const db = t.app.db.prisma;
     for (const org of await db.organization.findMany()) this.names.set(org.id, `org:${org.slug}`);
     for (const user of await db.user.findMany()) this.names.set(user.id, `user:${user.username}`);
-    for (const p of await db.project.findMany({ include: { org: true } })) this.names.set(p.id, `project:${p.org.slug}/${p.key}`);
+    for (const p of await db.project.findMany({ include: { org: true } }))
+      this.names.set(p.id, `project:${p.org.slug}/${p.key}`);
     for (const i of await db.issue.findMany({ include: { project: { include: { org: true } } } })) {
       this.names.set(i.id, `issue:${i.project.org.slug}/${i.project.key}-${i.number}`);
     }
-    for (const m of await db.membership.findMany({ include: { user: true, org: true } })) this.names.set(m.id, `membership:${m.user.username}@${m.org.slug}`);
+    for (const m of await db.membership.findMany({ include: { user: true, org: true } }))
+      this.names.set(m.id, `membership:${m.user.username}@${m.org.slug}`);
     for (const k of await db.apiKey.findMany({ include: { membership: { include: { user: true, org: true } } } })) {
       this.names.set(k.id, `key:${k.membership.user.username}@${k.membership.org.slug}/${k.name}`);
     }
-    for (const w of await db.webhook.findMany({ include: { org: true } })) this.names.set(w.id, `webhook:${w.org.slug}/${w.description}`);
+    for (const w of await db.webhook.findMany({ include: { org: true } }))
+      this.names.set(w.id, `webhook:${w.org.slug}/${w.description}`);
   }
 
   label(id: string): string {
@@ -84,20 +110,24 @@ class Labels {
   }
 
   text(value: string): string {
-    return value
-      .replace(/tok_live_[0-9A-Za-z]{32}/g, '<token>')
-      .replace(/tok_live_…[0-9A-Za-z]{4}/g, 'tok_live_…<hint>')
-      .replace(/inv_[0-9A-Za-z_-]{24}/g, '<invite-code>')
-      .replace(/whsec_[A-Za-z0-9+/]{43}=/g, '<webhook-secret>')
-      .replace(/eyJ[\w-]*\.[\w-]+\.[\w-]+/g, '<jwt>')
-      .replace(/\brt_[\w-]{43}\b/g, '<refresh-token>')
-      .replace(/client_[\w-]{22}(?![\w-])/g, '<oauth-client>')
-      .replace(/([?&]cursor=)([A-Za-z0-9_-]+)/g, (_m, p: string, c: string) => `${p}<cursor:${this.cursor(c)}>`)
-      // A cursor inside JSON text: a request's variables or arguments, an MCP tool's text content.
-      .replace(/((?:next_cursor|cursor|after|before)\\?":\s*\\?")([A-Za-z0-9_-]{16,})/g, (m, p: string, c: string) => (this.isCursor(c) ? `${p}<cursor:${this.cursor(c)}>` : m))
-      .replace(UUID, (id) => `<${this.label(id)}>`)
-      .replace(TIME, '<time>')
-      .replace(PAGE_TIME, '<time>');
+    return (
+      value
+        .replace(/tok_live_[0-9A-Za-z]{32}/g, '<token>')
+        .replace(/tok_live_…[0-9A-Za-z]{4}/g, 'tok_live_…<hint>')
+        .replace(/inv_[0-9A-Za-z_-]{24}/g, '<invite-code>')
+        .replace(/whsec_[A-Za-z0-9+/]{43}=/g, '<webhook-secret>')
+        .replace(/eyJ[\w-]*\.[\w-]+\.[\w-]+/g, '<jwt>')
+        .replace(/\brt_[\w-]{43}\b/g, '<refresh-token>')
+        .replace(/client_[\w-]{22}(?![\w-])/g, '<oauth-client>')
+        .replace(/([?&]cursor=)([A-Za-z0-9_-]+)/g, (_m, p: string, c: string) => `${p}<cursor:${this.cursor(c)}>`)
+        // A cursor inside JSON text: a request's variables or arguments, an MCP tool's text content.
+        .replace(/((?:next_cursor|cursor|after|before)\\?":\s*\\?")([A-Za-z0-9_-]{16,})/g, (m, p: string, c: string) =>
+          this.isCursor(c) ? `${p}<cursor:${this.cursor(c)}>` : m,
+        )
+        .replace(UUID, (id) => `<${this.label(id)}>`)
+        .replace(TIME, '<time>')
+        .replace(PAGE_TIME, '<time>')
+    );
   }
 
   /** The service's cursors are base64url JSON arrays. */
@@ -118,7 +148,14 @@ class Labels {
     if (Array.isArray(value)) return value.map((v) => this.value(v));
     if (value && typeof value === 'object') {
       return Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [k, RANDOM_KEYS.has(k) ? `<${k}>` : CURSOR_KEYS.has(k) && typeof v === 'string' ? `<cursor:${this.cursor(v)}>` : this.value(v)]),
+        Object.entries(value).map(([k, v]) => [
+          k,
+          RANDOM_KEYS.has(k)
+            ? `<${k}>`
+            : CURSOR_KEYS.has(k) && typeof v === 'string'
+              ? `<cursor:${this.cursor(v)}>`
+              : this.value(v),
+        ]),
       );
     }
     return value;
@@ -127,18 +164,30 @@ class Labels {
 
 /** Distinct titles and fixed, distinct times for the seeded issues, so that list orders never hang on random ids. */
 async function pinTimes(t: TestApp): Promise<void> {
-  const issues = await t.app.db.prisma.issue.findMany({ include: { project: true }, orderBy: [{ project: { key: 'asc' } }, { number: 'asc' }] });
+  const issues = await t.app.db.prisma.issue.findMany({
+    include: { project: true },
+    orderBy: [{ project: { key: 'asc' } }, { number: 'asc' }],
+  });
   for (const [n, issue] of issues.entries()) {
     const at = new Date(Date.UTC(2026, 0, 1, 0, n));
     await t.app.db.prisma.issue.update({
       where: { id: issue.id },
-      data: { title: `${issue.title} (${issue.project.key})`, createdAt: at, updatedAt: new Date(at.getTime() + 30_000) },
+      data: {
+        title: `${issue.title} (${issue.project.key})`,
+        createdAt: at,
+        updatedAt: new Date(at.getTime() + 30_000),
+      },
     });
   }
 }
 
 /** The webhooks' sealing key: no delivery worker runs, so their secrets are only stored. */
-const WEBHOOKS = { allowPrivateNetworks: true, secretKey: 'differential corpus key for sealing webhook secrets', worker: false, leaseSeconds: 60 };
+const WEBHOOKS = {
+  allowPrivateNetworks: true,
+  secretKey: 'differential corpus key for sealing webhook secrets',
+  worker: false,
+  leaseSeconds: 60,
+};
 
 /**
  * An endpoint for every event of each seeded organization, and one for issue updates only, so
@@ -177,7 +226,10 @@ async function openWorld(overrides: Partial<Config>): Promise<World> {
   // The limits count on a clock that stands still: however slow the machine, the corpus runs in
   // one window, so the remaining counts and waits it records do not hang on its speed.
   const startedAt = Date.now();
-  const t = await startTestApp({ webhooks: WEBHOOKS, ...overrides }, { limiterStore: new MemoryStore({ now: () => startedAt }) });
+  const t = await startTestApp(
+    { webhooks: WEBHOOKS, ...overrides },
+    { limiterStore: new MemoryStore({ now: () => startedAt }) },
+  );
   await pinTimes(t);
   await addWebhooks(t);
   const labels = new Labels();
@@ -188,7 +240,16 @@ async function openWorld(overrides: Partial<Config>): Promise<World> {
   const mob = acme.projects.find((p) => p.key === 'MOB')!.id;
   const res = globex.projects[0]!.id;
   const web1 = (await t.app.db.prisma.issue.findFirst({ where: { projectId: web, number: 1 } }))!.id;
-  const ids: Record<string, string> = { web, mob, res, web1, acme: acme.id, globex: globex.id, olivia: t.user('olivia').id, bella: t.user('bella', 'globex').id };
+  const ids: Record<string, string> = {
+    web,
+    mob,
+    res,
+    web1,
+    acme: acme.id,
+    globex: globex.id,
+    olivia: t.user('olivia').id,
+    bella: t.user('bella', 'globex').id,
+  };
 
   const cookie = await t.signIn('olivia@example.com');
   // Olivia's session acts in acme (her only organization); OAuth tokens are bound to acme too.
@@ -267,8 +328,15 @@ export async function send(
     const value = response.headers.get(name);
     if (value !== null) kept[name] = labels.text(value);
   }
-  const request = labels.text(`${caller} ${method} ${path.replace(t.app.config.baseUrl, '')}${text === undefined ? '' : ` ${text}`}`);
-  return { request, response, parsed, recorded: { request, status: response.status, headers: kept, body: labels.value(parsed) } };
+  const request = labels.text(
+    `${caller} ${method} ${path.replace(t.app.config.baseUrl, '')}${text === undefined ? '' : ` ${text}`}`,
+  );
+  return {
+    request,
+    response,
+    parsed,
+    recorded: { request, status: response.status, headers: kept, body: labels.value(parsed) },
+  };
 }
 
 interface Delivery {
@@ -280,11 +348,17 @@ interface Delivery {
 
 /** Every payload the corpus' writes queued, in the order they were queued, labelled. */
 async function deliveries(world: World): Promise<Delivery[]> {
-  const rows = await world.t.app.db.prisma.webhookDelivery.findMany({ orderBy: { seq: 'asc' }, include: { webhook: true } });
+  const rows = await world.t.app.db.prisma.webhookDelivery.findMany({
+    orderBy: { seq: 'asc' },
+    include: { webhook: true },
+  });
   // One event queued for several webhooks is queued in the order of their (random) ids: ordered here by the webhooks' names.
   const first = new Map<string, number>();
   for (const [n, row] of rows.entries()) if (!first.has(row.messageId)) first.set(row.messageId, n);
-  rows.sort((a, b) => first.get(a.messageId)! - first.get(b.messageId)! || a.webhook.description.localeCompare(b.webhook.description));
+  rows.sort(
+    (a, b) =>
+      first.get(a.messageId)! - first.get(b.messageId)! || a.webhook.description.localeCompare(b.webhook.description),
+  );
   return rows.map((row) => ({
     webhook: world.labels.text(row.webhookId),
     type: row.eventType,
@@ -295,7 +369,8 @@ async function deliveries(world: World): Promise<Delivery[]> {
 
 function compare(file: URL, answers: { request?: string }[]): void {
   const recorded = JSON.parse(readFileSync(file, 'utf8')) as { request?: string }[];
-  for (const [n, answer] of answers.entries()) expect(answer, `${n}: ${recorded[n]?.request ?? ''}`).toEqual(recorded[n]);
+  for (const [n, answer] of answers.entries())
+    expect(answer, `${n}: ${recorded[n]?.request ?? ''}`).toEqual(recorded[n]);
   expect(answers.length).toBe(recorded.length);
 }
 
@@ -303,7 +378,11 @@ function compare(file: URL, answers: { request?: string }[]): void {
  * The test of one surface's corpus: its answers replay `<name>.json` and the webhook payloads of
  * its writes `<name>-webhooks.json` (recorded on PGlite, replayed on both databases).
  */
-export function describeCorpus(name: string, run: (world: World) => Promise<Recorded[]>, overrides: Partial<Config> = {}): void {
+export function describeCorpus(
+  name: string,
+  run: (world: World) => Promise<Recorded[]>,
+  overrides: Partial<Config> = {},
+): void {
   const answersFile = new URL(`./${name}.json`, import.meta.url);
   const webhooksFile = new URL(`./${name}-webhooks.json`, import.meta.url);
   describe(`differential corpus: ${name}`, () => {

@@ -87,7 +87,14 @@ function steps(ids: Record<string, string>): Step[] {
   // Issue writes.
   const issue = { project_id: ids.web, title: 'Corpus issue', priority: 'high' };
   for (const caller of CALLERS) add(caller, 'POST', '/api/issues', { ...issue, title: `Corpus issue by ${caller}` });
-  add('member', 'POST', '/api/issues', { project_id: ids.web, title: 'Full', status: 'In Progress', priority: 'low', description: 'd', assignee_id: ids.olivia });
+  add('member', 'POST', '/api/issues', {
+    project_id: ids.web,
+    title: 'Full',
+    status: 'In Progress',
+    priority: 'low',
+    description: 'd',
+    assignee_id: ids.olivia,
+  });
   add('member', 'POST', '/api/issues', { project_id: ids.web, title: '' });
   add('member', 'POST', '/api/issues', { project_id: ids.web, title: 'x'.repeat(201) });
   add('member', 'POST', '/api/issues', { project_id: ids.web });
@@ -114,7 +121,8 @@ function steps(ids: Record<string, string>): Step[] {
   add('manager', 'DELETE', '/api/issues/RES-1');
 
   // Projects.
-  for (const [n, caller] of CALLERS.entries()) add(caller, 'POST', '/api/projects', { name: `Corpus ${caller}`, key: `C${n}X` });
+  for (const [n, caller] of CALLERS.entries())
+    add(caller, 'POST', '/api/projects', { name: `Corpus ${caller}`, key: `C${n}X` });
   add('manager', 'POST', '/api/projects', { name: 'Dup', key: 'WEB' });
   add('manager', 'POST', '/api/projects', { name: 'Lower', key: 'low1' });
   add('manager', 'POST', '/api/projects', { name: '', key: '1A' });
@@ -152,7 +160,8 @@ function steps(ids: Record<string, string>): Step[] {
   add('globex', 'POST', '/api/orgs/join', { invite_code: '<invite>' });
   add('session', 'POST', '/api/orgs/join', { invite_code: 'inv_nope' });
   add('session', 'POST', '/api/orgs/join', {});
-  for (const caller of CALLERS) add(caller, 'POST', '/api/orgs', { name: `Corpus ${caller}`, slug: `corpus-${caller.toLowerCase()}` });
+  for (const caller of CALLERS)
+    add(caller, 'POST', '/api/orgs', { name: `Corpus ${caller}`, slug: `corpus-${caller.toLowerCase()}` });
   add('session', 'POST', '/api/orgs', { name: 'Dup', slug: 'acme' });
   add('session', 'POST', '/api/orgs', { name: '', slug: '-bad-' });
   add('session', 'POST', '/api/orgs', { name: 'Private', slug: 'private-co', is_public: false });
@@ -186,12 +195,17 @@ async function run(world: World): Promise<Recorded[]> {
   let invite = '';
   for (const step of steps(world.ids)) {
     const path = (step.path === '<next>' ? next : step.path).replace('<new-key>', newKey);
-    const body = step.body && typeof step.body === 'object' ? JSON.parse(JSON.stringify(step.body).replace('<invite>', invite)) : step.body;
+    const body =
+      step.body && typeof step.body === 'object'
+        ? JSON.parse(JSON.stringify(step.body).replace('<invite>', invite))
+        : step.body;
     const { response, parsed, recorded } = await send(world, step.caller, step.method, path, body, step.headers);
     const link = response.headers.get('link');
     if (link) next = /<([^>]+)>/.exec(link)![1]!;
-    if (step.method === 'POST' && path === '/api/api-keys' && response.status === 201) newKey = (parsed as { id: string }).id;
-    if (path === '/api/invitations' && response.status === 201) invite = (parsed as { invite_code: string }).invite_code;
+    if (step.method === 'POST' && path === '/api/api-keys' && response.status === 201)
+      newKey = (parsed as { id: string }).id;
+    if (path === '/api/invitations' && response.status === 201)
+      invite = (parsed as { invite_code: string }).invite_code;
     out.push(recorded);
   }
   return out;

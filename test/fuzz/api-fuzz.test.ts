@@ -35,7 +35,13 @@ beforeAll(async () => {
   token = t.user('olivia').token;
   const projectId = t.org('acme').projects[0]!.id;
   const issue = await t.app.db.prisma.issue.findFirstOrThrow({ where: { projectId } });
-  valid = { projectId, issueId: issue.id, orgId: t.org('acme').id, otherOrgId: t.org('globex').id, userId: t.user('mark').id };
+  valid = {
+    projectId,
+    issueId: issue.id,
+    orgId: t.org('acme').id,
+    otherOrgId: t.org('globex').id,
+    userId: t.user('mark').id,
+  };
 }, 120_000);
 afterAll(() => t?.close());
 
@@ -82,21 +88,48 @@ const badString = fc.oneof(
     '00000000-0000-0000-0000-000000000000',
     'ffffffff-ffff-ffff-ffff-ffffffffffff',
   ),
-  fc.constantFrom('x'.repeat(101), 'x'.repeat(1_001), 'é'.repeat(10_000), '\u0000'.repeat(5_000), 'a'.repeat(200_000)).map(text),
+  fc
+    .constantFrom('x'.repeat(101), 'x'.repeat(1_001), 'é'.repeat(10_000), '\u0000'.repeat(5_000), 'a'.repeat(200_000))
+    .map(text),
   fc.base64String({ maxLength: 200 }),
 );
 const badNumber = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(-1, 0, 1, 1.5, -0, 2 ** 31, 2 ** 53 + 2, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e308, -1e308, Number.MIN_VALUE),
+  fc.constantFrom(
+    -1,
+    0,
+    1,
+    1.5,
+    -0,
+    2 ** 31,
+    2 ** 53 + 2,
+    Number.MAX_SAFE_INTEGER,
+    -Number.MAX_SAFE_INTEGER,
+    1e308,
+    -1e308,
+    Number.MIN_VALUE,
+  ),
 );
 const leaf = fc.oneof(badString, badNumber, fc.boolean(), fc.constant(null));
 /** Any JSON value, malformed for whatever the field wanted. */
 const badValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: leaf },
   { weight: 1, arbitrary: fc.array(leaf, { maxLength: 5 }) },
-  { weight: 1, arbitrary: fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'prototype')), leaf, { maxKeys: 4 }) },
-  { weight: 1, arbitrary: fc.integer({ min: 1, max: 2_000 }).map((depth) => JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown) },
+  {
+    weight: 1,
+    arbitrary: fc.dictionary(
+      fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'prototype')),
+      leaf,
+      { maxKeys: 4 },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 1, max: 2_000 })
+      .map((depth) => JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown),
+  },
 );
 /**
  * Values over the input limits (src/schema/core/input-shape.ts) in each of their dimensions, or near
@@ -106,25 +139,48 @@ const badValue: fc.Arbitrary<unknown> = fc.oneof(
  * a cheap request sent beside it is answered (test below).
  */
 const oversized: fc.Arbitrary<unknown> = fc.oneof(
-  fc.integer({ min: 50, max: 70_000 }).map((count) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 1]))),
-  fc.tuple(fc.integer({ min: 500, max: 200_000 }), fc.constantFrom<unknown>('X', 'TODO', 1, null, {}, [])).map(([length, item]) => Array(length).fill(item)),
+  fc
+    .integer({ min: 50, max: 70_000 })
+    .map((count) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 1]))),
+  fc
+    .tuple(fc.integer({ min: 500, max: 200_000 }), fc.constantFrom<unknown>('X', 'TODO', 1, null, {}, []))
+    .map(([length, item]) => Array(length).fill(item)),
   // At most 2,000 levels, as badValue: JSON.stringify (ours and fast-check's) recurses.
   fc.tuple(fc.integer({ min: 10, max: 1_000 }), fc.constantFrom('not', 'and')).map(([depth, key]) => {
     let value: unknown = { q: 'x' };
     for (let i = 0; i < depth; i++) value = key === 'not' ? { not: { not: value } } : { and: [value] };
     return value;
   }),
-  fc.integer({ min: 5, max: 60 }).map((lists) => ({ and: Array.from({ length: lists }, () => ({ status: Array(1_000).fill('X'), priority: ['X'] })) })),
+  fc.integer({ min: 5, max: 60 }).map((lists) => ({
+    and: Array.from({ length: lists }, () => ({ status: Array(1_000).fill('X'), priority: ['X'] })),
+  })),
   fc.integer({ min: 90_000, max: 300_000 }).map((length) => ({ q: 'x'.repeat(length) })),
   fc.integer({ min: 200, max: 5_000 }).map((length) => ({ ['k'.repeat(length)]: 1 })),
 );
 
 /** A plausible value, so that some requests get past one field to fail (or not) at the next. */
-const plausible = () => fc.constantFrom<unknown>(valid.projectId, valid.issueId, valid.userId, 'WEB', 'WEB-1', 'Todo', 'high', 'member', 'A title', 5, true, 'olivia');
+const plausible = () =>
+  fc.constantFrom<unknown>(
+    valid.projectId,
+    valid.issueId,
+    valid.userId,
+    'WEB',
+    'WEB-1',
+    'Todo',
+    'high',
+    'member',
+    'A title',
+    5,
+    true,
+    'olivia',
+  );
 
 // ---- Headers ----
 
-const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
+const printable = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 80,
+});
 const contentTypes = fc.constantFrom(
   'application/json',
   'application/json; charset=utf-8',
@@ -152,7 +208,12 @@ const headerMess = fc.record(
 // ---- Requests ----
 
 /** Percent-encodes every byte of the UTF-8 form (an unpaired surrogate becomes U+FFFD's bytes, as a client would send). */
-const pct = (s: string) => Array.from(new TextEncoder().encode(s), (b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0').toUpperCase()}`)).join('');
+const pct = (s: string) =>
+  Array.from(new TextEncoder().encode(s), (b) =>
+    /[A-Za-z0-9_.~-]/.test(String.fromCharCode(b))
+      ? String.fromCharCode(b)
+      : `%${b.toString(16).padStart(2, '0').toUpperCase()}`,
+  ).join('');
 
 /** Percent-encoded path segment, or raw bytes that are not UTF-8 once decoded. */
 const badSegment = fc.oneof(
@@ -161,7 +222,20 @@ const badSegment = fc.oneof(
 );
 const badQueryValue = fc.oneof(
   badString.map((s) => pct(s.slice(0, 2_000))),
-  fc.constantFrom('%FF', '%ED%A0%80', '%00', '%', '-1', '0', '1e999', '101', 'Todo,Done,,', 'created_at', '-updated_at', 'x'.repeat(3_000)),
+  fc.constantFrom(
+    '%FF',
+    '%ED%A0%80',
+    '%00',
+    '%',
+    '-1',
+    '0',
+    '1e999',
+    '101',
+    'Todo,Done,,',
+    'created_at',
+    '-updated_at',
+    'x'.repeat(3_000),
+  ),
 );
 
 interface Case {
@@ -191,23 +265,58 @@ function routeCase(route: Route): fc.Arbitrary<Case> {
   const paramNames = Object.keys(route.params?.shape ?? {});
   const queryNames = Object.keys(route.query?.shape ?? {});
   const bodyNames = Object.keys(route.body?.shape ?? {});
-  const path = fc.record(Object.fromEntries(paramNames.map((name) => [name, fc.oneof(badSegment, plausible().map((v) => pct(String(v))))]))).map((values) =>
-    route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (values as Record<string, string>)[name]!),
-  );
+  const path = fc
+    .record(
+      Object.fromEntries(
+        paramNames.map((name) => [
+          name,
+          fc.oneof(
+            badSegment,
+            plausible().map((v) => pct(String(v))),
+          ),
+        ]),
+      ),
+    )
+    .map((values) => route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (values as Record<string, string>)[name]!));
   const query = fc.array(
-    fc.tuple(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...(queryNames.length ? queryNames : ['q'])) }, { weight: 1, arbitrary: fc.constantFrom('cursor', 'limit', 'x', '__proto__', '%FF') }), badQueryValue),
+    fc.tuple(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...(queryNames.length ? queryNames : ['q'])) },
+        { weight: 1, arbitrary: fc.constantFrom('cursor', 'limit', 'x', '__proto__', '%FF') },
+      ),
+      badQueryValue,
+    ),
     { maxLength: 6 },
   );
   const jsonBody = fc
     .record(Object.fromEntries(bodyNames.map((name) => [name, fc.oneof(badValue, plausible())])), { requiredKeys: [] })
-    .chain((fields) => fc.record({ fields: fc.constant(fields), extra: fc.dictionary(fc.constantFrom('org_id', 'id', 'number', '__proto__', 'zz'), badValue, { maxKeys: 2 }) }))
+    .chain((fields) =>
+      fc.record({
+        fields: fc.constant(fields),
+        extra: fc.dictionary(fc.constantFrom('org_id', 'id', 'number', '__proto__', 'zz'), badValue, { maxKeys: 2 }),
+      }),
+    )
     .map(({ fields, extra }) => ({ kind: 'json' as const, value: { ...fields, ...extra } }));
   const body = fc.oneof(
     { weight: 6, arbitrary: jsonBody },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...(bodyNames.length ? bodyNames : ['x'])), oversized).map(([name, value]) => ({ kind: 'json' as const, value: { [name]: value } })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...(bodyNames.length ? bodyNames : ['x'])), oversized)
+        .map(([name, value]) => ({ kind: 'json' as const, value: { [name]: value } })),
+    },
     { weight: 1, arbitrary: badValue.map((value) => ({ kind: 'json' as const, value })) },
-    { weight: 1, arbitrary: rawBodies.map((text) => ({ kind: 'raw' as const, bytes: new TextEncoder().encode(text) })) },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ kind: 'raw' as const, bytes: Uint8Array.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, ...bytes, 0xff, 0xfe, 0x22, 0x7d]) })) },
+    {
+      weight: 1,
+      arbitrary: rawBodies.map((text) => ({ kind: 'raw' as const, bytes: new TextEncoder().encode(text) })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => ({
+        kind: 'raw' as const,
+        bytes: Uint8Array.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, ...bytes, 0xff, 0xfe, 0x22, 0x7d]),
+      })),
+    },
     { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
   );
   return fc.record({ path, query, body, headers: headerMess });
@@ -230,7 +339,9 @@ function toRequest(method: string, c: Case): Request {
 
 async function answer(request: Request): Promise<Response> {
   let timer: NodeJS.Timeout | undefined;
-  const hang = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${HANG_MS} ms`)), HANG_MS)));
+  const hang = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${HANG_MS} ms`)), HANG_MS)),
+  );
   try {
     return await Promise.race([t.app.fetch(request), hang]);
   } finally {
@@ -254,17 +365,21 @@ const restOperations = ROUTES.filter((route) => route.operation);
 const sizes = { rest: 0, graphql: 0, mcp: 0 };
 
 describe('REST, generated from the route declarations', () => {
-  test.each(restOperations.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))('%s', async (_name, route) => {
-    await fc.assert(
-      fc.asyncProperty(routeCase(route), async (c) => {
-        const request = toRequest(route.method.toUpperCase(), c);
-        const what = `${request.method} ${request.url.slice(0, 200)}`;
-        sizes.rest++;
-        await checkRest(await answer(request), what);
-      }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    );
-  }, 300_000);
+  test.each(restOperations.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))(
+    '%s',
+    async (_name, route) => {
+      await fc.assert(
+        fc.asyncProperty(routeCase(route), async (c) => {
+          const request = toRequest(route.method.toUpperCase(), c);
+          const what = `${request.method} ${request.url.slice(0, 200)}`;
+          sizes.rest++;
+          await checkRest(await answer(request), what);
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+    },
+    300_000,
+  );
 });
 
 // ---- GraphQL ----
@@ -287,57 +402,83 @@ function graphqlCase(kind: 'query' | 'mutation', field: AnyField) {
     // An input object: its own fields malformed (or the whole object replaced).
     const fields = Object.keys(named.getFields());
     return fc.oneof(
-      { weight: 4, arbitrary: fc.record(Object.fromEntries(fields.map((name) => [name, fc.oneof(badValue, plausible())])), { requiredKeys: [] }) },
+      {
+        weight: 4,
+        arbitrary: fc.record(Object.fromEntries(fields.map((name) => [name, fc.oneof(badValue, plausible())])), {
+          requiredKeys: [],
+        }),
+      },
       { weight: 1, arbitrary: badValue },
       { weight: 1, arbitrary: oversized },
     );
   };
-  const variables = fc.record(Object.fromEntries(field.args.map((arg) => [arg.name, argValue(arg.type)])), { requiredKeys: [] });
+  const variables = fc.record(Object.fromEntries(field.args.map((arg) => [arg.name, argValue(arg.type)])), {
+    requiredKeys: [],
+  });
   const queryText = fc.oneof(
     { weight: 8, arbitrary: fc.constant(document) },
     { weight: 1, arbitrary: badString },
-    { weight: 1, arbitrary: fc.constantFrom(document.replace('{', '{{'), `${document}\u0000`, `${document} ${'{ a '.repeat(500)}`, `# ${'x'.repeat(100_000)}\n${document}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        document.replace('{', '{{'),
+        `${document}\u0000`,
+        `${document} ${'{ a '.repeat(500)}`,
+        `# ${'x'.repeat(100_000)}\n${document}`,
+      ),
+    },
   );
   const variableValues = fc.oneof(
     { weight: 8, arbitrary: variables as fc.Arbitrary<unknown> },
     { weight: 1, arbitrary: badValue },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...(field.args.length ? field.args.map((arg) => arg.name) : ['x'])), oversized).map(([name, value]) => ({ [name]: value })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...(field.args.length ? field.args.map((arg) => arg.name) : ['x'])), oversized)
+        .map(([name, value]) => ({ [name]: value })),
+    },
   );
   return fc.record({ query: queryText, variables: variableValues, headers: headerMess });
 }
 
 describe('GraphQL, generated from the schema', () => {
-  test.each(rootFields.map(({ kind, field }) => [`${kind} ${field.name}`, kind, field] as const))('%s', async (_name, kind, field) => {
-    await fc.assert(
-      fc.asyncProperty(graphqlCase(kind, field), async ({ query, variables, headers }) => {
-        const { 'content-length': _length, ...rest } = headers;
-        const request = new Request(`${t.app.config.baseUrl}/api/graphql`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...rest },
-          body: JSON.stringify({ query, variables }),
-        });
-        sizes.graphql++;
-        // A cheap request beside it: whatever the case costs, the process goes on answering others.
-        const cheap = new Request(`${t.app.config.baseUrl}/api/graphql`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: '{"query":"{ __typename }"}',
-        });
-        const [response, beside] = await Promise.all([answer(request), answer(cheap)]);
-        const body = await response.text();
-        const what = `${kind} ${field.name} ${query.slice(0, 120)} ${JSON.stringify(variables)?.slice(0, 200)}`;
-        expect(await beside.json(), what).toEqual({ data: { __typename: 'Query' } });
-        expect(response.status, `${what} -> ${response.status} ${body.slice(0, 300)}`).toBeLessThan(500);
-        if (response.headers.get('content-type')?.startsWith('application/problem+json')) return;
-        const result = JSON.parse(body) as { errors?: { extensions?: { code?: string } }[] };
-        for (const error of result.errors ?? []) {
-          expect(error.extensions?.code, `${what}: ${JSON.stringify(error).slice(0, 300)}`).toMatch(/^[A-Z_]+$/);
-          expect(error.extensions?.code, `${what}: ${JSON.stringify(error).slice(0, 300)}`).not.toBe('INTERNAL_SERVER_ERROR');
-        }
-      }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    );
-  }, 300_000);
+  test.each(rootFields.map(({ kind, field }) => [`${kind} ${field.name}`, kind, field] as const))(
+    '%s',
+    async (_name, kind, field) => {
+      await fc.assert(
+        fc.asyncProperty(graphqlCase(kind, field), async ({ query, variables, headers }) => {
+          const { 'content-length': _length, ...rest } = headers;
+          const request = new Request(`${t.app.config.baseUrl}/api/graphql`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...rest },
+            body: JSON.stringify({ query, variables }),
+          });
+          sizes.graphql++;
+          // A cheap request beside it: whatever the case costs, the process goes on answering others.
+          const cheap = new Request(`${t.app.config.baseUrl}/api/graphql`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: '{"query":"{ __typename }"}',
+          });
+          const [response, beside] = await Promise.all([answer(request), answer(cheap)]);
+          const body = await response.text();
+          const what = `${kind} ${field.name} ${query.slice(0, 120)} ${JSON.stringify(variables)?.slice(0, 200)}`;
+          expect(await beside.json(), what).toEqual({ data: { __typename: 'Query' } });
+          expect(response.status, `${what} -> ${response.status} ${body.slice(0, 300)}`).toBeLessThan(500);
+          if (response.headers.get('content-type')?.startsWith('application/problem+json')) return;
+          const result = JSON.parse(body) as { errors?: { extensions?: { code?: string } }[] };
+          for (const error of result.errors ?? []) {
+            expect(error.extensions?.code, `${what}: ${JSON.stringify(error).slice(0, 300)}`).toMatch(/^[A-Z_]+$/);
+            expect(error.extensions?.code, `${what}: ${JSON.stringify(error).slice(0, 300)}`).not.toBe(
+              'INTERNAL_SERVER_ERROR',
+            );
+          }
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+    },
+    300_000,
+  );
 });
 
 // ---- MCP ----
@@ -346,46 +487,68 @@ describe('GraphQL, generated from the schema', () => {
 const toolRoutes = ROUTES.filter((route) => route.tool);
 
 function toolArguments(route: Route) {
-  const names = [...Object.keys(route.params?.shape ?? {}), ...Object.keys(route.query?.shape ?? {}), ...Object.keys(route.body?.shape ?? {})];
+  const names = [
+    ...Object.keys(route.params?.shape ?? {}),
+    ...Object.keys(route.query?.shape ?? {}),
+    ...Object.keys(route.body?.shape ?? {}),
+  ];
   if (route.method === 'post') names.push('idempotency_key');
   const args = fc
     .record(Object.fromEntries(names.map((name) => [name, fc.oneof(badValue, plausible())])), { requiredKeys: [] })
-    .chain((fields) => fc.record({ fields: fc.constant(fields), extra: fc.dictionary(fc.constantFrom('org_id', '__proto__', 'zz', 'cursor'), badValue, { maxKeys: 2 }) }))
+    .chain((fields) =>
+      fc.record({
+        fields: fc.constant(fields),
+        extra: fc.dictionary(fc.constantFrom('org_id', '__proto__', 'zz', 'cursor'), badValue, { maxKeys: 2 }),
+      }),
+    )
     .map(({ fields, extra }) => ({ ...fields, ...extra }) as unknown);
-  const large = fc.tuple(fc.constantFrom(...(names.length ? names : ['x'])), oversized).map(([name, value]) => ({ [name]: value }) as unknown);
+  const large = fc
+    .tuple(fc.constantFrom(...(names.length ? names : ['x'])), oversized)
+    .map(([name, value]) => ({ [name]: value }) as unknown);
   return fc.oneof({ weight: 8, arbitrary: args }, { weight: 1, arbitrary: badValue }, { weight: 1, arbitrary: large });
 }
 
 describe('MCP, one tool per route declaration', () => {
-  test.each(toolRoutes.map((route) => [route.tool!.name, route] as const))('%s', async (name, route) => {
-    await fc.assert(
-      fc.asyncProperty(toolArguments(route), async (args) => {
-        const request = new Request(`${t.app.config.baseUrl}/api/mcp`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-        });
-        sizes.mcp++;
-        const response = await answer(request);
-        const body = await response.text();
-        const what = `${name} ${JSON.stringify(args)?.slice(0, 300)}`;
-        expect(response.status, `${what} -> ${response.status} ${body.slice(0, 300)}`).toBeLessThan(500);
-        if (response.status !== 200) return;
-        // Either a tool result (an error result names what was wrong) or a JSON-RPC error for arguments that are not an object.
-        const message = JSON.parse(body) as { result?: { isError?: boolean; content: { text: string }[] }; error?: { code: number; message: string } };
-        if (message.error) {
-          expect(message.error.code, `${what}: ${body.slice(0, 300)}`).not.toBe(-32603);
-          return;
-        }
-        if (message.result?.isError) {
-          const problem = JSON.parse(message.result.content[0]!.text) as { status: number; code: string };
-          expect(problem.status, `${what}: ${body.slice(0, 300)}`).toBeLessThan(500);
-          expect(problem.code).toMatch(/^[a-z_]+$/);
-        }
-      }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    );
-  }, 300_000);
+  test.each(toolRoutes.map((route) => [route.tool!.name, route] as const))(
+    '%s',
+    async (name, route) => {
+      await fc.assert(
+        fc.asyncProperty(toolArguments(route), async (args) => {
+          const request = new Request(`${t.app.config.baseUrl}/api/mcp`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${token}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+          });
+          sizes.mcp++;
+          const response = await answer(request);
+          const body = await response.text();
+          const what = `${name} ${JSON.stringify(args)?.slice(0, 300)}`;
+          expect(response.status, `${what} -> ${response.status} ${body.slice(0, 300)}`).toBeLessThan(500);
+          if (response.status !== 200) return;
+          // Either a tool result (an error result names what was wrong) or a JSON-RPC error for arguments that are not an object.
+          const message = JSON.parse(body) as {
+            result?: { isError?: boolean; content: { text: string }[] };
+            error?: { code: number; message: string };
+          };
+          if (message.error) {
+            expect(message.error.code, `${what}: ${body.slice(0, 300)}`).not.toBe(-32603);
+            return;
+          }
+          if (message.result?.isError) {
+            const problem = JSON.parse(message.result.content[0]!.text) as { status: number; code: string };
+            expect(problem.status, `${what}: ${body.slice(0, 300)}`).toBeLessThan(500);
+            expect(problem.code).toMatch(/^[a-z_]+$/);
+          }
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+    },
+    300_000,
+  );
 });
 
 afterAll(() => {

@@ -36,7 +36,9 @@ afterAll(() => t?.close());
 const FUZZ_TITLE = 'mcp batch fuzz';
 
 /** One entry of a batch, and what it is: a request (answered under `id`), a notification, or not a message. */
-type Entry = { kind: 'request'; tool?: string; message: (id: string) => unknown } | { kind: 'notification' | 'garbage'; message: unknown };
+type Entry =
+  | { kind: 'request'; tool?: string; message: (id: string) => unknown }
+  | { kind: 'notification' | 'garbage'; message: unknown };
 
 const request = (method: string, params?: unknown, tool?: string): Entry => ({
   kind: 'request',
@@ -58,12 +60,23 @@ const entry: fc.Arbitrary<Entry> = fc.oneof(
     request('tools/call', { name: 'who_am_i', arguments: [] }),
     request('tools/list', 12),
     { kind: 'notification', message: { jsonrpc: '2.0', method: 'notifications/initialized' } },
-    { kind: 'notification', message: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'x' } } },
+    {
+      kind: 'notification',
+      message: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'x' } },
+    },
   ),
   fc.integer({ min: 1, max: 100 }).map((limit) => toolCall('list_issues', { project_id: projectId, limit })),
-  fc.oneof(fc.constant(FUZZ_TITLE), fc.constant(''), fc.string({ maxLength: 3 })).map((title) => toolCall('create_issue', { project_id: projectId, title })),
   fc
-    .oneof(fc.integer(), fc.string({ maxLength: 5 }), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 }), fc.dictionary(fc.constantFrom('id', 'jsonrpc', 'params'), fc.integer(), { maxKeys: 3 }))
+    .oneof(fc.constant(FUZZ_TITLE), fc.constant(''), fc.string({ maxLength: 3 }))
+    .map((title) => toolCall('create_issue', { project_id: projectId, title })),
+  fc
+    .oneof(
+      fc.integer(),
+      fc.string({ maxLength: 5 }),
+      fc.constant(null),
+      fc.array(fc.integer(), { maxLength: 2 }),
+      fc.dictionary(fc.constantFrom('id', 'jsonrpc', 'params'), fc.integer(), { maxKeys: 3 }),
+    )
     .map((message): Entry => ({ kind: 'garbage', message })),
 );
 
@@ -71,10 +84,18 @@ const batchCase = fc.record({
   entries: fc.array(entry, { maxLength: MAX_BATCH_MESSAGES + 3 }),
   version: fc.constantFrom(undefined, '2025-03-26', '2024-11-05', '2025-06-18', '2025-11-25'),
   // Requests of the window spent before this POST: none, or all but a few.
-  spent: fc.oneof(fc.constant(0), fc.integer({ min: GLOBAL_POLICY.limit - MAX_BATCH_MESSAGES, max: GLOBAL_POLICY.limit })),
+  spent: fc.oneof(
+    fc.constant(0),
+    fc.integer({ min: GLOBAL_POLICY.limit - MAX_BATCH_MESSAGES, max: GLOBAL_POLICY.limit }),
+  ),
 });
 
-type Answer = { jsonrpc: string; id: string | number | null; result?: { isError?: boolean }; error?: { code: number; message: string } };
+type Answer = {
+  jsonrpc: string;
+  id: string | number | null;
+  result?: { isError?: boolean };
+  error?: { code: number; message: string };
+};
 
 describe('MCP batches, fuzzed', () => {
   test('clean JSON-RPC answers and one draw per message, whatever the batch', { timeout: 600_000 }, async () => {
@@ -87,7 +108,10 @@ describe('MCP batches, fuzzed', () => {
         const response = await t.call('POST', '/api/mcp', {
           token,
           body: batch,
-          headers: { accept: 'application/json, text/event-stream', ...(version ? { 'mcp-protocol-version': version } : {}) },
+          headers: {
+            accept: 'application/json, text/event-stream',
+            ...(version ? { 'mcp-protocol-version': version } : {}),
+          },
         });
         const created = (await t.app.db.prisma.issue.count({ where: { title: FUZZ_TITLE } })) - issuesBefore;
         const left = GLOBAL_POLICY.limit - spent;
@@ -99,7 +123,8 @@ describe('MCP batches, fuzzed', () => {
           expect(created).toBe(0);
           return;
         }
-        const refusedWhole = (version !== undefined && version >= '2025-06-18') || batch.length === 0 || batch.length > MAX_BATCH_MESSAGES;
+        const refusedWhole =
+          (version !== undefined && version >= '2025-06-18') || batch.length === 0 || batch.length > MAX_BATCH_MESSAGES;
         if (refusedWhole) {
           expect(response.status).toBe(400);
           expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
@@ -121,7 +146,8 @@ describe('MCP batches, fuzzed', () => {
         for (const answer of answers) {
           expect(answer.jsonrpc).toBe('2.0');
           expect('result' in answer !== 'error' in answer).toBe(true);
-          if (answer.error) expect([-32600, -32601, -32602, BATCH_ERROR_CODES.rateLimited]).toContain(answer.error.code);
+          if (answer.error)
+            expect([-32600, -32601, -32602, BATCH_ERROR_CODES.rateLimited]).toContain(answer.error.code);
         }
         let createdByAnswers = 0;
         entries.forEach((e, i) => {
@@ -129,7 +155,8 @@ describe('MCP batches, fuzzed', () => {
           const mine = answers.filter((a) => a.id === `r${i}`);
           expect(mine).toHaveLength(1);
           if (i >= ran) expect(mine[0]!.error?.code).toBe(BATCH_ERROR_CODES.rateLimited);
-          const titled = (e.message('') as { params: { arguments: { title?: string } } }).params?.arguments?.title === FUZZ_TITLE;
+          const titled =
+            (e.message('') as { params: { arguments: { title?: string } } }).params?.arguments?.title === FUZZ_TITLE;
           if (e.tool === 'create_issue' && titled && mine[0]!.result && !mine[0]!.result.isError) createdByAnswers++;
         });
         expect(created).toBe(createdByAnswers);

@@ -3,7 +3,12 @@ import { rateLimitHeaders, retryAfter } from '../../src/limits/headers.js';
 import { GLOBAL_POLICY, ROUTE_POLICIES, type Policy } from '../../src/limits/policy.js';
 import type { Decision } from '../../src/limits/store.js';
 
-const d = (allowed: boolean, limit: number, remaining: number, resetSeconds: number): Decision => ({ allowed, limit, remaining, resetSeconds });
+const d = (allowed: boolean, limit: number, remaining: number, resetSeconds: number): Decision => ({
+  allowed,
+  limit,
+  remaining,
+  resetSeconds,
+});
 
 describe('rateLimitHeaders', () => {
   test('reports the bucket with the fewest remaining, and lists every bucket in RateLimit-Policy', () => {

@@ -36,16 +36,36 @@ describe('MemoryStore', () => {
     for (let i = 0; i < 600; i++) {
       clock.set(t0 + i * 50);
       const d = await store.consume('tok', GLOBAL_POLICY);
-      expect(d).toEqual({ allowed: true, limit: 600, remaining: 599 - i, resetSeconds: Math.ceil((60_000 - i * 50) / 1000) });
+      expect(d).toEqual({
+        allowed: true,
+        limit: 600,
+        remaining: 599 - i,
+        resetSeconds: Math.ceil((60_000 - i * 50) / 1000),
+      });
     }
     clock.set(t0 + 30_000);
-    expect(await store.consume('tok', GLOBAL_POLICY)).toEqual({ allowed: false, limit: 600, remaining: 0, resetSeconds: 30 });
+    expect(await store.consume('tok', GLOBAL_POLICY)).toEqual({
+      allowed: false,
+      limit: 600,
+      remaining: 0,
+      resetSeconds: 30,
+    });
     // 1 ms before the first entry expires: still full, and the next slot is under a second away.
     clock.set(t0 + 59_999);
-    expect(await store.consume('tok', GLOBAL_POLICY)).toEqual({ allowed: false, limit: 600, remaining: 0, resetSeconds: 1 });
+    expect(await store.consume('tok', GLOBAL_POLICY)).toEqual({
+      allowed: false,
+      limit: 600,
+      remaining: 0,
+      resetSeconds: 1,
+    });
     // The first entry expires at exactly t0 + 60_000: one slot opens, and only one.
     clock.set(t0 + 60_000);
-    expect(await store.consume('tok', GLOBAL_POLICY)).toEqual({ allowed: true, limit: 600, remaining: 0, resetSeconds: 1 });
+    expect(await store.consume('tok', GLOBAL_POLICY)).toEqual({
+      allowed: true,
+      limit: 600,
+      remaining: 0,
+      resetSeconds: 1,
+    });
     expect((await store.consume('tok', GLOBAL_POLICY)).allowed).toBe(false);
     // 100 ms later two more entries (t0+50, t0+100) have expired.
     clock.set(t0 + 60_100);
@@ -193,7 +213,11 @@ describe('MemoryStore', () => {
     const policy: Policy = { name: 'p', limit: 3, windowMs: 60_000 };
     for (let i = 0; i < 3; i++) await store.consume('k', policy);
     expect((await store.consume('k', policy)).allowed).toBe(false);
-    store.releaseSync([{ key: 'k', policy }, { key: 'k', policy }, { key: 'unknown', policy }]);
+    store.releaseSync([
+      { key: 'k', policy },
+      { key: 'k', policy },
+      { key: 'unknown', policy },
+    ]);
     expect(await store.consume('k', policy)).toEqual({ allowed: true, limit: 3, remaining: 0, resetSeconds: 60 });
     expect((await store.consume('k', policy)).allowed).toBe(false);
     store.releaseSync([{ key: 'k', policy }]);

@@ -36,7 +36,8 @@ describe.skipIf(!redisServerAvailable)('rate limits across a Redis failover', ()
   /** `count` requests of `key`, spread over `instances` in turn: how many were admitted. */
   async function hammer(instances: RedisStore[], key: string, count: number): Promise<number> {
     let admitted = 0;
-    for (let i = 0; i < count; i++) if ((await instances[i % instances.length]!.consume(key, POLICY)).allowed) admitted++;
+    for (let i = 0; i < count; i++)
+      if ((await instances[i % instances.length]!.consume(key, POLICY)).allowed) admitted++;
     return admitted;
   }
 
@@ -45,7 +46,9 @@ describe.skipIf(!redisServerAvailable)('rate limits across a Redis failover', ()
     await redis.kill();
     const down = await hammer(instances, key, 50);
     await redis.restart({ fresh: true });
-    await expect.poll(() => instances.every((s) => s.redis.status === 'ready'), { timeout: 15_000, interval: 50 }).toBe(true);
+    await expect
+      .poll(() => instances.every((s) => s.redis.status === 'ready'), { timeout: 15_000, interval: 50 })
+      .toBe(true);
     const after = await hammer(instances, key, 50);
     return [before, down, after];
   }

@@ -72,7 +72,9 @@ describe('RedisStore', () => {
     const a = await connectedStore();
     const b = await connectedStore();
     expect(a.redis).not.toBe(b.redis);
-    const decisions = await Promise.all(Array.from({ length: 700 }, (_, i) => (i % 2 ? a : b).consume('shared', GLOBAL_POLICY)));
+    const decisions = await Promise.all(
+      Array.from({ length: 700 }, (_, i) => (i % 2 ? a : b).consume('shared', GLOBAL_POLICY)),
+    );
     expect(decisions.filter((d) => d.allowed)).toHaveLength(600);
     expect(await admin.zcard(a.bucketKey('shared', GLOBAL_POLICY))).toBe(600);
   });
@@ -103,7 +105,10 @@ describe('RedisStore', () => {
     await store.consume('a', policy);
     await store.consume('a', policy);
     expect((await store.consume('a', policy)).allowed).toBe(false);
-    await store.release([{ key: 'a', policy }, { key: 'a', policy }]);
+    await store.release([
+      { key: 'a', policy },
+      { key: 'a', policy },
+    ]);
     expect(await admin.zcard(store.bucketKey('a', policy))).toBe(1);
     expect(await store.consume('a', policy)).toMatchObject({ allowed: true, remaining: 0 });
     expect((await store.consume('a', policy)).allowed).toBe(false);

@@ -112,7 +112,9 @@ function startWriters(target: { port: number }, tokens: string[], projectIds: st
 }
 
 describe(`kill -9 under concurrent writes (${dbKind})`, () => {
-  test(`${CYCLES} cycles: every acknowledged write survives, the restart is immediate`, { timeout: 600_000 }, async () => {
+  test(`${CYCLES} cycles: every acknowledged write survives, the restart is immediate`, {
+    timeout: 600_000,
+  }, async () => {
     const { url, tokens, projectIds } = await freshDatabase();
     let server: ServerProcess = startServer({ DATABASE_URL: url, MIGRATE_ON_START: 'false' });
     cleanups.push(async () => void server.child.kill('SIGKILL'));
@@ -139,7 +141,10 @@ describe(`kill -9 under concurrent writes (${dbKind})`, () => {
 
     const db = await openDatabase(url);
     try {
-      const found = await db.prisma.issue.findMany({ where: { id: { in: acked.map((a) => a.id) } }, select: { id: true, title: true } });
+      const found = await db.prisma.issue.findMany({
+        where: { id: { in: acked.map((a) => a.id) } },
+        select: { id: true, title: true },
+      });
       const byId = new Map(found.map((row) => [row.id, row.title]));
       const missing = acked.filter((a) => byId.get(a.id) !== a.title);
       const { attempts, failures } = writers.stats();
@@ -149,7 +154,9 @@ describe(`kill -9 under concurrent writes (${dbKind})`, () => {
       );
       expect(missing).toEqual([]);
       // The project counters survived too: every project's numbers are 1..issue_count, no gap, no repeat.
-      for (const project of await db.prisma.project.findMany({ select: { id: true, issueCount: true, issues: { select: { number: true } } } })) {
+      for (const project of await db.prisma.project.findMany({
+        select: { id: true, issueCount: true, issues: { select: { number: true } } },
+      })) {
         const numbers = project.issues.map((i) => i.number).sort((a, b) => a - b);
         expect(numbers).toEqual(Array.from({ length: project.issueCount }, (_, i) => i + 1));
       }

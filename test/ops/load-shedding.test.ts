@@ -19,7 +19,10 @@ beforeAll(async () => {
       done();
     },
   });
-  app = await createApp(testConfig({ loadShedLagMs: MAX_LAG_MS }), { db: t.app.db, logger: createLogger('info', stream) });
+  app = await createApp(testConfig({ loadShedLagMs: MAX_LAG_MS }), {
+    db: t.app.db,
+    logger: createLogger('info', stream),
+  });
 });
 afterAll(async () => {
   await app.close();
@@ -32,7 +35,10 @@ function blockEventLoop(ms: number): void {
   while (performance.now() < until);
 }
 
-const get = (path: string) => app.fetch(new Request(`http://localhost:4000${path}`, { headers: { authorization: `Bearer ${t.user('olivia').token}` } }));
+const get = (path: string) =>
+  app.fetch(
+    new Request(`http://localhost:4000${path}`, { headers: { authorization: `Bearer ${t.user('olivia').token}` } }),
+  );
 
 describe('load shedding: while the event loop lags, new requests get 503', () => {
   test('on by default, at 300 ms; 0 turns it off', () => {
@@ -63,7 +69,9 @@ describe('load shedding: while the event loop lags, new requests get 503', () =>
     expect((await get('/readyz')).status).toBe(200);
     // Once the sampler has seen the loop on time again, requests are served.
     await expect.poll(async () => (await get('/api/me')).status, { timeout: 60_000, interval: 100 }).toBe(200);
-    expect(logs.some((l) => l.msg === 'event loop lagging: new requests get 503 overloaded' && Number(l.lagMs) > MAX_LAG_MS)).toBe(true);
+    expect(
+      logs.some((l) => l.msg === 'event loop lagging: new requests get 503 overloaded' && Number(l.lagMs) > MAX_LAG_MS),
+    ).toBe(true);
     expect(logs.some((l) => l.msg === 'event loop caught up: serving new requests again')).toBe(true);
   });
 

@@ -56,23 +56,38 @@ describe('health and readiness', () => {
       expect(live.status).toBe(200);
       expect(await live.json()).toEqual({ status: 'ok' });
       expect(live.headers.get('x-ratelimit-remaining')).toBeNull();
-      const ready = await call(app, '/readyz', { remoteAddress: '10.9.9.9', headers: bearer('tok_live_not-even-well-formed') });
+      const ready = await call(app, '/readyz', {
+        remoteAddress: '10.9.9.9',
+        headers: bearer('tok_live_not-even-well-formed'),
+      });
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok' } });
     }
     const after = await call(app, '/api/me', { remoteAddress: '10.9.9.9' });
-    expect(Number(after.headers.get('x-ratelimit-remaining'))).toBe(Number(before.headers.get('x-ratelimit-remaining')) - 1);
+    expect(Number(after.headers.get('x-ratelimit-remaining'))).toBe(
+      Number(before.headers.get('x-ratelimit-remaining')) - 1,
+    );
   });
 
   test('a migration missing from the database: 503 naming it', async () => {
-    const [row] = await t.app.db.prisma.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1`);
-    await t.app.db.prisma.$executeRawUnsafe(`UPDATE _prisma_migrations SET rolled_back_at = now() WHERE id = '${row!.id}'`);
+    const [row] = await t.app.db.prisma.$queryRawUnsafe<{ id: string }[]>(
+      `SELECT id FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1`,
+    );
+    await t.app.db.prisma.$executeRawUnsafe(
+      `UPDATE _prisma_migrations SET rolled_back_at = now() WHERE id = '${row!.id}'`,
+    );
     try {
       const response = await call(await newApp(), '/readyz');
       expect(response.status).toBe(503);
-      expect(await response.json()).toEqual({ status: 'not_ready', failing: ['migrations'], checks: { database: 'ok', migrations: 'failed' } });
+      expect(await response.json()).toEqual({
+        status: 'not_ready',
+        failing: ['migrations'],
+        checks: { database: 'ok', migrations: 'failed' },
+      });
     } finally {
-      await t.app.db.prisma.$executeRawUnsafe(`UPDATE _prisma_migrations SET rolled_back_at = NULL WHERE id = '${row!.id}'`);
+      await t.app.db.prisma.$executeRawUnsafe(
+        `UPDATE _prisma_migrations SET rolled_back_at = NULL WHERE id = '${row!.id}'`,
+      );
     }
   });
 
@@ -81,16 +96,28 @@ describe('health and readiness', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as { port: number };
     await new Promise((resolve) => probe.close(resolve));
-    const response = await call(await newApp({}, { limiterStore: new RedisStore(`redis://127.0.0.1:${port}`) }), '/readyz');
+    const response = await call(
+      await newApp({}, { limiterStore: new RedisStore(`redis://127.0.0.1:${port}`) }),
+      '/readyz',
+    );
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ status: 'not_ready', failing: ['redis'], checks: { database: 'ok', migrations: 'ok', redis: 'failed' } });
+    expect(await response.json()).toEqual({
+      status: 'not_ready',
+      failing: ['redis'],
+      checks: { database: 'ok', migrations: 'ok', redis: 'failed' },
+    });
   });
 
   test('Redis answering: ready, with the redis check', async () => {
-    const store = new RedisStore(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { prefix: `ops-test:${Math.random()}:` });
+    const store = new RedisStore(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', {
+      prefix: `ops-test:${Math.random()}:`,
+    });
     expect(await store.ready()).toBe(true);
     const response = await call(await newApp({}, { limiterStore: store }), '/readyz');
-    expect(await response.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', redis: 'ok' } });
+    expect(await response.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', migrations: 'ok', redis: 'ok' },
+    });
   });
 
   test('the database gone: 503 naming it; once shutdown starts: 503 shutting_down, while liveness stays 200', async () => {
@@ -109,7 +136,11 @@ describe('health and readiness', () => {
     await gone.db.close();
     const response = await call(gone, '/readyz');
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ status: 'not_ready', failing: ['database'], checks: { database: 'failed', migrations: 'skipped' } });
+    expect(await response.json()).toEqual({
+      status: 'not_ready',
+      failing: ['database'],
+      checks: { database: 'failed', migrations: 'skipped' },
+    });
   });
 });
 
@@ -119,7 +150,9 @@ describe('request ids', () => {
     expect(response.status).toBe(401);
     expect(response.headers.get('x-request-id')).toBe('req-42.abc:ZZ');
     expect(await response.json()).toMatchObject({ code: 'unauthenticated', request_id: 'req-42.abc:ZZ' });
-    expect(logs.filter((line) => line.request_id === 'req-42.abc:ZZ')).toEqual([expect.objectContaining({ msg: 'request', status: 401 })]);
+    expect(logs.filter((line) => line.request_id === 'req-42.abc:ZZ')).toEqual([
+      expect.objectContaining({ msg: 'request', status: 401 }),
+    ]);
   });
 
   test('a missing, overlong or unsafe X-Request-Id is replaced by a new UUID', async () => {
@@ -129,14 +162,20 @@ describe('request ids', () => {
       expect(response.status).toBe(404);
       expect(response.headers.get('x-request-id')).toMatch(uuid);
     }
-    expect((await call(app, '/nowhere', { headers: { 'x-request-id': 'y'.repeat(128) } })).headers.get('x-request-id')).toBe('y'.repeat(128));
+    expect(
+      (await call(app, '/nowhere', { headers: { 'x-request-id': 'y'.repeat(128) } })).headers.get('x-request-id'),
+    ).toBe('y'.repeat(128));
   });
 
   test('every surface answers with one: REST, GraphQL, pages, OAuth, 429, health', async () => {
     const { token } = t.user('adam');
     const responses = [
       await call(app, '/api/me', { headers: bearer(token) }),
-      await call(app, '/api/graphql', { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: '{"query":"{ me { id } }"}' }),
+      await call(app, '/api/graphql', {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body: '{"query":"{ me { id } }"}',
+      }),
       await call(app, '/login'),
       await call(app, '/.well-known/oauth-authorization-server'),
       await call(app, '/oauth/token', { method: 'POST' }),
@@ -151,7 +190,10 @@ describe('request ids', () => {
     const own = await newApp({}, { logger: captured.logger });
     await own.db.prisma.$executeRawUnsafe('SELECT 1'); // the shared database is up: "ready" is logged by the readiness check
     await call(own, '/readyz', { headers: { 'x-request-id': 'probe-7' } });
-    expect(captured.lines.filter((line) => line.request_id === 'probe-7').map((line) => line.msg)).toEqual(['ready', 'request']);
+    expect(captured.lines.filter((line) => line.request_id === 'probe-7').map((line) => line.msg)).toEqual([
+      'ready',
+      'request',
+    ]);
   });
 });
 
@@ -161,7 +203,10 @@ describe('access log', () => {
     const issues = await (await call(app, '/api/issues?limit=1', { headers: bearer(token) })).json();
     const key = issues[0].key as string;
     const before = logs.length;
-    const response = await call(app, `/api/issues/${key}?secret=s3cr3t`, { headers: { ...bearer(token), 'x-request-id': 'access-1', cookie: 'wm_session=abc' }, remoteAddress: '10.7.7.7' });
+    const response = await call(app, `/api/issues/${key}?secret=s3cr3t`, {
+      headers: { ...bearer(token), 'x-request-id': 'access-1', cookie: 'wm_session=abc' },
+      remoteAddress: '10.7.7.7',
+    });
     expect(response.status).toBe(200);
     const lines = logs.slice(before);
     expect(lines).toHaveLength(1);
@@ -194,13 +239,20 @@ describe('metrics', () => {
     return response.text();
   };
   const sample = (text: string, name: string, labels: string) =>
-    Number(new RegExp(`^${name}\\{${labels.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    Number(
+      new RegExp(`^${name}\\{${labels.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN,
+    );
 
   test('not served without METRICS_TOKEN; with it, only for the right bearer token', async () => {
     const plain = await newApp();
     expect((await call(plain, '/metrics')).status).toBe(404);
     expect((await call(plain, '/metrics', { headers: bearer(METRICS_TOKEN) })).status).toBe(404);
-    for (const headers of [{}, bearer('wrong-token-0123456789abcdef0123456789ab'), bearer(`${METRICS_TOKEN}x`), { authorization: `Basic ${METRICS_TOKEN}` }]) {
+    for (const headers of [
+      {},
+      bearer('wrong-token-0123456789abcdef0123456789ab'),
+      bearer(`${METRICS_TOKEN}x`),
+      { authorization: `Basic ${METRICS_TOKEN}` },
+    ]) {
       const refused = await call(app, '/metrics', { headers });
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
@@ -217,10 +269,14 @@ describe('metrics', () => {
     await call(app, '/api/me', { method: 'BREW' });
     for (let i = 0; i < 31; i++) await call(app, '/api/people/search?q=a', { headers: bearer(token) });
     const text = await scrape(app);
-    expect(sample(text, 'http_request_duration_seconds_count', 'method="GET",route="/api/issues/:id",status="200"')).toBeGreaterThanOrEqual(2);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', 'method="GET",route="/api/issues/:id",status="200"'),
+    ).toBeGreaterThanOrEqual(2);
     expect(text).not.toContain(key);
     expect(sample(text, 'http_request_duration_seconds_count', 'method="OTHER",route="/api*",status="401"')).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_count', 'method="GET",route="/api/people/search",status="429"')).toBe(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', 'method="GET",route="/api/people/search",status="429"'),
+    ).toBe(1);
     // A made-up token fails its checksum: refused as malformed, without a database lookup.
     expect(sample(text, 'auth_failures_total', 'reason="token_malformed"')).toBe(1);
     expect(sample(text, 'auth_failures_total', 'reason="unauthenticated"')).toBeGreaterThanOrEqual(2);

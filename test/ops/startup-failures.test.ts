@@ -29,69 +29,79 @@ async function freePort(): Promise<number> {
 }
 
 // Each case is a process of its own, whatever the database: run once, with the embedded suites.
-describe.runIf(dbKind === 'pglite')('start-up mistakes: one line naming the setting and the fix, exit 1, nothing changed', { timeout: 120_000 }, () => {
-  test('the port is in use: refused before the database is created or migrated', async () => {
-    const taken: Server = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const { port } = taken.address() as { port: number };
-    const data = join(dir, 'never-created');
-    try {
-      const out = await start({ PORT: String(port), DATABASE_URL: `file:${data}` });
-      expect(out.code).toBe(1);
-      expect(out.stderr).toBe(`PORT=${port}: 127.0.0.1:${port} is already in use by another process. Stop that process, or set PORT to a free port.\n`);
-      expect(existsSync(data)).toBe(false);
-    } finally {
-      taken.close();
-    }
-  });
+describe.runIf(dbKind === 'pglite')(
+  'start-up mistakes: one line naming the setting and the fix, exit 1, nothing changed',
+  { timeout: 120_000 },
+  () => {
+    test('the port is in use: refused before the database is created or migrated', async () => {
+      const taken: Server = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const { port } = taken.address() as { port: number };
+      const data = join(dir, 'never-created');
+      try {
+        const out = await start({ PORT: String(port), DATABASE_URL: `file:${data}` });
+        expect(out.code).toBe(1);
+        expect(out.stderr).toBe(
+          `PORT=${port}: 127.0.0.1:${port} is already in use by another process. Stop that process, or set PORT to a free port.\n`,
+        );
+        expect(existsSync(data)).toBe(false);
+      } finally {
+        taken.close();
+      }
+    });
 
-  test('DATABASE_URL=file:/dev/null/x', async () => {
-    const out = await start({ DATABASE_URL: 'file:/dev/null/x' });
-    expect(out.code).toBe(1);
-    expect(out.stderr).toBe(
-      'DATABASE_URL=file:/dev/null/x: cannot use /dev/null/x as the data directory (ENOTDIR: a part of the path is a file, not a directory). ' +
-        'Point DATABASE_URL at a writable directory (file:./data), or at PostgreSQL.\n',
-    );
-  });
-
-  test('a data directory another process holds', async () => {
-    const data = join(dir, 'held');
-    const holder = await openDatabase(`file:${data}`);
-    try {
-      const out = await start({ DATABASE_URL: `file:${data}` });
+    test('DATABASE_URL=file:/dev/null/x', async () => {
+      const out = await start({ DATABASE_URL: 'file:/dev/null/x' });
       expect(out.code).toBe(1);
       expect(out.stderr).toBe(
-        `The embedded database in ${data} is already open in another process (pid ${process.pid} on ${hostname()}). PGlite allows one process per data directory: ` +
-          'stop the other process, or point DATABASE_URL at another directory or at PostgreSQL.\n',
+        'DATABASE_URL=file:/dev/null/x: cannot use /dev/null/x as the data directory (ENOTDIR: a part of the path is a file, not a directory). ' +
+          'Point DATABASE_URL at a writable directory (file:./data), or at PostgreSQL.\n',
       );
-    } finally {
-      await holder.close();
-    }
-  });
+    });
 
-  test('PostgreSQL not running at the address given', async () => {
-    const port = await freePort();
-    const out = await start({ DATABASE_URL: `postgresql://wm:secret@127.0.0.1:${port}/wm` });
-    expect(out.code).toBe(1);
-    expect(out.stderr).toBe(`DATABASE_URL: cannot reach PostgreSQL at 127.0.0.1:${port} (ECONNREFUSED). Start PostgreSQL there, or fix the host and port in DATABASE_URL.\n`);
-    expect(out.stderr).not.toContain('secret');
-  });
+    test('a data directory another process holds', async () => {
+      const data = join(dir, 'held');
+      const holder = await openDatabase(`file:${data}`);
+      try {
+        const out = await start({ DATABASE_URL: `file:${data}` });
+        expect(out.code).toBe(1);
+        expect(out.stderr).toBe(
+          `The embedded database in ${data} is already open in another process (pid ${process.pid} on ${hostname()}). PGlite allows one process per data directory: ` +
+            'stop the other process, or point DATABASE_URL at another directory or at PostgreSQL.\n',
+        );
+      } finally {
+        await holder.close();
+      }
+    });
 
-  test('REDIS_URL set and Redis not answering', async () => {
-    const port = await freePort();
-    const out = await start({ DATABASE_URL: 'memory://', REDIS_URL: `redis://127.0.0.1:${port}` });
-    expect(out.code).toBe(1);
-    expect(out.stderr).toBe(
-      `REDIS_URL: cannot reach Redis at 127.0.0.1:${port} (ECONNREFUSED). Start Redis there, fix REDIS_URL, or unset it to keep rate limits in this process (one instance only).\n`,
-    );
-  });
+    test('PostgreSQL not running at the address given', async () => {
+      const port = await freePort();
+      const out = await start({ DATABASE_URL: `postgresql://wm:secret@127.0.0.1:${port}/wm` });
+      expect(out.code).toBe(1);
+      expect(out.stderr).toBe(
+        `DATABASE_URL: cannot reach PostgreSQL at 127.0.0.1:${port} (ECONNREFUSED). Start PostgreSQL there, or fix the host and port in DATABASE_URL.\n`,
+      );
+      expect(out.stderr).not.toContain('secret');
+    });
 
-  test('an invalid setting', async () => {
-    const out = await start({ DATABASE_URL: 'memory://', METRICS_TOKEN: 'short' });
-    expect(out.code).toBe(1);
-    expect(out.stderr).toBe('Invalid configuration:\n  - METRICS_TOKEN: must be at least 32 characters (openssl rand -hex 32)\n');
-  });
-});
+    test('REDIS_URL set and Redis not answering', async () => {
+      const port = await freePort();
+      const out = await start({ DATABASE_URL: 'memory://', REDIS_URL: `redis://127.0.0.1:${port}` });
+      expect(out.code).toBe(1);
+      expect(out.stderr).toBe(
+        `REDIS_URL: cannot reach Redis at 127.0.0.1:${port} (ECONNREFUSED). Start Redis there, fix REDIS_URL, or unset it to keep rate limits in this process (one instance only).\n`,
+      );
+    });
+
+    test('an invalid setting', async () => {
+      const out = await start({ DATABASE_URL: 'memory://', METRICS_TOKEN: 'short' });
+      expect(out.code).toBe(1);
+      expect(out.stderr).toBe(
+        'Invalid configuration:\n  - METRICS_TOKEN: must be at least 32 characters (openssl rand -hex 32)\n',
+      );
+    });
+  },
+);
 
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 
@@ -116,7 +126,8 @@ describe.runIf(dbKind === 'pglite' && postgresUrl)('start-up mistakes on Postgre
     if (user) url.username = user;
     return url.href;
   };
-  const tables = async () => (await admin(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`, database))[0].n as number;
+  const tables = async () =>
+    (await admin(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`, database))[0].n as number;
 
   beforeAll(async () => {
     await admin(`CREATE DATABASE ${database}`);

@@ -32,7 +32,9 @@ beforeAll(async () => {
   const db = await openDatabase(url);
   try {
     await applyMigrations(db.adapterFactory);
-    token = (await seedDemo(db.prisma, { password: 'correct horse battery staple' })).users.find((u) => u.username === 'mark')!.token;
+    token = (await seedDemo(db.prisma, { password: 'correct horse battery staple' })).users.find(
+      (u) => u.username === 'mark',
+    )!.token;
   } finally {
     await db.close();
   }
@@ -45,46 +47,58 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.runIf(dbKind === 'pglite' && process.platform === 'linux')('oversized chunked uploads against a server process', () => {
-  test('six parallel 100 MB chunked uploads, twice: each 413 near the limit, the process stays near its baseline', { timeout: 300_000 }, async () => {
-    const json = { 'content-type': 'application/json' };
-    const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const uploads: [string, Record<string, string>][] = [
-      ['/api/issues', { ...json, authorization: `Bearer ${token}` }],
-      ['/api/graphql', { ...json, authorization: `Bearer ${token}` }],
-      ['/api/projects', { ...json, authorization: `Bearer ${token}`, 'idempotency-key': '"upload"' }],
-      ['/oauth/token', form],
-      ['/oauth/register', json],
-      ['/api/orgs', { ...json, authorization: `Bearer ${token}` }],
-    ];
-    const pid = server.child.pid!;
-    // Warm up: the first requests load code that stays loaded.
-    for (let i = 0; i < 3; i++) await fetch(`http://127.0.0.1:${port}/api/me`, { headers: { authorization: `Bearer ${token}` } });
-    const baseline = rssOf(pid);
-    const rounds: { peak: number; after: number }[] = [];
-    for (let round = 0; round < 2; round++) {
-      let peak = rssOf(pid);
-      const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 20);
-      const results = await Promise.all(uploads.map(([path, headers]) => chunkedUpload(port, path, headers, UPLOAD_BYTES))).finally(() => clearInterval(sampler));
-      for (const [i, { connection, sent }] of results.entries()) {
-        expect(connection.status, uploads[i]![0]).toBe(413);
-        expect(connection.isClosed).toBe(true);
-        expect(sent).toBeLessThan(20 * 1000 * 1000);
+describe.runIf(dbKind === 'pglite' && process.platform === 'linux')(
+  'oversized chunked uploads against a server process',
+  () => {
+    test('six parallel 100 MB chunked uploads, twice: each 413 near the limit, the process stays near its baseline', {
+      timeout: 300_000,
+    }, async () => {
+      const json = { 'content-type': 'application/json' };
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const uploads: [string, Record<string, string>][] = [
+        ['/api/issues', { ...json, authorization: `Bearer ${token}` }],
+        ['/api/graphql', { ...json, authorization: `Bearer ${token}` }],
+        ['/api/projects', { ...json, authorization: `Bearer ${token}`, 'idempotency-key': '"upload"' }],
+        ['/oauth/token', form],
+        ['/oauth/register', json],
+        ['/api/orgs', { ...json, authorization: `Bearer ${token}` }],
+      ];
+      const pid = server.child.pid!;
+      // Warm up: the first requests load code that stays loaded.
+      for (let i = 0; i < 3; i++)
+        await fetch(`http://127.0.0.1:${port}/api/me`, { headers: { authorization: `Bearer ${token}` } });
+      const baseline = rssOf(pid);
+      const rounds: { peak: number; after: number }[] = [];
+      for (let round = 0; round < 2; round++) {
+        let peak = rssOf(pid);
+        const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 20);
+        const results = await Promise.all(
+          uploads.map(([path, headers]) => chunkedUpload(port, path, headers, UPLOAD_BYTES)),
+        ).finally(() => clearInterval(sampler));
+        for (const [i, { connection, sent }] of results.entries()) {
+          expect(connection.status, uploads[i]![0]).toBe(413);
+          expect(connection.isClosed).toBe(true);
+          expect(sent).toBeLessThan(20 * 1000 * 1000);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        rounds.push({ peak, after: rssOf(pid) });
       }
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      rounds.push({ peak, after: rssOf(pid) });
-    }
-    const mib = (bytes: number) => Math.round(bytes / MiB);
-    console.log(
-      `server process RSS: baseline ${mib(baseline)} MiB; ` +
-        rounds.map((r, i) => `round ${i + 1} (6 x 100 MB chunked): peak ${mib(r.peak)} MiB, 1 s later ${mib(r.after)} MiB`).join('; '),
-    );
-    for (const round of rounds) {
-      // Buffered, the bodies alone would be 600 MB.
-      expect((round.peak - baseline) / MiB).toBeLessThan(150);
-      expect((round.after - baseline) / MiB).toBeLessThan(100);
-    }
-    // A second round costs no more than the first: nothing was kept.
-    expect((rounds[1]!.after - rounds[0]!.after) / MiB).toBeLessThan(50);
-  });
-});
+      const mib = (bytes: number) => Math.round(bytes / MiB);
+      console.log(
+        `server process RSS: baseline ${mib(baseline)} MiB; ` +
+          rounds
+            .map(
+              (r, i) => `round ${i + 1} (6 x 100 MB chunked): peak ${mib(r.peak)} MiB, 1 s later ${mib(r.after)} MiB`,
+            )
+            .join('; '),
+      );
+      for (const round of rounds) {
+        // Buffered, the bodies alone would be 600 MB.
+        expect((round.peak - baseline) / MiB).toBeLessThan(150);
+        expect((round.after - baseline) / MiB).toBeLessThan(100);
+      }
+      // A second round costs no more than the first: nothing was kept.
+      expect((rounds[1]!.after - rounds[0]!.after) / MiB).toBeLessThan(50);
+    });
+  },
+);

@@ -13,7 +13,11 @@ const data = join(dir, 'data');
 const databaseUrl = `file:${data}`;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const admin = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { DATABASE_URL: databaseUrl, BASE_URL: ORIGIN });
+const admin = (...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+    DATABASE_URL: databaseUrl,
+    BASE_URL: ORIGIN,
+  });
 const HINT = ' (npm run admin -- --help lists the commands and their options)\n';
 
 // Each command is a process of its own that opens the database: seconds apiece on a busy machine.
@@ -26,11 +30,20 @@ describe('admin command line', { timeout: 180_000 }, () => {
     ];
     for (const [args, stderr] of cases) {
       const out = admin(...args);
-      expect({ args, code: out.code, stderr: out.stderr, stdout: out.stdout }).toEqual({ args, code: 2, stderr, stdout: '' });
+      expect({ args, code: out.code, stderr: out.stderr, stdout: out.stdout }).toEqual({
+        args,
+        code: 2,
+        stderr,
+        stdout: '',
+      });
     }
     expect(existsSync(data)).toBe(false);
     const exporting = run(process.execPath, ['--import', 'tsx', 'src/cli/export.ts', '--token'], {});
-    expect(exporting).toEqual({ code: 2, stdout: '', stderr: "Option '--token <value>' argument missing (npm run export -- --help lists the options)\n" });
+    expect(exporting).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "Option '--token <value>' argument missing (npm run export -- --help lists the options)\n",
+    });
   });
 
   test('create-user without --password prints a one-time link that works', async () => {
@@ -46,11 +59,19 @@ describe('admin command line', { timeout: 180_000 }, () => {
     try {
       const token = new URL(again.password_link).searchParams.get('token')!;
       expect((await app.fetch(new Request(created.password_link))).status).toBe(404); // replaced by the second
-      const set = await app.fetch(formPost('/set-password', { token, password: 'nina chooses a passphrase', confirmation: 'nina chooses a passphrase' }));
+      const set = await app.fetch(
+        formPost('/set-password', {
+          token,
+          password: 'nina chooses a passphrase',
+          confirmation: 'nina chooses a passphrase',
+        }),
+      );
       // Post/redirect/get: the link is spent, the sign-in page is next.
       expect(set.status).toBe(303);
       expect(set.headers.get('location')).toBe('/login');
-      const signIn = await app.fetch(formPost('/login', { email: 'nina@example.com', password: 'nina chooses a passphrase', next: '/' }));
+      const signIn = await app.fetch(
+        formPost('/login', { email: 'nina@example.com', password: 'nina chooses a passphrase', next: '/' }),
+      );
       expect(signIn.status).toBe(303);
     } finally {
       await app.close();
@@ -79,7 +100,9 @@ describe('admin command line', { timeout: 180_000 }, () => {
     expect(admin('create-org', '--name', 'After Backup', '--slug', 'after-backup').code).toBe(0);
     const refused = admin('restore', file);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe(`${data} already holds a database (DATABASE_URL=${databaseUrl}). Restore into an empty directory, or add --force to move the current one aside first.\n`);
+    expect(refused.stderr).toBe(
+      `${data} already holds a database (DATABASE_URL=${databaseUrl}). Restore into an empty directory, or add --force to move the current one aside first.\n`,
+    );
 
     const junk = join(dir, 'junk.tar.gz');
     writeFileSync(junk, 'not a backup');
@@ -108,18 +131,26 @@ describe('admin command line', { timeout: 180_000 }, () => {
     const bomb = join(dir, 'bomb.tar.gz');
     writeFileSync(bomb, Buffer.concat(Array(65).fill(gzipSync(Buffer.alloc(16 * 1024 ** 2)))));
     const target = join(dir, 'bombed');
-    const out = run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'restore', bomb, '--force'], { DATABASE_URL: `file:${target}` });
+    const out = run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'restore', bomb, '--force'], {
+      DATABASE_URL: `file:${target}`,
+    });
     expect({ code: out.code, stderr: out.stderr }).toEqual({
       code: 1,
       stderr: `${bomb} unpacks to more than 1 GiB, the most a restore unpacks (a gzip bomb?). A database that large restores with --max-bytes BYTES.\n`,
     });
     expect(existsSync(target)).toBe(false);
-    expect(admin('restore', bomb, '--max-bytes', 'lots').stderr).toBe(`--max-bytes must be a whole number of bytes above 0${HINT}`);
+    expect(admin('restore', bomb, '--max-bytes', 'lots').stderr).toBe(
+      `--max-bytes must be a whole number of bytes above 0${HINT}`,
+    );
   });
 
   test('backup and restore of PostgreSQL are pg_dump and pg_restore', () => {
-    const out = run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'backup', join(dir, 'pg.tar.gz')], { DATABASE_URL: 'postgresql://u@127.0.0.1/wm' });
+    const out = run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'backup', join(dir, 'pg.tar.gz')], {
+      DATABASE_URL: 'postgresql://u@127.0.0.1/wm',
+    });
     expect(out.code).toBe(1);
-    expect(out.stderr).toBe('DATABASE_URL is PostgreSQL: back it up with pg_dump and restore with pg_restore (docs/operating.md, "Backups"). This command is for the embedded database.\n');
+    expect(out.stderr).toBe(
+      'DATABASE_URL is PostgreSQL: back it up with pg_dump and restore with pg_restore (docs/operating.md, "Backups"). This command is for the embedded database.\n',
+    );
   });
 });

@@ -21,13 +21,24 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const admin = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { DATABASE_URL: `file:${dir}`, BASE_URL });
+const admin = (...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { DATABASE_URL: `file:${dir}`, BASE_URL });
 
 // `npm start` on the embedded database holds it, and no other process may open it: the admin
 // command runs inside the service, through its socket.
 describe('the admin command while the service runs on the embedded database', { timeout: 180_000 }, () => {
   test('create-user works: the account is made by the running service and signs in there at once', async () => {
-    const made = admin('create-user', '--email', 'ada@example.com', '--name', 'Ada', '--username', 'ada', '--password', 'a long enough passphrase');
+    const made = admin(
+      'create-user',
+      '--email',
+      'ada@example.com',
+      '--name',
+      'Ada',
+      '--username',
+      'ada',
+      '--password',
+      'a long enough passphrase',
+    );
     expect(made.stderr).toBe('');
     expect(made.code).toBe(0);
     expect(JSON.parse(made.stdout)).toMatchObject({ email: 'ada@example.com', username: 'ada' });
@@ -43,17 +54,33 @@ describe('the admin command while the service runs on the embedded database', { 
     const again = admin('create-user', '--email', 'ada@example.com', '--name', 'Ada', '--username', 'ada2');
     expect(again.code).toBe(2);
     expect(again.stderr).toBe('Refused: that email is already taken.\n');
-    expect(server.logs.some((line) => line.msg === 'admin command run through the admin socket' && line.command === 'create-user')).toBe(true);
+    expect(
+      server.logs.some(
+        (line) => line.msg === 'admin command run through the admin socket' && line.command === 'create-user',
+      ),
+    ).toBe(true);
   });
 
   test('without the socket, the command says where the database is held, what to do instead, and never shows a stack', async () => {
     rmSync(adminSocketPath(dir), { force: true });
-    const { code, stdout, stderr } = admin('create-user', '--email', 'bob@example.com', '--name', 'Bob', '--username', 'bob');
+    const { code, stdout, stderr } = admin(
+      'create-user',
+      '--email',
+      'bob@example.com',
+      '--name',
+      'Bob',
+      '--username',
+      'bob',
+    );
     expect(code).toBe(1);
     expect(stdout).toBe('');
     const lines = stderr.trim().split('\n');
-    expect(lines[0]).toBe(`The service is running on the embedded database at ${dir} (pid ${server.child.pid} on ${hostname()}); only one process may open it, so this command cannot run beside it.`);
-    expect(lines[1]).toContain(`create an invitation link on your organization's team page (${BASE_URL}/orgs/<slug>/team, "Invite someone")`);
+    expect(lines[0]).toBe(
+      `The service is running on the embedded database at ${dir} (pid ${server.child.pid} on ${hostname()}); only one process may open it, so this command cannot run beside it.`,
+    );
+    expect(lines[1]).toContain(
+      `create an invitation link on your organization's team page (${BASE_URL}/orgs/<slug>/team, "Invite someone")`,
+    );
     expect(lines[2]).toContain('Or stop the service, run this command again, then start the service.');
     expect(stderr).not.toMatch(/\n\s+at /);
   });

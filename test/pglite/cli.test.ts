@@ -43,7 +43,10 @@ describe('seed and admin commands', { timeout: 180_000 }, () => {
       for (const p of org.projects) expect(Object.keys(p).sort()).toEqual(['id', 'key', 'name']);
     }
     const [a, b] = seed.orgs;
-    const rolesInA = seed.users.filter((u) => u.org_id === a!.id).map((u) => u.role).sort();
+    const rolesInA = seed.users
+      .filter((u) => u.org_id === a!.id)
+      .map((u) => u.role)
+      .sort();
     expect(rolesInA).toEqual(['admin', 'manager', 'member', 'owner', 'viewer']);
     expect(seed.users.some((u) => u.org_id === b!.id)).toBe(true);
     const inBoth = seed.users.filter((u) => seed.users.some((v) => v.id === u.id && v.org_id !== u.org_id));
@@ -63,9 +66,13 @@ describe('seed and admin commands', { timeout: 180_000 }, () => {
 
   test('admin creates a user, an org, a membership and a key that works against the API', async () => {
     expect(run('src/cli/admin.ts', '--help').stdout).toContain('create-key');
-    expect(run('src/cli/admin.ts', 'create-user', '--email', 'Zoe@Example.com', '--name', 'Zoe', '--username', 'zoe').code).toBe(0);
+    expect(
+      run('src/cli/admin.ts', 'create-user', '--email', 'Zoe@Example.com', '--name', 'Zoe', '--username', 'zoe').code,
+    ).toBe(0);
     expect(run('src/cli/admin.ts', 'create-org', '--name', 'Initech', '--slug', 'initech').code).toBe(0);
-    expect(run('src/cli/admin.ts', 'add-member', '--org', 'initech', '--user', 'zoe@example.com', '--role', 'manager').code).toBe(0);
+    expect(
+      run('src/cli/admin.ts', 'add-member', '--org', 'initech', '--user', 'zoe@example.com', '--role', 'manager').code,
+    ).toBe(0);
     expect(run('src/cli/admin.ts', 'create-project', '--org', 'initech', '--name', 'TPS', '--key', 'tps').code).toBe(0);
     const bad = run('src/cli/admin.ts', 'add-member', '--org', 'initech', '--user', 'zoe', '--role', 'king');
     expect(bad.code).toBe(2);
@@ -76,17 +83,31 @@ describe('seed and admin commands', { timeout: 180_000 }, () => {
 
     const app = await createApp(testConfig({ databaseUrl }));
     try {
-      const response = await app.fetch(new Request('http://localhost:4000/api/me/orgs', { headers: { authorization: `Bearer ${token}` } }));
+      const response = await app.fetch(
+        new Request('http://localhost:4000/api/me/orgs', { headers: { authorization: `Bearer ${token}` } }),
+      );
       const body = await response.json();
-      expect(body.orgs).toEqual([expect.objectContaining({ org_slug: 'initech', role: 'manager', projects: [expect.objectContaining({ key: 'TPS' })] })]);
+      expect(body.orgs).toEqual([
+        expect.objectContaining({
+          org_slug: 'initech',
+          role: 'manager',
+          projects: [expect.objectContaining({ key: 'TPS' })],
+        }),
+      ]);
       const seeded = seed.users[0]!;
-      expect((await app.fetch(new Request('http://localhost:4000/api/me', { headers: { authorization: `Bearer ${seeded.token}` } }))).status).toBe(200);
+      expect(
+        (
+          await app.fetch(
+            new Request('http://localhost:4000/api/me', { headers: { authorization: `Bearer ${seeded.token}` } }),
+          )
+        ).status,
+      ).toBe(200);
     } finally {
       await app.close();
     }
   });
 
-  test('admin create-project obeys the API rules: an invalid key is refused with the API\'s own message', async () => {
+  test("admin create-project obeys the API rules: an invalid key is refused with the API's own message", async () => {
     const cli = run('src/cli/admin.ts', 'create-project', '--org', 'initech', '--name', 'Bad', '--key', ' 1X');
     expect(cli.code).toBe(2);
     const app = await createApp(testConfig({ databaseUrl }));

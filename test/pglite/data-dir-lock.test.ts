@@ -39,7 +39,10 @@ async function holdInChild(dir: string, { lockOnly = false } = {}): Promise<Chil
     console.log('ready');
     setInterval(() => {}, 1000);
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
@@ -65,33 +68,44 @@ function openInAnotherProcess(dir: string): string {
     try { const db = await openDatabase(${JSON.stringify(`file:${dir}`)}); console.log('opened', await db.prisma.organization.count()); await db.close(); }
     catch (e) { console.log(e.name + ': ' + e.message); }
   `;
-  return spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: process.cwd() }).stdout;
+  return spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    cwd: process.cwd(),
+  }).stdout;
 }
 
 describe('the embedded database after a crash', () => {
-  test('kill -9 of the holder: the next process opens the directory at once, with the data', async () => {
-    const dir = newDir();
-    const holder = await holdInChild(dir);
-    expect(openInAnotherProcess(dir)).toContain('already open in another process');
-    await killHard(holder);
-    // No waiting: the lock names a process that no longer exists.
-    expect(openInAnotherProcess(dir)).toContain('opened 1');
-  }, SLOW);
+  test(
+    'kill -9 of the holder: the next process opens the directory at once, with the data',
+    async () => {
+      const dir = newDir();
+      const holder = await holdInChild(dir);
+      expect(openInAnotherProcess(dir)).toContain('already open in another process');
+      await killHard(holder);
+      // No waiting: the lock names a process that no longer exists.
+      expect(openInAnotherProcess(dir)).toContain('opened 1');
+    },
+    SLOW,
+  );
 
-  test('kill -9, then this process opens it at once and a second process is refused while it runs', async () => {
-    const dir = newDir();
-    await killHard(await holdInChild(dir));
-    const db = await openDatabase(`file:${dir}`);
-    try {
-      expect(await db.prisma.organization.count()).toBe(1);
-      const refused = openInAnotherProcess(dir);
-      expect(refused).toContain('DatabaseInUseError');
-      expect(refused).toContain(`already open in another process (pid ${process.pid} on ${hostname()})`);
-    } finally {
-      await db.close();
-    }
-    expect(openInAnotherProcess(dir)).toContain('opened 1');
-  }, SLOW);
+  test(
+    'kill -9, then this process opens it at once and a second process is refused while it runs',
+    async () => {
+      const dir = newDir();
+      await killHard(await holdInChild(dir));
+      const db = await openDatabase(`file:${dir}`);
+      try {
+        expect(await db.prisma.organization.count()).toBe(1);
+        const refused = openInAnotherProcess(dir);
+        expect(refused).toContain('DatabaseInUseError');
+        expect(refused).toContain(`already open in another process (pid ${process.pid} on ${hostname()})`);
+      } finally {
+        await db.close();
+      }
+      expect(openInAnotherProcess(dir)).toContain('opened 1');
+    },
+    SLOW,
+  );
 });
 
 describe('the lock judges its holder', () => {
@@ -100,7 +114,10 @@ describe('the lock judges its holder', () => {
     mkdirSync(join(dir, '.lock'), { recursive: true });
     // Take the shape of a real holder file from a lock this process makes, then alter it.
     const file = join(dir, '.lock', 'holder.json');
-    writeFileSync(file, JSON.stringify({ ...realHolder, nonce: `t${Math.random().toString(36).slice(2)}`, ...changes }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...realHolder, nonce: `t${Math.random().toString(36).slice(2)}`, ...changes }),
+    );
     const at = new Date(Date.now() - heartbeatAgeMs);
     utimesSync(file, at, at);
   }
@@ -143,18 +160,22 @@ describe('the lock judges its holder', () => {
     await takes(stale);
   });
 
-  test('a live process with the right start time holds it, however old its heartbeat', async () => {
-    const dir = newDir();
-    const child = await holdInChild(dir, { lockOnly: true });
-    try {
-      const file = join(dir, '.lock', 'holder.json');
-      utimesSync(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-      expect(() => lockDataDir(dir)).toThrow(`locked by a live process (pid ${child.pid} on ${hostname()})`);
-    } finally {
-      await killHard(child);
-    }
-    await takes(dir);
-  }, SLOW);
+  test(
+    'a live process with the right start time holds it, however old its heartbeat',
+    async () => {
+      const dir = newDir();
+      const child = await holdInChild(dir, { lockOnly: true });
+      try {
+        const file = join(dir, '.lock', 'holder.json');
+        utimesSync(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+        expect(() => lockDataDir(dir)).toThrow(`locked by a live process (pid ${child.pid} on ${hostname()})`);
+      } finally {
+        await killHard(child);
+      }
+      await takes(dir);
+    },
+    SLOW,
+  );
 
   test('a second lock in the same process is refused; after release it is free', async () => {
     const dir = newDir();

@@ -15,7 +15,10 @@ function openInAnotherProcess(dataDir: string) {
     try { const db = await openDatabase(${JSON.stringify(`file:${dataDir}`)}); await db.close(); console.log('opened'); }
     catch (e) { console.log(e.name + ': ' + e.message); }
   `;
-  return spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: process.cwd() });
+  return spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    cwd: process.cwd(),
+  });
 }
 
 describe('embedded database on disk', () => {

@@ -18,7 +18,9 @@ let token: string;
 beforeAll(async () => {
   const seeded = run(process.execPath, ['--import', 'tsx', 'src/cli/seed.ts', '--json'], { DATABASE_URL: databaseUrl });
   expect(seeded.code).toBe(0);
-  token = JSON.parse(seeded.stdout).users.find((u: { username: string; org_id: string }) => u.username === 'olivia').token;
+  token = JSON.parse(seeded.stdout).users.find(
+    (u: { username: string; org_id: string }) => u.username === 'olivia',
+  ).token;
   server = startServer({ PORT, DATABASE_URL: databaseUrl });
   await server.port;
 }, 240_000);
@@ -28,11 +30,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const exportWith = (args: string, env: Record<string, string>) => runAsync(`${process.execPath} --import tsx src/cli/export.ts --token ${token} ${args}`, env);
+const exportWith = (args: string, env: Record<string, string>) =>
+  runAsync(`${process.execPath} --import tsx src/cli/export.ts --token ${token} ${args}`, env);
 
 /** The NDJSON an export printed, checked line by line. */
 function issuesOf(stdout: string): { key: string }[] {
-  const issues = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { key: string });
+  const issues = stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { key: string });
   for (const issue of issues) expect(issue.key).toMatch(/^[A-Z][A-Z0-9]+-\d+$/);
   return issues;
 }
@@ -42,8 +48,12 @@ describe('npm run export finds the service', { timeout: 120_000 }, () => {
     expect(clientBaseUrl(undefined, {})).toBe('http://localhost:4000');
     expect(clientBaseUrl(undefined, { PORT: '4621' })).toBe('http://localhost:4621');
     expect(clientBaseUrl(undefined, { PORT: '4621', BASE_URL: 'https://wm.example/' })).toBe('https://wm.example');
-    expect(clientBaseUrl(undefined, { BASE_URL: 'https://wm.example', WM_BASE_URL: 'http://other:1' })).toBe('http://other:1');
-    expect(clientBaseUrl('http://given:2/', { BASE_URL: 'https://wm.example', WM_BASE_URL: 'http://other:1' })).toBe('http://given:2');
+    expect(clientBaseUrl(undefined, { BASE_URL: 'https://wm.example', WM_BASE_URL: 'http://other:1' })).toBe(
+      'http://other:1',
+    );
+    expect(clientBaseUrl('http://given:2/', { BASE_URL: 'https://wm.example', WM_BASE_URL: 'http://other:1' })).toBe(
+      'http://given:2',
+    );
   });
 
   test('with PORT alone (the default address on that port), with BASE_URL, and with WM_BASE_URL over BASE_URL: the same issues', async () => {
@@ -69,11 +79,18 @@ describe('npm run export finds the service', { timeout: 120_000 }, () => {
     const refused = await exportWith(`--base-url ${NOTHING_THERE}`, { BASE_URL: `http://127.0.0.1:${PORT}`, PORT });
     expect(refused).toEqual({ code: 1, stdout: '', stderr: `cannot reach ${NOTHING_THERE}: connection refused\n` });
     const notHttp = await exportWith(`--base-url localhost:${PORT}`, {});
-    expect(notHttp).toEqual({ code: 1, stdout: '', stderr: `cannot reach localhost:${PORT}: not an http or https URL\n` });
+    expect(notHttp).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `cannot reach localhost:${PORT}: not an http or https URL\n`,
+    });
   });
 
   test('a token the service refuses: its answer, not a retry', async () => {
-    const refused = await runAsync(`${process.execPath} --import tsx src/cli/export.ts --token tok_live_${'a'.repeat(32)}`, { PORT });
+    const refused = await runAsync(
+      `${process.execPath} --import tsx src/cli/export.ts --token tok_live_${'a'.repeat(32)}`,
+      { PORT },
+    );
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/^HTTP 401: /);

@@ -22,13 +22,16 @@ afterAll(async () => {
 // The command talks to an SMTP server in this process: it must not block this process (runAsync).
 describe('password links go out by mail when SMTP_URL is set', { timeout: 180_000 }, () => {
   test('admin create-user mails the link; the link received sets the password', async () => {
-    const { code, stdout, stderr } = await runAsync(`"${process.execPath}" --import tsx src/cli/admin.ts create-user --email Ada@Example.com --name Ada --username ada`, {
-      DATABASE_URL: `file:${dir}`,
-      BASE_URL: BASE,
-      SMTP_URL: mail.url,
-      MAIL_FROM: 'Operators <ops@example.com>',
-      LOG_LEVEL: 'silent',
-    });
+    const { code, stdout, stderr } = await runAsync(
+      `"${process.execPath}" --import tsx src/cli/admin.ts create-user --email Ada@Example.com --name Ada --username ada`,
+      {
+        DATABASE_URL: `file:${dir}`,
+        BASE_URL: BASE,
+        SMTP_URL: mail.url,
+        MAIL_FROM: 'Operators <ops@example.com>',
+        LOG_LEVEL: 'silent',
+      },
+    );
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const printed = JSON.parse(stdout);
@@ -45,9 +48,17 @@ describe('password links go out by mail when SMTP_URL is set', { timeout: 180_00
     const app = await createApp(testConfig({ databaseUrl: `file:${dir}`, baseUrl: BASE, migrateOnStart: false }));
     try {
       const token = new URL(link!).searchParams.get('token')!;
-      const set = await app.fetch(formPost('/set-password', { token, password: 'a long enough passphrase', confirmation: 'a long enough passphrase' }));
+      const set = await app.fetch(
+        formPost('/set-password', {
+          token,
+          password: 'a long enough passphrase',
+          confirmation: 'a long enough passphrase',
+        }),
+      );
       expect(set.status).toBe(303);
-      const signIn = await app.fetch(formPost('/login', { email: 'ada@example.com', password: 'a long enough passphrase', next: '/' }));
+      const signIn = await app.fetch(
+        formPost('/login', { email: 'ada@example.com', password: 'a long enough passphrase', next: '/' }),
+      );
       expect(signIn.status).toBe(303);
     } finally {
       await app.close();

@@ -44,7 +44,12 @@ interface Service {
 
 /** `npm start`, in its own process group so that npm, its shell and the service stop together. */
 async function npmStart(databaseUrl: string): Promise<Service> {
-  const child: ChildProcess = spawn('npm', ['start'], { cwd: root, env: childEnv({ PORT, DATABASE_URL: databaseUrl }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child: ChildProcess = spawn('npm', ['start'], {
+    cwd: root,
+    env: childEnv({ PORT, DATABASE_URL: databaseUrl }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   let err = '';
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
@@ -73,66 +78,114 @@ const withToken = () => ({ TOKEN: state.token!, PORT });
 /** Each README command, in the README's order, with what it must do. */
 const COMMANDS: [string, Check | string][] = [
   ['npm install', 'not run here: .ci/run installs the same lockfile with npm ci before every test run'],
-  ['npm start', async () => {
-    // On an empty database: the one-time setup link, on this address, and the page it opens.
-    const service = await npmStart(emptyDatabase);
-    try {
-      // Printed on stderr, which may arrive after the "listening" line on stdout.
-      await expect.poll(() => service.stderr(), { timeout: 15_000 }).toMatch(/setup\?token=/);
-      const link = /http:\/\/localhost:\d+\/setup\?token=\S+/.exec(service.stderr())?.[0];
-      expect(link).toMatch(new RegExp(`^${BASE}/setup\\?token=`));
-      const page = await fetch(link!);
-      expect(page.status).toBe(200);
-      expect(await page.text()).toContain('Project key');
-    } finally {
-      await service.stop();
-    }
-  }],
+  [
+    'npm start',
+    async () => {
+      // On an empty database: the one-time setup link, on this address, and the page it opens.
+      const service = await npmStart(emptyDatabase);
+      try {
+        // Printed on stderr, which may arrive after the "listening" line on stdout.
+        await expect.poll(() => service.stderr(), { timeout: 15_000 }).toMatch(/setup\?token=/);
+        const link = /http:\/\/localhost:\d+\/setup\?token=\S+/.exec(service.stderr())?.[0];
+        expect(link).toMatch(new RegExp(`^${BASE}/setup\\?token=`));
+        const page = await fetch(link!);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('Project key');
+      } finally {
+        await service.stop();
+      }
+    },
+  ],
   ['npm test', 'not run here: it is the command that runs this suite'],
-  ['npm run -s admin -- create-user --email ada@example.org --name "Ada Lovelace" --username ada', async (run) => {
-    const created = await run({ DATABASE_URL: demoDatabase, BASE_URL: BASE });
-    expect(created.code).toBe(0);
-    const user = JSON.parse(created.stdout);
-    expect(user).toMatchObject({ email: 'ada@example.org', username: 'ada', password_link: expect.stringMatching(new RegExp(`^${BASE}/set-password\\?token=`)) });
-  }],
-  ['npm run -s seed -- --json > seed.json', async (run) => {
-    const seeded = await run({ DATABASE_URL: demoDatabase });
-    expect(seeded).toMatchObject({ code: 0, stdout: '' });
-    const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8'));
-    expect(seed.users[0]).toMatchObject({ username: 'olivia', role: 'owner', token: expect.stringMatching(/^tok_live_/) });
-  }],
+  [
+    'npm run -s admin -- create-user --email ada@example.org --name "Ada Lovelace" --username ada',
+    async (run) => {
+      const created = await run({ DATABASE_URL: demoDatabase, BASE_URL: BASE });
+      expect(created.code).toBe(0);
+      const user = JSON.parse(created.stdout);
+      expect(user).toMatchObject({
+        email: 'ada@example.org',
+        username: 'ada',
+        password_link: expect.stringMatching(new RegExp(`^${BASE}/set-password\\?token=`)),
+      });
+    },
+  ],
+  [
+    'npm run -s seed -- --json > seed.json',
+    async (run) => {
+      const seeded = await run({ DATABASE_URL: demoDatabase });
+      expect(seeded).toMatchObject({ code: 0, stdout: '' });
+      const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8'));
+      expect(seed.users[0]).toMatchObject({
+        username: 'olivia',
+        role: 'owner',
+        token: expect.stringMatching(/^tok_live_/),
+      });
+    },
+  ],
   // The demo service, then every command of a script writer against it.
   ['npm start', 'run above, and again for the demo data below'],
-  ["export TOKEN=$(node -p 'require(\"./seed.json\").users[0].token')", async () => {
-    const set = await runAsync(`cd ${JSON.stringify(dir)} && export TOKEN=$(node -p 'require("./seed.json").users[0].token') && printf %s "$TOKEN"`, {});
-    state.token = set.stdout;
-    expect(state.token).toMatch(/^tok_live_\w{32}$/);
-  }],
-  [`curl -H "Authorization: Bearer $TOKEN" ${README_BASE}/api/me`, async (run) => {
-    expect(JSON.parse((await run(withToken())).stdout)).toMatchObject({ username: 'olivia', email: expect.any(String) });
-  }],
-  [`curl -H "Authorization: Bearer $TOKEN" ${README_BASE}/api/projects`, async (run) => {
-    const projects = JSON.parse((await run(withToken())).stdout) as { key: string }[];
-    expect(projects.map((p) => p.key)).toContain('WEB');
-  }],
-  [`curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"project_id": "WEB", "title": "My first issue"}' ${README_BASE}/api/issues`, async (run) => {
-    const issue = JSON.parse((await run(withToken())).stdout);
-    expect(issue).toMatchObject({ key: expect.stringMatching(/^WEB-\d+$/), title: 'My first issue', status: 'Backlog' });
-    state.issueKey = issue.key;
-  }],
-  [`curl -H "Authorization: Bearer $TOKEN" "${README_BASE}/api/issues?project_id=WEB&status=Backlog"`, async (run) => {
-    const issues = JSON.parse((await run(withToken())).stdout) as { key: string; status: string }[];
-    expect(issues.map((i) => i.key)).toContain(state.issueKey);
-    for (const issue of issues) expect(issue.status).toBe('Backlog');
-  }],
-  ['npm run -s export -- --token "$TOKEN" > issues.ndjson', async (run) => {
-    // No address given: PORT, as `npm start` was given it, leads the export to the service.
-    const exported = await run(withToken());
-    expect(exported.code).toBe(0);
-    expect(exported.stderr).toMatch(/^exported \d+ issues/);
-    const issues = readFileSync(join(dir, 'issues.ndjson'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { key: string });
-    expect(issues.map((i) => i.key)).toContain(state.issueKey);
-  }],
+  [
+    'export TOKEN=$(node -p \'require("./seed.json").users[0].token\')',
+    async () => {
+      const set = await runAsync(
+        `cd ${JSON.stringify(dir)} && export TOKEN=$(node -p 'require("./seed.json").users[0].token') && printf %s "$TOKEN"`,
+        {},
+      );
+      state.token = set.stdout;
+      expect(state.token).toMatch(/^tok_live_\w{32}$/);
+    },
+  ],
+  [
+    `curl -H "Authorization: Bearer $TOKEN" ${README_BASE}/api/me`,
+    async (run) => {
+      expect(JSON.parse((await run(withToken())).stdout)).toMatchObject({
+        username: 'olivia',
+        email: expect.any(String),
+      });
+    },
+  ],
+  [
+    `curl -H "Authorization: Bearer $TOKEN" ${README_BASE}/api/projects`,
+    async (run) => {
+      const projects = JSON.parse((await run(withToken())).stdout) as { key: string }[];
+      expect(projects.map((p) => p.key)).toContain('WEB');
+    },
+  ],
+  [
+    `curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"project_id": "WEB", "title": "My first issue"}' ${README_BASE}/api/issues`,
+    async (run) => {
+      const issue = JSON.parse((await run(withToken())).stdout);
+      expect(issue).toMatchObject({
+        key: expect.stringMatching(/^WEB-\d+$/),
+        title: 'My first issue',
+        status: 'Backlog',
+      });
+      state.issueKey = issue.key;
+    },
+  ],
+  [
+    `curl -H "Authorization: Bearer $TOKEN" "${README_BASE}/api/issues?project_id=WEB&status=Backlog"`,
+    async (run) => {
+      const issues = JSON.parse((await run(withToken())).stdout) as { key: string; status: string }[];
+      expect(issues.map((i) => i.key)).toContain(state.issueKey);
+      for (const issue of issues) expect(issue.status).toBe('Backlog');
+    },
+  ],
+  [
+    'npm run -s export -- --token "$TOKEN" > issues.ndjson',
+    async (run) => {
+      // No address given: PORT, as `npm start` was given it, leads the export to the service.
+      const exported = await run(withToken());
+      expect(exported.code).toBe(0);
+      expect(exported.stderr).toMatch(/^exported \d+ issues/);
+      const issues = readFileSync(join(dir, 'issues.ndjson'), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { key: string });
+      expect(issues.map((i) => i.key)).toContain(state.issueKey);
+    },
+  ],
 ];
 
 describe('the README commands', { timeout: 300_000 }, () => {
@@ -144,18 +197,31 @@ describe('the README commands', { timeout: 300_000 }, () => {
   });
 
   test('each does what the README says, with the output checked', async () => {
-    const run = (command: string) => (env: Record<string, string> = {}) => shell(command, env);
+    const run =
+      (command: string) =>
+      (env: Record<string, string> = {}) =>
+        shell(command, env);
     const checks = new Map<string, Check>();
-    for (const [command, check] of COMMANDS) if (typeof check !== 'string' && !checks.has(command)) checks.set(command, check);
+    for (const [command, check] of COMMANDS)
+      if (typeof check !== 'string' && !checks.has(command)) checks.set(command, check);
     // The empty service first (its setup link), the account and the demo data with it stopped
     // (one process per embedded data directory), then the demo service for the API commands.
-    for (const command of ['npm start', 'npm run -s seed -- --json > seed.json', 'npm run -s admin -- create-user --email ada@example.org --name "Ada Lovelace" --username ada']) {
+    for (const command of [
+      'npm start',
+      'npm run -s seed -- --json > seed.json',
+      'npm run -s admin -- create-user --email ada@example.org --name "Ada Lovelace" --username ada',
+    ]) {
       await checks.get(command)!(run(command));
     }
     const service = await npmStart(demoDatabase);
     try {
       for (const [command, check] of checks) {
-        if (command.startsWith('npm start') || command.startsWith('npm run -s seed') || command.startsWith('npm run -s admin')) continue;
+        if (
+          command.startsWith('npm start') ||
+          command.startsWith('npm run -s seed') ||
+          command.startsWith('npm run -s admin')
+        )
+          continue;
         await check(run(command));
       }
     } finally {

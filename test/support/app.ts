@@ -8,7 +8,11 @@ export interface TestApp {
   app: App;
   seed: DemoSeed;
   /** A request through the real stack (`app.fetch`), no socket. */
-  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  call(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
   /** The demo user with this username, in this org slug (default acme). */
   user(username: string, orgSlug?: string): DemoSeed['users'][number];
   org(slug: string): DemoSeed['orgs'][number];
@@ -30,7 +34,10 @@ export function formPost(path: string, fields: Record<string, string>, headers: 
 }
 
 /** A migrated database with the demo seed, and the app over it. */
-export async function startTestApp(overrides: Partial<Config> = {}, options: { limiterStore?: LimiterStore } = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  options: { limiterStore?: LimiterStore } = {},
+): Promise<TestApp> {
   const db = await openTestDatabase();
   const seed = await seedDemo(db.prisma, { password: PASSWORD });
   const app = await createApp(testConfig(overrides), { db, limiterStore: options.limiterStore });

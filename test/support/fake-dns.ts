@@ -24,8 +24,15 @@ export function withFakeLookup(dns: typeof Dns): typeof Dns {
       answer === 'ENOTFOUND'
         ? callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), [])
         : (options as { all?: boolean }).all
-          ? callback(null, answer.map((address) => ({ address, family: family(address) })))
-          : (callback as (error: null, address: string | undefined, family: number) => void)(null, answer[0], family(answer[0] ?? '')),
+          ? callback(
+              null,
+              answer.map((address) => ({ address, family: family(address) })),
+            )
+          : (callback as (error: null, address: string | undefined, family: number) => void)(
+              null,
+              answer[0],
+              family(answer[0] ?? ''),
+            ),
     );
   }
   return { ...dns, lookup, default: { ...dns, lookup } } as unknown as typeof Dns;

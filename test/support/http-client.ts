@@ -11,14 +11,21 @@ export interface Answer {
  * asks. With `agent`, on that agent's connections instead (a keep-alive agent asks the server to
  * keep the connection: Node's client sends `Connection: close` without one).
  */
-export function request(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {}): Promise<Answer> {
+export function request(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent: init.agent ?? false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = http.request(
+      url,
+      { method: init.method ?? 'GET', headers: init.headers, agent: init.agent ?? false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(init.body);
   });

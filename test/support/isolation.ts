@@ -50,7 +50,8 @@ export const gql = (query: string, variables?: Record<string, unknown>): Req => 
 });
 
 /** The selection of a mutation's result union: its type, any typed error, and the success data. */
-export const result = (success: string, data = '') => `__typename ... on Error { code message } ... on ${success} { data ${data} }`;
+export const result = (success: string, data = '') =>
+  `__typename ... on Error { code message } ... on ${success} { data ${data} }`;
 
 /**
  * A GraphQL answer as one outcome: the HTTP status when it is not 200 (401 for anonymous callers,
@@ -76,13 +77,13 @@ export function sameAnswer(a: Answer, b: Answer): boolean {
   return a.status === b.status && isDeepStrictEqual(a.json, b.json);
 }
 
-
 /** Every `organization { id }` anywhere in a GraphQL result. */
 export function organizationIds(value: unknown, found = new Set<string>()): Set<string> {
   if (Array.isArray(value)) for (const item of value) organizationIds(item, found);
   else if (value && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) {
-      if (key === 'organization' && inner && typeof inner === 'object' && 'id' in inner) found.add(String((inner as { id: unknown }).id));
+      if (key === 'organization' && inner && typeof inner === 'object' && 'id' in inner)
+        found.add(String((inner as { id: unknown }).id));
       organizationIds(inner, found);
     }
   }

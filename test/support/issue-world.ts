@@ -51,11 +51,15 @@ export async function createWorld(db: Database, specs: IssueSpec[]): Promise<Wor
   const org = await db.prisma.organization.create({ data: { name: `Org ${suffix}`, slug: `org-${suffix}` } });
   const projectIds: string[] = [];
   for (const key of ['AA', 'BB']) {
-    projectIds.push((await db.prisma.project.create({ data: { orgId: org.id, name: key, key, issueCount: specs.length } })).id);
+    projectIds.push(
+      (await db.prisma.project.create({ data: { orgId: org.id, name: key, key, issueCount: specs.length } })).id,
+    );
   }
   const userIds: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const user = await db.prisma.user.create({ data: { email: `u${i}-${suffix}@example.com`, name: `U${i}`, username: `u${i}-${suffix}` } });
+    const user = await db.prisma.user.create({
+      data: { email: `u${i}-${suffix}@example.com`, name: `U${i}`, username: `u${i}-${suffix}` },
+    });
     await db.prisma.membership.create({ data: { orgId: org.id, userId: user.id, role: 'member' } });
     userIds.push(user.id);
   }
@@ -80,13 +84,17 @@ export async function createWorld(db: Database, specs: IssueSpec[]): Promise<Wor
 const STRANGER = randomUUID();
 
 /** An object with at most two of these fields (none at times). */
-function someOf<T extends Record<string, fc.Arbitrary<unknown>>>(fields: T): fc.Arbitrary<{ [K in keyof T]?: T[K] extends fc.Arbitrary<infer V> ? V : never }> {
+function someOf<T extends Record<string, fc.Arbitrary<unknown>>>(
+  fields: T,
+): fc.Arbitrary<{ [K in keyof T]?: T[K] extends fc.Arbitrary<infer V> ? V : never }> {
   const one = fc.oneof(...Object.entries(fields).map(([key, value]) => value.map((v) => ({ [key]: v }))));
   return fc.array(one, { maxLength: 2 }).map((parts) => Object.assign({}, ...parts));
 }
 
 /** Random values of every entry of the filter (src/schema/issues/filter.ts): a new entry is a compile error here until it has some. */
-export function filterValueArbitraries(): { [Field in IssueFilterField]-?: fc.Arbitrary<NonNullable<IssueFilterShape[Field]>> } {
+export function filterValueArbitraries(): {
+  [Field in IssueFilterField]-?: fc.Arbitrary<NonNullable<IssueFilterShape[Field]>>;
+} {
   const instant = fc.integer({ min: 0, max: 7 * (WEEKS + 5) }).map((days) => new Date(NOW - days * DAY));
   const word = fc.constantFrom(...WORDS, 'LOG', 'in', '%', '_', 'slash');
   const number = fc.integer({ min: 0, max: 42 });
@@ -96,7 +104,14 @@ export function filterValueArbitraries(): { [Field in IssueFilterField]-?: fc.Ar
     assigneeId: fc.constantFrom('none', '@0', '@1', '@2', STRANGER),
     q: word,
     title: someOf({ equals: word, contains: word, startsWith: word }),
-    number: someOf({ eq: number, gt: number, gte: number, lt: number, lte: number, in: fc.array(number, { maxLength: 5 }) }),
+    number: someOf({
+      eq: number,
+      gt: number,
+      gte: number,
+      lt: number,
+      lte: number,
+      in: fc.array(number, { maxLength: 5 }),
+    }),
     createdAfter: instant,
     createdBefore: instant,
     updatedAfter: instant,
@@ -108,8 +123,12 @@ export function filterValueArbitraries(): { [Field in IssueFilterField]-?: fc.Ar
 export function filterArbitrary(): fc.Arbitrary<IssueFilterShape> {
   // One field per condition (two at most in a leaf): with every field at once, nearly every
   // filter would select nothing, and a wrong comparison would go unseen.
-  const condition = fc.oneof(...Object.entries(filterValueArbitraries()).map(([field, value]) => value.map((v) => ({ [field]: v }))));
-  const leaf: fc.Arbitrary<IssueFilterShape> = fc.array(condition, { maxLength: 2 }).map((parts) => Object.assign({}, ...parts));
+  const condition = fc.oneof(
+    ...Object.entries(filterValueArbitraries()).map(([field, value]) => value.map((v) => ({ [field]: v }))),
+  );
+  const leaf: fc.Arbitrary<IssueFilterShape> = fc
+    .array(condition, { maxLength: 2 })
+    .map((parts) => Object.assign({}, ...parts));
   // As deep as the filter may nest (MAX_FILTER_DEPTH), at most 3 branches a level (40 filters in all).
   const nested = (levels: number): fc.Arbitrary<IssueFilterShape> => {
     if (levels === 1) return leaf;
@@ -117,7 +136,10 @@ export function filterArbitrary(): fc.Arbitrary<IssueFilterShape> {
     return fc.oneof(
       { withCrossShrink: true },
       { arbitrary: leaf, weight: 4 },
-      fc.record({ and: fc.array(inner, { maxLength: 3 }), status: fc.subarray([...ISSUE_STATUSES]) }, { requiredKeys: ['and'] }),
+      fc.record(
+        { and: fc.array(inner, { maxLength: 3 }), status: fc.subarray([...ISSUE_STATUSES]) },
+        { requiredKeys: ['and'] },
+      ),
       fc.record({ or: fc.array(inner, { maxLength: 3 }) }),
       fc.record({ not: inner, priority: fc.subarray([...ISSUE_PRIORITIES]) }, { requiredKeys: ['not'] }),
     );
@@ -136,4 +158,3 @@ export function resolveAssignees(filter: IssueFilterShape, userIds: string[]): I
   });
   return resolve(filter);
 }
-

@@ -49,10 +49,18 @@ export function authorizeParams(clientId: string, challenge: string, extra: Reco
 }
 
 /** The consent screen's answer, as the person's browser posts it. */
-export async function consent(app: App, cookie: string, params: URLSearchParams, orgId: string, decision = 'allow'): Promise<URL> {
+export async function consent(
+  app: App,
+  cookie: string,
+  params: URLSearchParams,
+  orgId: string,
+  decision = 'allow',
+): Promise<URL> {
   const shown = await app.fetch(new Request(`${ORIGIN}/oauth/authorize?${params}`, { headers: { cookie } }));
   expect(shown.status).toBe(200);
-  const response = await app.fetch(formPost('/oauth/authorize', { ...Object.fromEntries(params), org_id: orgId, decision }, { cookie }));
+  const response = await app.fetch(
+    formPost('/oauth/authorize', { ...Object.fromEntries(params), org_id: orgId, decision }, { cookie }),
+  );
   expect(response.status).toBe(302);
   return new URL(response.headers.get('location')!);
 }
@@ -65,7 +73,11 @@ async function tokenRequest(app: App, fields: Record<string, string>, headers: R
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     }),
   );
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, string> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, string>,
+  };
 }
 
 /** Registration, consent for `orgId`, and the code exchange: a fresh token set. */
@@ -89,12 +101,22 @@ export async function obtainTokens(app: App, cookie: string, orgId: string, scop
 export function registrationRequest(
   app: App,
   body: unknown,
-  { remoteAddress = nextAddress(), contentType = 'application/json' }: { remoteAddress?: string; contentType?: string | null } = {},
+  {
+    remoteAddress = nextAddress(),
+    contentType = 'application/json',
+  }: { remoteAddress?: string; contentType?: string | null } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = contentType === null ? {} : { 'content-type': contentType };
-  return app.fetch(new Request(`${ORIGIN}/oauth/register`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers }), {
-    remoteAddress,
-  });
+  return app.fetch(
+    new Request(`${ORIGIN}/oauth/register`, {
+      method: 'POST',
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      headers,
+    }),
+    {
+      remoteAddress,
+    },
+  );
 }
 
 /** GET /oauth/authorize as the person's browser sends it (redirects are not followed). */
@@ -103,7 +125,13 @@ export function authorizeRequest(app: App, params: URLSearchParams | string, coo
 }
 
 /** Consent for an already registered client: the code, its verifier and the callback URL. */
-export async function authorizeCode(app: App, cookie: string, clientId: string, orgId: string, extra: Record<string, string> = {}) {
+export async function authorizeCode(
+  app: App,
+  cookie: string,
+  clientId: string,
+  orgId: string,
+  extra: Record<string, string> = {},
+) {
   const { verifier, challenge } = pkce();
   const location = await consent(app, cookie, authorizeParams(clientId, challenge, extra), orgId);
   const code = location.searchParams.get('code');
@@ -118,10 +146,19 @@ export function basicAuth(clientId: string, secret: string): string {
 }
 
 /** A form POST to a back-channel endpoint (token, revoke, introspect); fields set to undefined are left out. */
-export async function backChannel(app: App, path: string, fields: Record<string, string | undefined>, headers: Record<string, string> = {}) {
+export async function backChannel(
+  app: App,
+  path: string,
+  fields: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
+) {
   const body = new URLSearchParams(Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined));
   const response = await app.fetch(
-    new Request(`${ORIGIN}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } }),
+    new Request(`${ORIGIN}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    }),
   );
   const text = await response.text();
   let json: Record<string, string> | null = null;

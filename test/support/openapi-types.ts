@@ -20,14 +20,20 @@ export type Schema = SchemaObject & Record<string, any>;
 export type Header = HeaderObject & { schema: Schema };
 export type MediaType = MediaTypeObject & { schema: Schema };
 export type Parameter = ParameterObject & { schema: Schema };
-export type DocResponse = ResponseObject & { content?: Record<string, MediaType>; headers?: Record<string, Header | Reference> };
+export type DocResponse = ResponseObject & {
+  content?: Record<string, MediaType>;
+  headers?: Record<string, Header | Reference>;
+};
 export type Operation = OperationObject & {
   operationId: string;
   responses: Record<string, DocResponse | Reference>;
   security?: Record<string, string[]>[];
 };
 type PathItem = Partial<Record<Method, Operation>> & { parameters?: (Parameter | Reference)[] };
-type Scheme = SecuritySchemeObject & { flows: { authorizationCode: OAuthFlowObject & { scopes: Record<string, string> } }; description?: string };
+type Scheme = SecuritySchemeObject & {
+  flows: { authorizationCode: OAuthFlowObject & { scopes: Record<string, string> } };
+  description?: string;
+};
 export interface OpenApiDocument {
   openapi: string;
   info: Record<string, unknown>;

@@ -16,7 +16,13 @@ export async function expectProblem(response: Response, status: number, code: st
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toBe('application/problem+json');
   const { request_id: requestId, ...body } = await response.json();
-  expect(body).toMatchObject({ status, code, title: expect.any(String), detail: expect.any(String), type: expect.stringContaining(code) });
+  expect(body).toMatchObject({
+    status,
+    code,
+    title: expect.any(String),
+    detail: expect.any(String),
+    type: expect.stringContaining(code),
+  });
   expect(requestId).toBe(response.headers.get('x-request-id'));
   return body as ProblemBody;
 }

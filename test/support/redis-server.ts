@@ -7,7 +7,8 @@ import { join } from 'node:path';
 // data loss). Ports come from 43000-43999, the range these suites may use.
 
 export const redisServerAvailable = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
-if (!redisServerAvailable && process.env.CI) throw new Error('redis-server not found: the Redis fault suites need the binary (apt-get install redis-server).');
+if (!redisServerAvailable && process.env.CI)
+  throw new Error('redis-server not found: the Redis fault suites need the binary (apt-get install redis-server).');
 
 export interface RedisServer {
   url: string;
@@ -20,7 +21,11 @@ export interface RedisServer {
 }
 
 function run(port: number, dir: string, args: string[]): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
@@ -32,7 +37,9 @@ function run(port: number, dir: string, args: string[]): Promise<ChildProcess> {
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 /**

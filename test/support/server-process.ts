@@ -9,7 +9,17 @@ const { BASE_URL: _viteBase, ...inherited } = process.env;
 /** The environment for a child process: this one's, less Vite's additions and the test's own settings, plus `env`. */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...inherited };
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'PORT', 'METRICS_PORT', 'METRICS_TOKEN', 'MIGRATE_ON_START', 'NODE_ENV', 'LOG_LEVEL']) delete base[name];
+  for (const name of [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'PORT',
+    'METRICS_PORT',
+    'METRICS_TOKEN',
+    'MIGRATE_ON_START',
+    'NODE_ENV',
+    'LOG_LEVEL',
+  ])
+    delete base[name];
   return { ...base, LOG_LEVEL: 'info', ...env };
 }
 
@@ -27,9 +37,16 @@ export interface ServerProcess {
 
 /** `node --import tsx src/server.ts`, as `npm start` runs it, with PORT=0 unless `env` says otherwise. */
 export function startServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: root,
+    env: childEnv({ PORT: '0', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: Record<string, unknown>[] = [];
-  const waiters: { match: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }[] = [];
+  const waiters: {
+    match: (line: Record<string, unknown>) => boolean;
+    resolve: (line: Record<string, unknown>) => void;
+  }[] = [];
   let err = '';
   let buffered = '';
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
@@ -49,7 +66,9 @@ export function startServer(env: Record<string, string>): ServerProcess {
       }
     }
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const waitForLog = (match: (line: Record<string, unknown>) => boolean) => {
     const seen = logs.find(match);
     if (seen) return Promise.resolve(seen);
@@ -65,12 +84,21 @@ export function startServer(env: Record<string, string>): ServerProcess {
 
 /** Runs a command to completion, as a person would from the repository root. */
 export function run(command: string, args: string[], env: Record<string, string>, options: { shell?: boolean } = {}) {
-  const out = spawnSync(command, args, { cwd: root, env: childEnv(env), encoding: 'utf8', shell: options.shell, timeout: 170_000 });
+  const out = spawnSync(command, args, {
+    cwd: root,
+    env: childEnv(env),
+    encoding: 'utf8',
+    shell: options.shell,
+    timeout: 170_000,
+  });
   return { code: out.status, stdout: out.stdout, stderr: out.stderr };
 }
 
 /** The same without blocking this process (needed when the command talks to a server in this process). */
-export function runAsync(command: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runAsync(
+  command: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, { cwd: root, env: childEnv(env), shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

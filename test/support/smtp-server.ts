@@ -17,7 +17,8 @@ export interface MailSink {
   close(): Promise<void>;
 }
 
-const decodeQuotedPrintable = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+const decodeQuotedPrintable = (raw: string) =>
+  raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
 /** A real SMTP server on a loopback port that keeps what it receives (no TLS, no authentication). */
 export async function startMailSink(): Promise<MailSink> {
@@ -32,7 +33,10 @@ export async function startMailSink(): Promise<MailSink> {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        const mail = { to: session.envelope.rcptTo.map((r) => r.address), text: decodeQuotedPrintable(Buffer.concat(chunks).toString('utf8')) };
+        const mail = {
+          to: session.envelope.rcptTo.map((r) => r.address),
+          text: decodeQuotedPrintable(Buffer.concat(chunks).toString('utf8')),
+        };
         received.push(mail);
         const waiter = waiting.shift();
         if (waiter) {
@@ -48,7 +52,8 @@ export async function startMailSink(): Promise<MailSink> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,
-    next: () => (taken < received.length ? Promise.resolve(received[taken++]!) : new Promise((resolve) => waiting.push(resolve))),
+    next: () =>
+      taken < received.length ? Promise.resolve(received[taken++]!) : new Promise((resolve) => waiting.push(resolve)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -71,7 +71,9 @@ export class RawConnection {
     const end = this.received.indexOf('\r\n\r\n');
     if (end < 0) throw new Error(`no complete response head in ${JSON.stringify(this.received.slice(0, 200))}`);
     const [statusLine, ...lines] = this.received.slice(0, end).split('\r\n');
-    const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = new Map(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     let body = this.received.slice(end + 4);
     if (headers.get('transfer-encoding') === 'chunked') body = unchunk(body);
     else if (headers.has('content-length')) body = body.slice(0, Number(headers.get('content-length')));

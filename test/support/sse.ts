@@ -3,13 +3,21 @@ export interface SseSubscription {
   status: number;
   headers: Headers;
   /** The next `next` event's payload (waits for it); rejects when the stream completes first. */
-  next(): Promise<{ data?: Record<string, any> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+  next(): Promise<{
+    data?: Record<string, any> | null;
+    errors?: { message: string; extensions?: Record<string, unknown> }[];
+  }>;
   /** Resolves when the server completes the stream (an `event: complete` or the end of the body). */
   completed: Promise<void>;
   close(): void;
 }
 
-export async function subscribe(url: string, headers: Record<string, string>, query: string, variables?: Record<string, unknown>): Promise<SseSubscription> {
+export async function subscribe(
+  url: string,
+  headers: Record<string, string>,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<SseSubscription> {
   const controller = new AbortController();
   const response = await fetch(url, {
     method: 'POST',
@@ -55,7 +63,12 @@ export async function subscribe(url: string, headers: Record<string, string>, qu
   return {
     status: response.status,
     headers: response.headers,
-    next: () => (queue.length ? Promise.resolve(queue.shift()) : done ? Promise.reject(new Error('the stream completed')) : new Promise((resolve, reject) => waiters.push({ resolve, reject }))),
+    next: () =>
+      queue.length
+        ? Promise.resolve(queue.shift())
+        : done
+          ? Promise.reject(new Error('the stream completed'))
+          : new Promise((resolve, reject) => waiters.push({ resolve, reject })),
     completed,
     close: () => controller.abort(),
   };

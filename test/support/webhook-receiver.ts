@@ -6,7 +6,12 @@ export interface Received {
   id: string;
   headers: IncomingHttpHeaders;
   body: string;
-  payload: { id: string; type: string; data: Record<string, unknown>; changes?: { field: string; old: unknown; new: unknown }[] } & Record<string, unknown>;
+  payload: {
+    id: string;
+    type: string;
+    data: Record<string, unknown>;
+    changes?: { field: string; old: unknown; new: unknown }[];
+  } & Record<string, unknown>;
   /** Secrets (of those given) whose signature verified, with the standardwebhooks library. */
   verifiedWith: string[];
   at: number;
@@ -54,7 +59,14 @@ export class WebhookReceiver {
             return false;
           }
         });
-        this.received.push({ id: String(request.headers['webhook-id']), headers: request.headers, body, payload: JSON.parse(body), verifiedWith, at: Date.now() });
+        this.received.push({
+          id: String(request.headers['webhook-id']),
+          headers: request.headers,
+          body,
+          payload: JSON.parse(body),
+          verifiedWith,
+          at: Date.now(),
+        });
         for (const waiter of [...this.waiters]) {
           if (this.received.length >= waiter.count) {
             this.waiters.splice(this.waiters.indexOf(waiter), 1);
@@ -76,7 +88,10 @@ export class WebhookReceiver {
   waitFor(count: number, timeoutMs = 20_000): Promise<void> {
     if (this.received.length >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${this.received.length} of ${count} webhook requests arrived`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`only ${this.received.length} of ${count} webhook requests arrived`)),
+        timeoutMs,
+      );
       this.waiters.push({
         count,
         resolve: () => {

@@ -42,11 +42,21 @@ function redirectUriMatches(registered: string, requested: string): boolean {
 
 /** Errors we must not send to a redirect_uri we cannot trust: shown to the person instead. */
 function errorPage(message: string): Response {
-  return page('oauth-error', { title: 'Authorization error', heading: 'This application’s request is not valid', message }, { status: 400 });
+  return page(
+    'oauth-error',
+    { title: 'Authorization error', heading: 'This application’s request is not valid', message },
+    { status: 400 },
+  );
 }
 
 /** RFC 6749 §4.1.2.1 error redirect, with `iss` (RFC 9207). */
-function errorRedirect(ctx: Context, redirectUri: string, state: string | undefined, error: OAuthErrorCode, description: string): Response {
+function errorRedirect(
+  ctx: Context,
+  redirectUri: string,
+  state: string | undefined,
+  error: OAuthErrorCode,
+  description: string,
+): Response {
   const url = new URL(redirectUri);
   url.searchParams.set('error', error);
   url.searchParams.set('error_description', description);
@@ -59,7 +69,11 @@ function errorRedirect(ctx: Context, redirectUri: string, state: string | undefi
  * Checks an authorization request. Until the client and its redirect_uri are known to be
  * genuine, every problem is an error page; after that, an error redirect to the client.
  */
-async function check(ctx: Context, raw: URLSearchParams, clients: ClientMetadataResolver): Promise<AuthorizationRequest | Response> {
+async function check(
+  ctx: Context,
+  raw: URLSearchParams,
+  clients: ClientMetadataResolver,
+): Promise<AuthorizationRequest | Response> {
   const params = singleValued(raw);
   if (params.duplicated.some((n) => n === 'client_id' || n === 'redirect_uri')) {
     return errorPage('client_id and redirect_uri must be given once.');
@@ -81,27 +95,36 @@ async function check(ctx: Context, raw: URLSearchParams, clients: ClientMetadata
   if (!client) return errorPage('The application (client_id) is not registered here.');
   let redirectUri = params.get('redirect_uri');
   // A metadata document's redirect URIs are matched exactly, loopback ports included (the draft asks for exact matching).
-  const matches = (registered: string) => (fromDocument ? registered === redirectUri : redirectUriMatches(registered, redirectUri!));
+  const matches = (registered: string) =>
+    fromDocument ? registered === redirectUri : redirectUriMatches(registered, redirectUri!);
   if (redirectUri === undefined) {
-    if (client.redirectUris.length !== 1) return errorPage('redirect_uri is required: this application registered several.');
+    if (client.redirectUris.length !== 1)
+      return errorPage('redirect_uri is required: this application registered several.');
     redirectUri = client.redirectUris[0]!;
   } else if (!client.redirectUris.some(matches)) {
     return errorPage('redirect_uri does not match any address this application registered.');
   }
   const state = params.get('state');
-  const fail = (error: OAuthErrorCode, description: string) => errorRedirect(ctx, redirectUri, state, error, description);
+  const fail = (error: OAuthErrorCode, description: string) =>
+    errorRedirect(ctx, redirectUri, state, error, description);
 
-  if (params.duplicated.length) return fail('invalid_request', `Parameters must not repeat: ${params.duplicated.join(', ')}.`);
+  if (params.duplicated.length)
+    return fail('invalid_request', `Parameters must not repeat: ${params.duplicated.join(', ')}.`);
   const responseType = params.get('response_type');
   if (responseType === undefined) return fail('invalid_request', 'response_type is required.');
   if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
-  if (!client.grantTypes.includes('authorization_code')) return fail('unauthorized_client', 'This client may not use the authorization code grant.');
+  if (!client.grantTypes.includes('authorization_code'))
+    return fail('unauthorized_client', 'This client may not use the authorization code grant.');
   const codeChallenge = params.get('code_challenge');
-  if (!codeChallenge) return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
-  if (params.get('code_challenge_method') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256.');
-  if (!/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters).');
+  if (!codeChallenge)
+    return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
+  if (params.get('code_challenge_method') !== 'S256')
+    return fail('invalid_request', 'code_challenge_method must be S256.');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(codeChallenge))
+    return fail('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters).');
   const resource = params.get('resource');
-  if (resource !== apiAudience(ctx.config)) return fail('invalid_target', `resource is required and must be ${apiAudience(ctx.config)}.`);
+  if (resource !== apiAudience(ctx.config))
+    return fail('invalid_target', `resource is required and must be ${apiAudience(ctx.config)}.`);
   const scope = raw.get('scope') === '' ? null : parseScope(params.get('scope') ?? DEFAULT_SCOPE);
   if (!scope) return fail('invalid_scope', `Unknown scope. Supported: ${Object.keys(SCOPES).join(', ')}.`);
   return { client, redirectUri, scope, state, codeChallenge, resource, fromDocument };
@@ -113,7 +136,13 @@ function formTarget(redirectUri: string): string {
   return url.origin === 'null' ? url.protocol : url.origin;
 }
 
-function consentPage(operations: readonly DescribedOperation[], request: AuthorizationRequest, shell: Awaited<ReturnType<typeof loadShell>>, raw: URLSearchParams, error?: string) {
+function consentPage(
+  operations: readonly DescribedOperation[],
+  request: AuthorizationRequest,
+  shell: Awaited<ReturnType<typeof loadShell>>,
+  raw: URLSearchParams,
+  error?: string,
+) {
   return page(
     'consent',
     {
@@ -129,12 +158,20 @@ function consentPage(operations: readonly DescribedOperation[], request: Authori
       error: error ?? null,
     },
     // Chromium applies form-action to the redirect that follows the form, so the client's origin is allowed too.
-    { status: error ? 400 : 200, headers: { 'content-security-policy': contentSecurityPolicy([formTarget(request.redirectUri)]) } },
+    {
+      status: error ? 400 : 200,
+      headers: { 'content-security-policy': contentSecurityPolicy([formTarget(request.redirectUri)]) },
+    },
   );
 }
 
 /** GET /oauth/authorize: the consent screen (after sign-in). */
-export async function showAuthorize(request: Request, ctx: Context, clients: ClientMetadataResolver, operations: readonly DescribedOperation[]): Promise<Response> {
+export async function showAuthorize(
+  request: Request,
+  ctx: Context,
+  clients: ClientMetadataResolver,
+  operations: readonly DescribedOperation[],
+): Promise<Response> {
   const url = new URL(request.url);
   const checked = await check(ctx, url.searchParams, clients);
   if (checked instanceof Response) return checked;
@@ -143,13 +180,23 @@ export async function showAuthorize(request: Request, ctx: Context, clients: Cli
 }
 
 /** POST /oauth/authorize: the person's answer. The org they pick is fixed in every token of this grant. */
-export async function decideAuthorize(request: Request, ctx: Context, clients: ClientMetadataResolver, operations: readonly DescribedOperation[]): Promise<Response> {
+export async function decideAuthorize(
+  request: Request,
+  ctx: Context,
+  clients: ClientMetadataResolver,
+  operations: readonly DescribedOperation[],
+): Promise<Response> {
   const form = new URLSearchParams(await request.text());
-  const checked = await check(ctx, new URLSearchParams([...form].filter(([name]) => !['org_id', 'decision'].includes(name))), clients);
+  const checked = await check(
+    ctx,
+    new URLSearchParams([...form].filter(([name]) => !['org_id', 'decision'].includes(name))),
+    clients,
+  );
   if (checked instanceof Response) return checked;
   if (ctx.principal.kind !== 'user') return redirect('/login');
   const { client, redirectUri, state } = checked;
-  if (form.get('decision') !== 'allow') return errorRedirect(ctx, redirectUri, state, 'access_denied', 'The user denied the request.');
+  if (form.get('decision') !== 'allow')
+    return errorRedirect(ctx, redirectUri, state, 'access_denied', 'The user denied the request.');
 
   const shell = await loadShell(ctx);
   const org = shell.orgs.find((o) => o.id === form.get('org_id'));

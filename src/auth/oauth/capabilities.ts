@@ -28,7 +28,14 @@ export interface DescribedOperation {
  * what the person's role allows, no more.
  */
 export function capabilities(operations: readonly DescribedOperation[], role: Role, scopes: Scope[]): Capability[] {
-  const token: UserPrincipal = { kind: 'user', userId: '', credential: { kind: 'oauth', id: '' }, org: { id: '', role }, orgBound: true, scopes };
+  const token: UserPrincipal = {
+    kind: 'user',
+    userId: '',
+    credential: { kind: 'oauth', id: '' },
+    org: { id: '', role },
+    orgBound: true,
+    scopes,
+  };
   const areas = new Map<string, string[]>();
   for (const route of operations) {
     if (!route.operation) continue;

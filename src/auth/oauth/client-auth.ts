@@ -16,7 +16,11 @@ function invalidClient(description: string): OAuthError {
  * `client_secret_basic` (HTTP Basic), `client_secret_post` (body), or `none` (public client,
  * `client_id` in the body). Any other method, or two at once, is refused.
  */
-export async function authenticateClient(db: Db, request: Request, params: ReturnType<typeof singleValued>): Promise<OAuthClient> {
+export async function authenticateClient(
+  db: Db,
+  request: Request,
+  params: ReturnType<typeof singleValued>,
+): Promise<OAuthClient> {
   const authorization = request.headers.get('authorization');
   const bodySecret = params.get('client_secret');
   let clientId = params.get('client_id');
@@ -32,7 +36,8 @@ export async function authenticateClient(db: Db, request: Request, params: Retur
     if (bodySecret) throw new OAuthError('invalid_request', 'Use one client authentication method, not two.');
     // RFC 6749 §2.3.1: both parts are form-urlencoded before Basic encoding.
     const basicId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
-    if (clientId && clientId !== basicId) throw new OAuthError('invalid_request', 'client_id differs from the authenticated client.');
+    if (clientId && clientId !== basicId)
+      throw new OAuthError('invalid_request', 'client_id differs from the authenticated client.');
     clientId = basicId;
     secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
     method = 'client_secret_basic';

@@ -75,10 +75,18 @@ export class ClientMetadataResolver {
         headers: { accept: 'application/json' },
       });
     } catch (error) {
-      if (error instanceof SafeFetchError) throw new OAuthError('invalid_client', `The application's metadata document (${url.host}) could not be fetched: ${error.message}`);
+      if (error instanceof SafeFetchError)
+        throw new OAuthError(
+          'invalid_client',
+          `The application's metadata document (${url.host}) could not be fetched: ${error.message}`,
+        );
       throw error;
     }
-    if (response.status !== 200) throw new OAuthError('invalid_client', `The application's metadata document (${url.host}) answered ${response.status}.`);
+    if (response.status !== 200)
+      throw new OAuthError(
+        'invalid_client',
+        `The application's metadata document (${url.host}) answered ${response.status}.`,
+      );
     let json: unknown;
     try {
       json = JSON.parse(response.body.toString('utf8'));
@@ -88,16 +96,33 @@ export class ClientMetadataResolver {
     const parsed = Document.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new OAuthError('invalid_client', `The application's metadata document (${url.host}) is not valid: ${issue.path.join('.') || 'document'}: ${issue.message}.`);
+      throw new OAuthError(
+        'invalid_client',
+        `The application's metadata document (${url.host}) is not valid: ${issue.path.join('.') || 'document'}: ${issue.message}.`,
+      );
     }
     const document = parsed.data;
-    if (document.client_id !== clientId) throw new OAuthError('invalid_client', `The application's metadata document names another client_id (${document.client_id}), not its own URL.`);
+    if (document.client_id !== clientId)
+      throw new OAuthError(
+        'invalid_client',
+        `The application's metadata document names another client_id (${document.client_id}), not its own URL.`,
+      );
     for (const uri of document.redirect_uris) {
       const problem = redirectUriProblem(uri);
-      if (problem) throw new OAuthError('invalid_client', `The application's metadata document has a redirect URI we cannot use: ${problem}.`);
+      if (problem)
+        throw new OAuthError(
+          'invalid_client',
+          `The application's metadata document has a redirect URI we cannot use: ${problem}.`,
+        );
     }
-    const grantTypes = SUPPORTED_GRANTS.filter((grant) => (document.grant_types ?? ['authorization_code']).includes(grant));
-    if (!grantTypes.includes('authorization_code')) throw new OAuthError('invalid_client', "The application's metadata document does not ask for the authorization_code grant.");
+    const grantTypes = SUPPORTED_GRANTS.filter((grant) =>
+      (document.grant_types ?? ['authorization_code']).includes(grant),
+    );
+    if (!grantTypes.includes('authorization_code'))
+      throw new OAuthError(
+        'invalid_client',
+        "The application's metadata document does not ask for the authorization_code grant.",
+      );
     const data = {
       name: document.client_name ?? url.host,
       redirectUris: document.redirect_uris,
@@ -106,7 +131,11 @@ export class ClientMetadataResolver {
       applicationType: 'web',
       secretHash: null,
     };
-    const client = await db.oAuthClient.upsert({ where: { id: clientId }, create: { id: clientId, ...data }, update: data });
+    const client = await db.oAuthClient.upsert({
+      where: { id: clientId },
+      create: { id: clientId, ...data },
+      update: data,
+    });
     const ttl = freshFor(response.headers);
     if (ttl > 0) {
       if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);

@@ -11,7 +11,11 @@ import { AppError } from '../../schema/core/errors.js';
  */
 export class OAuthError extends AppError {
   private readonly statusOverride: number | undefined;
-  constructor(code: OAuthErrorCode, description: string, options: { status?: 404 | 405 | 413; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: OAuthErrorCode,
+    description: string,
+    options: { status?: 404 | 405 | 413; headers?: Record<string, string> } = {},
+  ) {
     super(description, code, { headers: options.headers });
     this.statusOverride = options.status;
   }

@@ -20,10 +20,29 @@ export async function introspect(request: Request, ctx: Context, keys: SigningKe
   const found = await grantOfToken(ctx, keys, token);
   if (!found || found.grant.clientId !== client.id || found.grant.revokedAt) return inactive();
   const { grant, refresh, claims } = found;
-  const base = { active: true, client_id: grant.clientId, sub: grant.userId, org_id: grant.orgId, iss: ctx.config.baseUrl, aud: apiAudience(ctx.config) };
+  const base = {
+    active: true,
+    client_id: grant.clientId,
+    sub: grant.userId,
+    org_id: grant.orgId,
+    iss: ctx.config.baseUrl,
+    aud: apiAudience(ctx.config),
+  };
   if (refresh) {
     if (refresh.usedAt || grant.expiresAt <= new Date()) return inactive();
-    return answer({ ...base, scope: refresh.scope, token_type: 'refresh_token', exp: Math.floor(grant.expiresAt.getTime() / 1000) });
+    return answer({
+      ...base,
+      scope: refresh.scope,
+      token_type: 'refresh_token',
+      exp: Math.floor(grant.expiresAt.getTime() / 1000),
+    });
   }
-  return answer({ ...base, scope: claims!.scope, token_type: 'Bearer', exp: claims!.exp, iat: claims!.iat, jti: claims!.jti });
+  return answer({
+    ...base,
+    scope: claims!.scope,
+    token_type: 'Bearer',
+    exp: claims!.exp,
+    iat: claims!.iat,
+    jti: claims!.jti,
+  });
 }

@@ -19,6 +19,7 @@ export async function readForm(request: Request) {
     throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
   }
   const params = singleValued(new URLSearchParams(await request.text()));
-  if (params.duplicated.length) throw new OAuthError('invalid_request', `Parameters must not repeat: ${params.duplicated.join(', ')}.`);
+  if (params.duplicated.length)
+    throw new OAuthError('invalid_request', `Parameters must not repeat: ${params.duplicated.join(', ')}.`);
   return params;
 }

@@ -21,9 +21,35 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 // Schemes with a meaning of their own (WHATWG fetch's local and special schemes, IANA's common
 // ones, browser internals): a redirect to them is not a native app taking its code back.
 const RESERVED_SCHEMES = new Set([
-  'javascript', 'data', 'file', 'blob', 'about', 'filesystem', 'vbscript', 'view-source', 'ftp', 'ws', 'wss',
-  'mailto', 'tel', 'sms', 'urn', 'news', 'nntp', 'gopher', 'telnet', 'ldap', 'jar', 'content', 'intent',
-  'chrome', 'chrome-extension', 'moz-extension', 'edge', 'resource', 'ms-settings',
+  'javascript',
+  'data',
+  'file',
+  'blob',
+  'about',
+  'filesystem',
+  'vbscript',
+  'view-source',
+  'ftp',
+  'ws',
+  'wss',
+  'mailto',
+  'tel',
+  'sms',
+  'urn',
+  'news',
+  'nntp',
+  'gopher',
+  'telnet',
+  'ldap',
+  'jar',
+  'content',
+  'intent',
+  'chrome',
+  'chrome-extension',
+  'moz-extension',
+  'edge',
+  'resource',
+  'ms-settings',
 ]);
 // RFC 3986 §3.1 scheme syntax.
 const SCHEME = /^[a-z][a-z0-9+.-]*$/;
@@ -46,9 +72,12 @@ export function redirectUriProblem(value: string): string | null {
   }
   if (url.hash || value.includes('#')) return `${value} has a fragment`;
   // Stryker disable next-line ConditionalExpression,LogicalOperator: USERINFO sees every @ the parser reads a user from
-  if (url.username || url.password || USERINFO.test(value)) return `${value} has userinfo (user:password@): register the address without it`;
-  if (url.hostname.includes('*')) return `${value} has a wildcard host: redirect URIs are matched exactly, register each address`;
-  if (url.host && !DNS_NAME.test(url.hostname) && !IPV6_LITERAL.test(url.hostname)) return `${value}: the host is not a DNS name or an IP address`;
+  if (url.username || url.password || USERINFO.test(value))
+    return `${value} has userinfo (user:password@): register the address without it`;
+  if (url.hostname.includes('*'))
+    return `${value} has a wildcard host: redirect URIs are matched exactly, register each address`;
+  if (url.host && !DNS_NAME.test(url.hostname) && !IPV6_LITERAL.test(url.hostname))
+    return `${value}: the host is not a DNS name or an IP address`;
   return schemeProblem(value, url);
 }
 
@@ -58,6 +87,7 @@ function schemeProblem(value: string, url: URL): string | null {
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return null;
   if (url.protocol === 'http:') return `${value}: http is allowed only on loopback (localhost, 127.0.0.1, [::1])`;
   const scheme = url.protocol.slice(0, -1);
-  if (RESERVED_SCHEMES.has(scheme) || !SCHEME.test(scheme)) return `${value}: the ${url.protocol} scheme is not allowed`;
+  if (RESERVED_SCHEMES.has(scheme) || !SCHEME.test(scheme))
+    return `${value}: the ${url.protocol} scheme is not allowed`;
   return null;
 }

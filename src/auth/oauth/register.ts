@@ -17,7 +17,9 @@ const Registration = z.object({
   // Any grant type may be asked for; those we do not serve are dropped below (RFC 7591 §3.2.1).
   grant_types: z.array(z.string().max(200)).min(1).max(20).default(['authorization_code']),
   response_types: z.array(z.string().max(100)).max(10).optional(),
-  token_endpoint_auth_method: z.enum(['none', 'client_secret_basic', 'client_secret_post']).default('client_secret_basic'),
+  token_endpoint_auth_method: z
+    .enum(['none', 'client_secret_basic', 'client_secret_post'])
+    .default('client_secret_basic'),
   application_type: z.enum(['web', 'native']).default('web'),
   scope: z.string().optional(),
 });
@@ -28,10 +30,17 @@ const SUPPORTED_GRANTS = ['authorization_code', 'refresh_token'];
 export async function register(request: Request, ctx: Context): Promise<Response> {
   const wait = await drawFrom(ctx, ROUTE_POLICIES.oauthRegister, `ip:${addressKey(ctx.clientIp)}`);
   if (wait !== null) {
-    throw new OAuthError('temporarily_unavailable', `Too many registrations from this address. Retry in ${wait} seconds.`, { headers: { 'retry-after': wait } });
+    throw new OAuthError(
+      'temporarily_unavailable',
+      `Too many registrations from this address. Retry in ${wait} seconds.`,
+      { headers: { 'retry-after': wait } },
+    );
   }
   if (!/^application\/json\s*(;|$)/i.test(request.headers.get('content-type') ?? '')) {
-    throw new OAuthError('invalid_client_metadata', 'Send the client metadata as JSON (Content-Type: application/json).');
+    throw new OAuthError(
+      'invalid_client_metadata',
+      'Send the client metadata as JSON (Content-Type: application/json).',
+    );
   }
   let body: unknown;
   try {
@@ -43,7 +52,10 @@ export async function register(request: Request, ctx: Context): Promise<Response
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = String(issue.path[0] ?? 'metadata');
-    throw new OAuthError(field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata', `${field}: ${issue.message}`);
+    throw new OAuthError(
+      field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+      `${field}: ${issue.message}`,
+    );
   }
   const metadata = parsed.data;
   for (const uri of metadata.redirect_uris) {

@@ -10,7 +10,10 @@ import { Response } from '../../http/fetch-api.js';
 
 /** The grant behind a refresh or access token we issued, whatever its state; null for anything else. */
 export async function grantOfToken(ctx: Context, keys: SigningKeys, token: string) {
-  const refresh = await ctx.prisma.oAuthRefreshToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { grant: true } });
+  const refresh = await ctx.prisma.oAuthRefreshToken.findUnique({
+    where: { tokenHash: hashToken(token) },
+    include: { grant: true },
+  });
   if (refresh) return { grant: refresh.grant, refresh, claims: null };
   if (!looksLikeJwt(token)) return null;
   const claims = await verifyAccessToken(keys, ctx.config, token).catch(() => null);
@@ -31,7 +34,8 @@ export async function revoke(request: Request, ctx: Context, keys: SigningKeys):
   if (!token) throw new OAuthError('invalid_request', 'token is required.');
   const found = await grantOfToken(ctx, keys, token);
   if (found) {
-    if (found.grant.clientId !== client.id) throw new OAuthError('invalid_request', 'This token was not issued to this client.');
+    if (found.grant.clientId !== client.id)
+      throw new OAuthError('invalid_request', 'This token was not issued to this client.');
     await revokeGrant(ctx, found.grant.id);
   }
   return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } });

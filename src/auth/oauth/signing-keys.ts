@@ -43,7 +43,12 @@ export class SigningKeys {
     const publicJwk = { ...(await exportJWK(publicKey)), alg: ALG, use: 'sig' };
     const kid = await calculateJwkThumbprint(publicJwk);
     await this.db.oAuthSigningKey.create({
-      data: { kid, alg: ALG, publicJwk: { ...publicJwk, kid }, privateJwk: (await exportJWK(privateKey)) as Prisma.InputJsonObject },
+      data: {
+        kid,
+        alg: ALG,
+        publicJwk: { ...publicJwk, kid },
+        privateJwk: (await exportJWK(privateKey)) as Prisma.InputJsonObject,
+      },
     });
     return kid;
   }
@@ -76,7 +81,11 @@ export class SigningKeys {
     try {
       return (await jwtVerify(token, this.jwks, { ...options, algorithms: [ALG] })).payload;
     } catch (error) {
-      if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || Date.now() - this.loadedAt < RELOAD_AT_MOST_EVERY_MS) throw error;
+      if (
+        (error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' ||
+        Date.now() - this.loadedAt < RELOAD_AT_MOST_EVERY_MS
+      )
+        throw error;
       await this.load();
       return (await jwtVerify(token, this.jwks, { ...options, algorithms: [ALG] })).payload;
     }

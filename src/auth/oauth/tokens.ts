@@ -46,7 +46,13 @@ export async function issueTokens(
   /** The refresh token's scope, when a refresh narrowed only the access token's. */
   refreshScope = scope,
 ): Promise<TokenSet> {
-  const claims: AccessClaims = { sub: grant.userId, client_id: grant.clientId, scope, org_id: grant.orgId, grant_id: grant.id };
+  const claims: AccessClaims = {
+    sub: grant.userId,
+    client_id: grant.clientId,
+    scope,
+    org_id: grant.orgId,
+    grant_id: grant.id,
+  };
   const accessToken = await keys.sign(
     { ...claims, iss: config.baseUrl, aud: apiAudience(config), jti: randomBytes(16).toString('base64url') },
     ACCESS_TOKEN_TYPE,
@@ -55,15 +61,25 @@ export async function issueTokens(
   const set: TokenSet = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, scope };
   if (withRefresh) {
     const refreshToken = randomSecret('rt_');
-    await db.oAuthRefreshToken.create({ data: { tokenHash: hashToken(refreshToken), grantId: grant.id, scope: refreshScope } });
+    await db.oAuthRefreshToken.create({
+      data: { tokenHash: hashToken(refreshToken), grantId: grant.id, scope: refreshScope },
+    });
     set.refresh_token = refreshToken;
   }
   return set;
 }
 
 /** The claims of an access token we issued for our API, or throws (bad signature, audience, expiry...). */
-export async function verifyAccessToken(keys: SigningKeys, config: Config, token: string): Promise<AccessClaims & { exp: number; iat: number; jti: string }> {
-  const payload = await keys.verify(token, { issuer: config.baseUrl, audience: apiAudience(config), typ: ACCESS_TOKEN_TYPE });
+export async function verifyAccessToken(
+  keys: SigningKeys,
+  config: Config,
+  token: string,
+): Promise<AccessClaims & { exp: number; iat: number; jti: string }> {
+  const payload = await keys.verify(token, {
+    issuer: config.baseUrl,
+    audience: apiAudience(config),
+    typ: ACCESS_TOKEN_TYPE,
+  });
   for (const name of ['sub', 'client_id', 'scope', 'org_id', 'grant_id'] as const) {
     if (typeof payload[name] !== 'string') throw new Error(`access token without ${name}`);
   }

@@ -16,7 +16,14 @@ const apiKey = {
 
 export const EXAMPLE = {
   user: { id: EX.userId, email: 'olivia@example.com', name: 'Olivia Owner', username: 'olivia', locale: 'en' },
-  project: { id: EX.projectId, name: 'Website', key: 'WEB', issue_count: 12, created_at: EX.created, updated_at: EX.updated },
+  project: {
+    id: EX.projectId,
+    name: 'Website',
+    key: 'WEB',
+    issue_count: 12,
+    created_at: EX.created,
+    updated_at: EX.updated,
+  },
   issue: ISSUE_EXAMPLE,
   apiKey,
   createdApiKey: { ...apiKey, last_used_at: null, token: 'tok_live_A1b2C3d4E5f6G7h8J9k0L1m2N3p4Q5r6' },

@@ -10,4 +10,13 @@ import { searchRoutes } from './search.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** Every REST route under /api, in the order the OpenAPI document lists them. */
-export const ROUTES: readonly Route[] = [...meRoutes, ...projectRoutes, ...issueRoutes, ...apiKeyRoutes, ...orgRoutes, ...searchRoutes, ...webhookRoutes, openApiRoute((config) => openApiDocument(config, ROUTES))];
+export const ROUTES: readonly Route[] = [
+  ...meRoutes,
+  ...projectRoutes,
+  ...issueRoutes,
+  ...apiKeyRoutes,
+  ...orgRoutes,
+  ...searchRoutes,
+  ...webhookRoutes,
+  openApiRoute((config) => openApiDocument(config, ROUTES)),
+];

@@ -13,12 +13,20 @@ const lower = (values: readonly string[]) => values.map((v) => v.toLowerCase());
 const SORT_VALUES = lower(ISSUE_SORT_FIELDS) as [string, ...string[]];
 
 const IssueId = z.object({
-  id: z.string().min(1).meta({ maxLength: ID_MAX, description: "The issue id or its key (`WEB-12`, any case). Another organization's issue is a 404, exactly like a missing one.", example: 'WEB-12' }),
+  id: z.string().min(1).meta({
+    maxLength: ID_MAX,
+    description:
+      "The issue id or its key (`WEB-12`, any case). Another organization's issue is a 404, exactly like a missing one.",
+    example: 'WEB-12',
+  }),
 });
 
 /** The list's query: the spec's flat parameters, each checked by the operation's own rule. */
 const ListQuery = z.object({
-  project_id: once(projectRef).optional().meta({ description: "Issues of this project, by id or key (`WEB`, any case); another organization's project: 404.", example: 'WEB' }),
+  project_id: once(projectRef).optional().meta({
+    description: "Issues of this project, by id or key (`WEB`, any case); another organization's project: 404.",
+    example: 'WEB',
+  }),
   ...issueFilterParameters,
   sort: once(z.enum(SORT_VALUES, { error: `must be one of: ${[...SORT_VALUES].sort().join(', ')}` }))
     .optional()
@@ -29,10 +37,15 @@ const ListQuery = z.object({
   direction: once(z.enum(['asc', 'desc'], { error: 'must be one of: asc, desc' }))
     .optional()
     .meta({ description: 'Default `desc` for `created_at` and `updated_at` (newest first), `asc` for the others.' }),
-  limit: integer(ops.pageSize).optional().meta({ description: `Page size, default ${ops.PAGE_SIZE_DEFAULT}.` }),
+  limit: integer(ops.pageSize)
+    .optional()
+    .meta({ description: `Page size, default ${ops.PAGE_SIZE_DEFAULT}.` }),
   cursor: once(z.string().meta({ maxLength: CURSOR_MAX }))
     .optional()
-    .meta({ description: 'Where to continue: take it from the `Link` header. It only fits the sort and direction that made it (else 400 on `cursor`).' }),
+    .meta({
+      description:
+        'Where to continue: take it from the `Link` header. It only fits the sort and direction that made it (else 400 on `cursor`).',
+    }),
 });
 
 const upper = (value: string | undefined) => value?.toUpperCase();
@@ -55,7 +68,13 @@ export const issueRoutes = [
       'orderBy.field': 'sort',
       'orderBy.direction': 'direction',
     },
-    success: { status: 200, description: 'One page of issues.', schema: z.array(IssueJson.schema).max(ops.PAGE_SIZE_MAX), headers: ['Link'], examples: { page: [EXAMPLE.issue] } },
+    success: {
+      status: 200,
+      description: 'One page of issues.',
+      schema: z.array(IssueJson.schema).max(ops.PAGE_SIZE_MAX),
+      headers: ['Link'],
+      examples: { page: [EXAMPLE.issue] },
+    },
     errors: { 404: 'The project is not in this organization.' },
     async handle(ctx, { query: q, url }) {
       const input = {
@@ -80,11 +99,22 @@ export const issueRoutes = [
     tag: 'Issues',
     operation: ops.createIssue,
     body: snakeBody(ops.createIssue.input),
-    success: { status: 201, description: 'The created issue.', schema: IssueJson.schema, headers: ['Location'], examples: { created: EXAMPLE.issue } },
+    success: {
+      status: 201,
+      description: 'The created issue.',
+      schema: IssueJson.schema,
+      headers: ['Location'],
+      examples: { created: EXAMPLE.issue },
+    },
     errors: { 404: 'The project is not in this organization.' },
     async handle(ctx, { body }) {
-      const issue = await ops.createIssue.run(ctx, ops.createIssue.parse(camelKeys(body)), { select: IssueJson.select });
-      return { body: IssueJson.present(issue as never), headers: { location: `${ctx.config.baseUrl}/api/issues/${issue.id}` } };
+      const issue = await ops.createIssue.run(ctx, ops.createIssue.parse(camelKeys(body)), {
+        select: IssueJson.select,
+      });
+      return {
+        body: IssueJson.present(issue as never),
+        headers: { location: `${ctx.config.baseUrl}/api/issues/${issue.id}` },
+      };
     },
   }),
   route({
@@ -100,7 +130,11 @@ export const issueRoutes = [
     success: { status: 200, description: 'The issue.', schema: IssueJson.schema, examples: { issue: EXAMPLE.issue } },
     errors: { 404: 'No such issue in this organization.' },
     async handle(ctx, { params }) {
-      return { body: IssueJson.present((await ops.getIssue.run(ctx, ops.getIssue.parse(params), { select: IssueJson.select })) as never) };
+      return {
+        body: IssueJson.present(
+          (await ops.getIssue.run(ctx, ops.getIssue.parse(params), { select: IssueJson.select })) as never,
+        ),
+      };
     },
   }),
   route({
@@ -117,11 +151,18 @@ export const issueRoutes = [
     params: IssueId,
     body: snakeBody(ops.updateIssue.input, ['id']),
     bodyTypes: ['application/json', 'application/merge-patch+json'],
-    success: { status: 200, description: 'The changed issue.', schema: IssueJson.schema, examples: { changed: EXAMPLE.issue } },
+    success: {
+      status: 200,
+      description: 'The changed issue.',
+      schema: IssueJson.schema,
+      examples: { changed: EXAMPLE.issue },
+    },
     errors: { 404: 'No such issue in this organization.' },
     async handle(ctx, { params, body }) {
       const input = ops.updateIssue.parse({ ...camelKeys(body), id: params.id });
-      return { body: IssueJson.present((await ops.updateIssue.run(ctx, input, { select: IssueJson.select })) as never) };
+      return {
+        body: IssueJson.present((await ops.updateIssue.run(ctx, input, { select: IssueJson.select })) as never),
+      };
     },
   }),
   route({
@@ -130,7 +171,8 @@ export const issueRoutes = [
     operationId: 'deleteIssue',
     tool: { name: 'delete_issue' },
     summary: 'Delete an issue',
-    description: 'Manager or above: members cancel issues instead (status `Canceled`), since a deletion cannot be undone. Numbers are never reused.',
+    description:
+      'Manager or above: members cancel issues instead (status `Canceled`), since a deletion cannot be undone. Numbers are never reused.',
     tag: 'Issues',
     operation: ops.deleteIssue,
     params: IssueId,

@@ -16,7 +16,8 @@ const orgList = (description: string, item: z.ZodType, id: string) =>
     })
     .meta({ id, description });
 
-const memberships = (ctx: Parameters<typeof listMemberships.run>[0], select: Record<string, unknown>) => listMemberships.run(ctx, {}, { select });
+const memberships = (ctx: Parameters<typeof listMemberships.run>[0], select: Record<string, unknown>) =>
+  listMemberships.run(ctx, {}, { select });
 
 export const meRoutes = [
   route({
@@ -44,7 +45,11 @@ export const meRoutes = [
     success: {
       status: 200,
       description: 'The memberships.',
-      schema: orgList("The caller's organizations (only the bound one for an API key or OAuth token).", MyOrgJson.schema, 'MyOrgList'),
+      schema: orgList(
+        "The caller's organizations (only the bound one for an API key or OAuth token).",
+        MyOrgJson.schema,
+        'MyOrgList',
+      ),
       examples: { one: EXAMPLE.myOrgs },
     },
     async handle(ctx) {
@@ -63,7 +68,11 @@ export const meRoutes = [
     success: {
       status: 200,
       description: 'The memberships.',
-      schema: orgList("The caller's organizations (only the bound one for an API key or OAuth token).", OrgMembershipJson.schema, 'OrgMembershipList'),
+      schema: orgList(
+        "The caller's organizations (only the bound one for an API key or OAuth token).",
+        OrgMembershipJson.schema,
+        'OrgMembershipList',
+      ),
       examples: { one: { orgs: [EXAMPLE.membership], count: 1 } },
     },
     async handle(ctx) {

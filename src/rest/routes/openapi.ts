@@ -39,7 +39,10 @@ export function openApiRoute(document: (config: Config) => OpenAPIObject) {
         etag,
       };
       if (etagMatches(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
-      return new Response(body, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+      return new Response(body, {
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+      });
     },
   });
 }

@@ -16,13 +16,21 @@ export const searchRoutes = [
     operationId: 'searchPeople',
     tool: { name: 'search_people' },
     summary: 'Search the people of the organization',
-    description: 'By name or username (managers and above: or email); exact matches first, then prefixes, then the rest; at most 20.',
+    description:
+      'By name or username (managers and above: or email); exact matches first, then prefixes, then the rest; at most 20.',
     tag: 'Search',
     operation: searchPeople,
     query: z.object({ q }),
-    success: { status: 200, description: 'The people.', schema: z.array(PersonJson.schema).max(SEARCH_LIMIT), examples: { olivia: [EXAMPLE.person] } },
+    success: {
+      status: 200,
+      description: 'The people.',
+      schema: z.array(PersonJson.schema).max(SEARCH_LIMIT),
+      examples: { olivia: [EXAMPLE.person] },
+    },
     async handle(ctx, { query }) {
-      return { body: (await searchPeople.run(ctx, searchPeople.parse(query), undefined)).map((p) => PersonJson.present(p)) };
+      return {
+        body: (await searchPeople.run(ctx, searchPeople.parse(query), undefined)).map((p) => PersonJson.present(p)),
+      };
     },
   }),
   route({
@@ -35,9 +43,18 @@ export const searchRoutes = [
     tag: 'Search',
     operation: paletteSearch,
     query: z.object({ q }),
-    success: { status: 200, description: 'The hits, best first.', schema: z.array(PaletteHitJson.schema).max(SEARCH_LIMIT), examples: { web: EXAMPLE.paletteHits } },
+    success: {
+      status: 200,
+      description: 'The hits, best first.',
+      schema: z.array(PaletteHitJson.schema).max(SEARCH_LIMIT),
+      examples: { web: EXAMPLE.paletteHits },
+    },
     async handle(ctx, { query }) {
-      return { body: (await paletteSearch.run(ctx, paletteSearch.parse(query), undefined)).map((hit) => PaletteHitJson.present(hit)) };
+      return {
+        body: (await paletteSearch.run(ctx, paletteSearch.parse(query), undefined)).map((hit) =>
+          PaletteHitJson.present(hit),
+        ),
+      };
     },
   }),
 ];

@@ -19,15 +19,18 @@ export type OperationKind = 'read' | 'write';
 
 export const hasRole = (principal: Principal, minimum: Role) =>
   // Stryker disable next-line ConditionalExpression: only users and operators have an org, and operators pass before
-  principal.kind === 'operator' || (principal.kind === 'user' && !!principal.org && roleAtLeast(principal.org.role, minimum));
+  principal.kind === 'operator' ||
+  (principal.kind === 'user' && !!principal.org && roleAtLeast(principal.org.role, minimum));
 
 export const isSignedIn = (principal: Principal) => principal.kind !== 'anonymous';
 
-export const isNotPat = (principal: Principal) => principal.kind === 'operator' || (principal.kind === 'user' && principal.credential.kind !== 'pat');
+export const isNotPat = (principal: Principal) =>
+  principal.kind === 'operator' || (principal.kind === 'user' && principal.credential.kind !== 'pat');
 
 /** Only OAuth tokens carry scopes; keys and sessions are limited by the role alone. */
 export const hasScope = (principal: Principal, scope: OperationKind) =>
-  principal.kind === 'operator' || (principal.kind === 'user' && (!principal.scopes || principal.scopes.includes(scope)));
+  principal.kind === 'operator' ||
+  (principal.kind === 'user' && (!principal.scopes || principal.scopes.includes(scope)));
 
 export type FailedCheck = 'signedIn' | 'notPat' | 'role';
 

@@ -27,7 +27,16 @@ export const builder = new SchemaBuilder<{
   // loadedOnRow and stablePaths wrap the prisma plugin's resolvers, so they come before it; a row
   // that answers for itself needs no stable path.
   // columnFields comes last: it replaces a field's own resolver, inside every other plugin's wrapper.
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, 'loadedOnRow', 'stablePaths', PrismaPlugin, RelayPlugin, ComplexityPlugin, 'columnFields'],
+  plugins: [
+    ScopeAuthPlugin,
+    ErrorsPlugin,
+    'loadedOnRow',
+    'stablePaths',
+    PrismaPlugin,
+    RelayPlugin,
+    ComplexityPlugin,
+    'columnFields',
+  ],
   defaultFieldNullability: false,
   defaultInputFieldRequiredness: true,
   scopeAuth: {
@@ -42,7 +51,8 @@ export const builder = new SchemaBuilder<{
     }),
     unauthorizedError: (_parent, ctx, info, result) => {
       const scope = firstFailedScope(result.failure);
-      if (scope === 'tokenScope') return new InsufficientScopeError(info.parentType.name === 'Mutation' ? 'write' : 'read');
+      if (scope === 'tokenScope')
+        return new InsufficientScopeError(info.parentType.name === 'Mutation' ? 'write' : 'read');
       return new ForbiddenError(forbiddenMessage(ctx.principal, scope as FailedCheck | undefined));
     },
   },
@@ -56,7 +66,10 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     cursorType: 'String',
     // A connection field counts its page (first/last); its edges are that page, not a second multiplier.
-    edgesFieldOptions: { complexity: { field: FIELD_COST, multiplier: 1 }, description: 'The items of this page, each with its cursor.' },
+    edgesFieldOptions: {
+      complexity: { field: FIELD_COST, multiplier: 1 },
+      description: 'The items of this page, each with its cursor.',
+    },
     // The descriptions of what every connection has, written once.
     pageInfoFieldOptions: { description: 'Where this page stands in the whole list.' },
     cursorFieldOptions: { description: 'Pass it as `after` (or `before`) to continue from this item.' },
@@ -89,5 +102,12 @@ function firstFailedScope(failure: AuthFailure): string | undefined {
 }
 
 // Reading needs the `read` scope and every mutation `write`, on both surfaces, for OAuth tokens.
-builder.queryType({ description: 'Reads, in the organization the credential acts in (tokens with the read scope).', authScopes: { tokenScope: 'read' } });
-builder.mutationType({ description: "Changes, in the organization the credential acts in (tokens with the write scope); each answers a union of its success and the errors that can stop it.", authScopes: { tokenScope: 'write' } });
+builder.queryType({
+  description: 'Reads, in the organization the credential acts in (tokens with the read scope).',
+  authScopes: { tokenScope: 'read' },
+});
+builder.mutationType({
+  description:
+    'Changes, in the organization the credential acts in (tokens with the write scope); each answers a union of its success and the errors that can stop it.',
+  authScopes: { tokenScope: 'write' },
+});

@@ -14,7 +14,9 @@ const columns = new WeakMap<object, string>();
  * costs a call and a resolve-info object with its path for every row (4,000 per response of
  * the nested dashboard query).
  */
-export function column<Name extends string>(name: Name): <Parent extends { [K in Name]: unknown }>(parent: Parent) => Parent[Name] {
+export function column<Name extends string>(
+  name: Name,
+): <Parent extends { [K in Name]: unknown }>(parent: Parent) => Parent[Name] {
   const read = <Parent extends { [K in Name]: unknown }>(parent: Parent) => parent[name];
   columns.set(read, name);
   return read;

@@ -4,7 +4,8 @@ import { z } from 'zod';
 // "1" as the year 2001 and a zoneless time in the server's own zone.
 const ISO_8601 = /^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d))?$/i;
 
-export const INSTANT_MESSAGE = 'must be an ISO 8601 date or date-time with a zone, e.g. 2026-01-31 or 2026-01-31T12:00:00Z';
+export const INSTANT_MESSAGE =
+  'must be an ISO 8601 date or date-time with a zone, e.g. 2026-01-31 or 2026-01-31T12:00:00Z';
 
 /** `Date` rolls 2026-02-30 over to March 2; a calendar date must exist as written. */
 function isCalendarDate(text: string): boolean {
@@ -26,5 +27,8 @@ export function parseInstant(value: unknown): Date | null {
  */
 export const instant = z.preprocess(
   (value) => (typeof value === 'string' ? (parseInstant(value) ?? value) : value),
-  z.date({ error: (issue) => (issue.input === undefined ? undefined : issue.input === null ? 'cannot be null' : INSTANT_MESSAGE) }),
+  z.date({
+    error: (issue) =>
+      issue.input === undefined ? undefined : issue.input === null ? 'cannot be null' : INSTANT_MESSAGE,
+  }),
 );

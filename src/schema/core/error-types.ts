@@ -1,5 +1,14 @@
 import { builder } from './builder.js';
-import { type AppError, ConflictError, ForbiddenError, MAX_FIELD_ERRORS, NotFoundError, RateLimitedError, ValidationError, type FieldError } from './errors.js';
+import {
+  type AppError,
+  ConflictError,
+  ForbiddenError,
+  MAX_FIELD_ERRORS,
+  NotFoundError,
+  RateLimitedError,
+  ValidationError,
+  type FieldError,
+} from './errors.js';
 import { fixedList } from './list-bounds.js';
 
 const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
@@ -13,7 +22,9 @@ const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
 const FieldErrorType = builder.objectRef<FieldError>('FieldError').implement({
   description: 'One mistake of the input: where, and what is wrong with it.',
   fields: (t) => ({
-    field: t.exposeString('field', { description: 'The input field, as a dot-separated path (title, filter.status, groupBy.0).' }),
+    field: t.exposeString('field', {
+      description: 'The input field, as a dot-separated path (title, filter.status, groupBy.0).',
+    }),
     message: t.exposeString('message', { description: 'What is wrong with it, e.g. "must not be empty".' }),
   }),
 });
@@ -24,16 +35,24 @@ builder.objectType(ValidationError, {
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof ValidationError,
   fields: (t) => ({
-    fieldErrors: t.field({ type: [FieldErrorType], description: `Every mistake of the input at once (at most ${MAX_FIELD_ERRORS}).`, complexity: fixedList(MAX_FIELD_ERRORS), resolve: (error) => error.fieldErrors }),
+    fieldErrors: t.field({
+      type: [FieldErrorType],
+      description: `Every mistake of the input at once (at most ${MAX_FIELD_ERRORS}).`,
+      complexity: fixedList(MAX_FIELD_ERRORS),
+      resolve: (error) => error.fieldErrors,
+    }),
   }),
 });
 
 builder.objectType(NotFoundError, {
   name: 'NotFoundError',
-  description: 'What the operation names does not exist, or is not visible to the caller (code NOT_FOUND): the two are not told apart.',
+  description:
+    'What the operation names does not exist, or is not visible to the caller (code NOT_FOUND): the two are not told apart.',
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof NotFoundError,
-  fields: (t) => ({ resource: t.exposeString('resource', { description: 'What was not found: issue, project, API key, webhook ...' }) }),
+  fields: (t) => ({
+    resource: t.exposeString('resource', { description: 'What was not found: issue, project, API key, webhook ...' }),
+  }),
 });
 
 builder.objectType(ForbiddenError, {
@@ -66,6 +85,9 @@ builder.objectType(RateLimitedError, {
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof RateLimitedError,
   fields: (t) => ({
-    retryAfter: t.int({ description: 'Seconds to wait before retrying.', resolve: (error) => Number(error.retryAfterSeconds) }),
+    retryAfter: t.int({
+      description: 'Seconds to wait before retrying.',
+      resolve: (error) => Number(error.retryAfterSeconds),
+    }),
   }),
 });

@@ -52,7 +52,10 @@ export class ValidationError extends AppError {
   override readonly fieldErrors: FieldError[];
   constructor(fieldErrors: FieldError[]) {
     const reported = fieldErrors.slice(0, MAX_FIELD_ERRORS);
-    super(reported.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', { extensions: { fieldErrors: reported }, errors: reported });
+    super(reported.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', {
+      extensions: { fieldErrors: reported },
+      errors: reported,
+    });
     this.fieldErrors = reported;
   }
 }
@@ -71,7 +74,11 @@ export class ForbiddenError extends AppError {
 
 export class ConflictError extends AppError {
   /** `extensions`: what a client needs besides the code (`limit`, for a bound reached). */
-  constructor(message: string, code: 'CONFLICT' | Extract<ErrorCode, `${string}_LIMIT_REACHED`> = 'CONFLICT', extensions: Record<string, unknown> = {}) {
+  constructor(
+    message: string,
+    code: 'CONFLICT' | Extract<ErrorCode, `${string}_LIMIT_REACHED`> = 'CONFLICT',
+    extensions: Record<string, unknown> = {},
+  ) {
     super(message, code, { extensions });
   }
 }
@@ -82,7 +89,10 @@ export class RateLimitedError extends AppError {
     message = `Too many requests for this operation. Wait ${retryAfterSeconds} seconds before retrying.`,
     extensions: Record<string, unknown> = {},
   ) {
-    super(message, 'RATE_LIMITED', { extensions: { retryAfter: Number(retryAfterSeconds), ...extensions }, headers: { 'retry-after': String(Number(retryAfterSeconds)) } });
+    super(message, 'RATE_LIMITED', {
+      extensions: { retryAfter: Number(retryAfterSeconds), ...extensions },
+      headers: { 'retry-after': String(Number(retryAfterSeconds)) },
+    });
   }
 }
 
@@ -94,7 +104,10 @@ export class RateLimitedError extends AppError {
  */
 export class TooManyStreamsError extends AppError {
   static readonly retryAfterSeconds = 5;
-  constructor(readonly scope: 'credential' | 'organization', readonly limit: number) {
+  constructor(
+    readonly scope: 'credential' | 'organization',
+    readonly limit: number,
+  ) {
     const holder = scope === 'credential' ? 'This credential' : 'This organization';
     const retryAfter = TooManyStreamsError.retryAfterSeconds;
     const headers = { 'retry-after': String(retryAfter) };

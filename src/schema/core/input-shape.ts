@@ -63,24 +63,31 @@ export function inputShapeError(input: unknown, root: string): FieldError | null
   let values = 0;
   for (let item = stack.pop(); item; item = stack.pop()) {
     if (++values > INPUT_LIMITS.values) {
-      return { field: root, message: `holds more than ${INPUT_LIMITS.values} values in all (objects, lists and what they hold)` };
+      return {
+        field: root,
+        message: `holds more than ${INPUT_LIMITS.values} values in all (objects, lists and what they hold)`,
+      };
     }
     const { value, depth } = item;
     if (typeof value === 'string') {
-      if (value.length > INPUT_LIMITS.text) return at(item, root, `is ${value.length} characters long, over the limit of ${INPUT_LIMITS.text}`);
+      if (value.length > INPUT_LIMITS.text)
+        return at(item, root, `is ${value.length} characters long, over the limit of ${INPUT_LIMITS.text}`);
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    if (depth > INPUT_LIMITS.depth) return at(item, root, `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists`);
+    if (depth > INPUT_LIMITS.depth)
+      return at(item, root, `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists`);
     if (Array.isArray(value)) {
       if (value.length > INPUT_LIMITS.items) return at(item, root, WIDTH.items);
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i] as unknown, depth: depth + 1, parent: item, key: String(i) });
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ value: value[i] as unknown, depth: depth + 1, parent: item, key: String(i) });
       continue;
     }
     const keys = Object.keys(value);
     if (keys.length > INPUT_LIMITS.fields) return at(item, root, WIDTH.fields);
     const long = keys.find((key) => key.length > INPUT_LIMITS.name);
-    if (long !== undefined) return at(item, root, `has a field name of ${long.length} characters, over the limit of ${INPUT_LIMITS.name}`);
+    if (long !== undefined)
+      return at(item, root, `has a field name of ${long.length} characters, over the limit of ${INPUT_LIMITS.name}`);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
       stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: item, key });

@@ -96,9 +96,21 @@ export function jsonShapeError(text: string, at: InputAt): FieldError | null {
     return 0;
   };
   /** The path, within the input, of the value at `depth` whose field or index is the innermost container's current key. */
-  const valuePath = (depth: number): string => (depth === 0 ? at.root : frames.slice(frames.length - depth).map((f) => f.key).join('.'));
+  const valuePath = (depth: number): string =>
+    depth === 0
+      ? at.root
+      : frames
+          .slice(frames.length - depth)
+          .map((f) => f.key)
+          .join('.');
   /** The path, within the input, of the innermost container (at `depth`). */
-  const containerPath = (depth: number): string => (depth === 0 ? at.root : frames.slice(frames.length - 1 - depth, frames.length - 1).map((f) => f.key).join('.'));
+  const containerPath = (depth: number): string =>
+    depth === 0
+      ? at.root
+      : frames
+          .slice(frames.length - 1 - depth, frames.length - 1)
+          .map((f) => f.key)
+          .join('.');
 
   // Stryker disable next-line EqualityOperator: one step past the end reads NaN, which starts nothing
   for (let i = 0; i < text.length; i++) {
@@ -128,7 +140,10 @@ export function jsonShapeError(text: string, at: InputAt): FieldError | null {
           return { field: containerPath(top.depth), message: WIDTH.fields };
         }
         if (top.key.length > INPUT_LIMITS.name) {
-          return { field: containerPath(top.depth), message: `has a field name of ${top.key.length} characters, over the limit of ${INPUT_LIMITS.name}` };
+          return {
+            field: containerPath(top.depth),
+            message: `has a field name of ${top.key.length} characters, over the limit of ${INPUT_LIMITS.name}`,
+          };
         }
       }
       i = close;
@@ -145,7 +160,10 @@ export function jsonShapeError(text: string, at: InputAt): FieldError | null {
     const depth = depthOfNext();
     if (depth === 0) values = 0; // each input is counted on its own
     if (depth >= 0 && ++values > INPUT_LIMITS.values) {
-      return { field: at.root, message: `holds more than ${INPUT_LIMITS.values} values in all (objects, lists and what they hold)` };
+      return {
+        field: at.root,
+        message: `holds more than ${INPUT_LIMITS.values} values in all (objects, lists and what they hold)`,
+      };
     }
     if (c === QUOTE) {
       const close = stringEnd(text, i);
@@ -153,13 +171,21 @@ export function jsonShapeError(text: string, at: InputAt): FieldError | null {
       // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: decoding more strings than needed is slower, not wrong
       if (depth >= 0 && close - i - 1 > INPUT_LIMITS.text) {
         const length = decoded(text, i, close).length;
-        if (length > INPUT_LIMITS.text) return { field: valuePath(depth), message: `is ${length} characters long, over the limit of ${INPUT_LIMITS.text}` };
+        if (length > INPUT_LIMITS.text)
+          return {
+            field: valuePath(depth),
+            message: `is ${length} characters long, over the limit of ${INPUT_LIMITS.text}`,
+          };
       }
       i = close;
       continue;
     }
     if (c === 0x7b || c === 0x5b) {
-      if (depth > INPUT_LIMITS.depth) return { field: valuePath(depth), message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists` };
+      if (depth > INPUT_LIMITS.depth)
+        return {
+          field: valuePath(depth),
+          message: `nests deeper than ${INPUT_LIMITS.depth} levels of objects and lists`,
+        };
       // Stryker disable next-line StringLiteral: a container's key is set before any path reads it
       frames.push({ list: c === 0x5b, count: 0, key: '', wantsKey: true, depth });
       continue;

@@ -92,7 +92,10 @@ export function connectionPage(defaultSize: number, maxSize: number) {
 
 /** A credential bound to one organization (API key, OAuth token) has exactly one membership to list. */
 export function membershipsCost(args: { first?: number | null }, ctx: Context) {
-  return { field: FIELD_COST, multiplier: costScope(ctx) === 'one-org' ? 1 : listSize(args.first, LIST_BOUNDS.memberships) };
+  return {
+    field: FIELD_COST,
+    multiplier: costScope(ctx) === 'one-org' ? 1 : listSize(args.first, LIST_BOUNDS.memberships),
+  };
 }
 
 /**

@@ -32,7 +32,8 @@ const watchChanges = defineOperation({
     const orgId = activeOrgId(ctx);
     if (!ctx.liveUpdates) throw new ForbiddenError('Live updates are served through the API only.');
     const projectId = await optionalProjectIdOf(ctx.prisma, orgId, given);
-    if (projectId && !(await ctx.prisma.project.findFirst({ where: { id: projectId, orgId }, select: { id: true } }))) throw new NotFoundError('project');
+    if (projectId && !(await ctx.prisma.project.findFirst({ where: { id: projectId, orgId }, select: { id: true } })))
+      throw new NotFoundError('project');
     const stream = ctx.liveUpdates.open(credentialSubject(ctx), orgId, {
       accept: (event) => event.type.startsWith(`${subject}.`) && (!projectId || event.projectId === projectId),
       check: () => stillAllowed(ctx, orgId),
@@ -47,7 +48,9 @@ async function stillAllowed(ctx: Context, orgId: string): Promise<void> {
   if (!ctx.reauthenticate) return;
   const now = await ctx.reauthenticate();
   if (now instanceof AuthError || now.kind !== 'user' || now.org?.id !== orgId) {
-    throw new ForbiddenError('This subscription has ended: its credential no longer gives access to the organization (revoked, expired, or no longer a member).');
+    throw new ForbiddenError(
+      'This subscription has ended: its credential no longer gives access to the organization (revoked, expired, or no longer a member).',
+    );
   }
   ctx.principal = now;
 }
@@ -72,13 +75,22 @@ const IssueChange = builder.objectRef<LiveEvent>('IssueChange').implement({
     kind: t.field({ type: ChangeKind, description: 'What happened.', resolve: kindOf }),
     issueId: t.id({ description: 'The issue.', resolve: (event) => event.subjectId }),
     projectId: t.id({ description: "The issue's project.", resolve: (event) => event.projectId }),
-    fields: t.stringList({ description: 'The fields that changed (every field set, for a creation).', complexity: fixedList(CHANGED_FIELDS_MAX), resolve: (event) => event.fields }),
-    changedAt: t.field({ type: 'DateTime', description: 'When the change was committed.', resolve: (event) => new Date(event.at) }),
+    fields: t.stringList({
+      description: 'The fields that changed (every field set, for a creation).',
+      complexity: fixedList(CHANGED_FIELDS_MAX),
+      resolve: (event) => event.fields,
+    }),
+    changedAt: t.field({
+      type: 'DateTime',
+      description: 'When the change was committed.',
+      resolve: (event) => new Date(event.at),
+    }),
     issue: t.prismaField({
       type: 'Issue',
       nullable: true,
-      description: 'The issue as it is now, read with the subscriber\'s rights; null once deleted.',
-      resolve: (query, event, _args, ctx) => ctx.prisma.issue.findFirst({ ...query, where: { id: event.subjectId, orgId: activeOrgId(ctx) } }),
+      description: "The issue as it is now, read with the subscriber's rights; null once deleted.",
+      resolve: (query, event, _args, ctx) =>
+        ctx.prisma.issue.findFirst({ ...query, where: { id: event.subjectId, orgId: activeOrgId(ctx) } }),
     }),
   }),
 });
@@ -88,24 +100,42 @@ const ProjectChange = builder.objectRef<LiveEvent>('ProjectChange').implement({
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, description: 'What happened.', resolve: kindOf }),
     projectId: t.id({ description: 'The project.', resolve: (event) => event.subjectId }),
-    fields: t.stringList({ description: 'The fields that changed (every field set, for a creation).', complexity: fixedList(CHANGED_FIELDS_MAX), resolve: (event) => event.fields }),
-    changedAt: t.field({ type: 'DateTime', description: 'When the change was committed.', resolve: (event) => new Date(event.at) }),
+    fields: t.stringList({
+      description: 'The fields that changed (every field set, for a creation).',
+      complexity: fixedList(CHANGED_FIELDS_MAX),
+      resolve: (event) => event.fields,
+    }),
+    changedAt: t.field({
+      type: 'DateTime',
+      description: 'When the change was committed.',
+      resolve: (event) => new Date(event.at),
+    }),
     project: t.prismaField({
       type: 'Project',
       nullable: true,
       description: 'The project as it is now; null once deleted.',
-      resolve: (query, event, _args, ctx) => ctx.prisma.project.findFirst({ ...query, where: { id: event.subjectId, orgId: activeOrgId(ctx) } }),
+      resolve: (query, event, _args, ctx) =>
+        ctx.prisma.project.findFirst({ ...query, where: { id: event.subjectId, orgId: activeOrgId(ctx) } }),
     }),
   }),
 });
 
-builder.subscriptionType({ description: 'Live updates, over Server-Sent Events (Accept: text/event-stream).', authScopes: { tokenScope: 'read' } });
+builder.subscriptionType({
+  description: 'Live updates, over Server-Sent Events (Accept: text/event-stream).',
+  authScopes: { tokenScope: 'read' },
+});
 
 builder.subscriptionField('issueChanged', (t) =>
   t.field({
     type: IssueChange,
-    description: "Every change to the organization's issues (of one project when projectId is given), as it is committed.",
-    args: { projectId: t.arg.id({ required: false, description: 'Only the issues of this project: its id or its key (`WEB`, any case).' }) },
+    description:
+      "Every change to the organization's issues (of one project when projectId is given), as it is committed.",
+    args: {
+      projectId: t.arg.id({
+        required: false,
+        description: 'Only the issues of this project: its id or its key (`WEB`, any case).',
+      }),
+    },
     subscribe: (_root, args, ctx) => watchChanges.call(ctx, { projectId: args.projectId, subject: 'issue' }, undefined),
     resolve: (event) => event,
   }),

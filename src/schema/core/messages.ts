@@ -4,5 +4,8 @@
  */
 export function notNull(otherwise: string) {
   // undefined: the field is missing, which the shared message says (src/schema/core/validate.ts).
-  return { error: (issue: { input?: unknown }) => (issue.input === undefined ? undefined : issue.input === null ? 'cannot be null' : otherwise) };
+  return {
+    error: (issue: { input?: unknown }) =>
+      issue.input === undefined ? undefined : issue.input === null ? 'cannot be null' : otherwise,
+  };
 }

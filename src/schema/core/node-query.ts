@@ -29,10 +29,12 @@ builder.queryField('node', (t) =>
   t.field({
     type: NodeRef,
     nullable: true,
-    description: 'An issue, project or member of your organization by id; null when there is none (or it is not yours to see).',
+    description:
+      'An issue, project or member of your organization by id; null when there is none (or it is not yours to see).',
     authScopes: { role: 'viewer' },
     args: { id: t.arg.id({ required: true, description: 'The id of an issue, a project or a user.' }) },
-    resolve: async (_root, args, ctx) => (await findNodes(ctx, [String(args.id)])).get(String(args.id).toLowerCase()) ?? null,
+    resolve: async (_root, args, ctx) =>
+      (await findNodes(ctx, [String(args.id)])).get(String(args.id).toLowerCase()) ?? null,
   }),
 );
 
@@ -42,10 +44,13 @@ builder.queryField('nodes', (t) =>
     nullable: { list: false, items: true },
     description: `node(id:) for up to ${MAX_NODE_IDS} ids at once, in the same order.`,
     authScopes: { role: 'viewer' },
-    args: { ids: t.arg.idList({ required: true, description: `Up to ${MAX_NODE_IDS} ids of issues, projects or users.` }) },
+    args: {
+      ids: t.arg.idList({ required: true, description: `Up to ${MAX_NODE_IDS} ids of issues, projects or users.` }),
+    },
     complexity: (args) => ({ field: FIELD_COST, multiplier: Math.min(args.ids.length, MAX_NODE_IDS) }),
     resolve: async (_root, args, ctx) => {
-      if (args.ids.length > MAX_NODE_IDS) throw new ValidationError([{ field: 'ids', message: `must have at most ${MAX_NODE_IDS} ids` }]);
+      if (args.ids.length > MAX_NODE_IDS)
+        throw new ValidationError([{ field: 'ids', message: `must have at most ${MAX_NODE_IDS} ids` }]);
       const ids = args.ids.map(String);
       const found = await findNodes(ctx, ids);
       return ids.map((id) => found.get(id.toLowerCase()) ?? null);

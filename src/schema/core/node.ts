@@ -9,6 +9,8 @@ export type NodeValue = { id: string; __nodeType: 'Issue' | 'Project' | 'User' }
  */
 export const NodeRef = builder.interfaceRef<{ id: string }>('Node').implement({
   description: 'An object that can be fetched by its id alone, with node(id:).',
-  fields: (t) => ({ id: t.exposeID('id', { description: 'A UUID, unique across every kind of object: what node(id:) takes.' }) }),
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'A UUID, unique across every kind of object: what node(id:) takes.' }),
+  }),
   resolveType: (value) => (value as NodeValue).__nodeType,
 });

@@ -26,7 +26,8 @@ export interface OperationSpec<S extends z.ZodType, Out, Extra> {
   run(ctx: Context, input: z.output<S>, extra: Extra): Promise<Out>;
 }
 
-export interface Operation<S extends z.ZodType = z.ZodType, Out = unknown, Extra = undefined> extends OperationSpec<S, Out, Extra> {
+export interface Operation<S extends z.ZodType = z.ZodType, Out = unknown, Extra = undefined>
+  extends OperationSpec<S, Out, Extra> {
   /** The checks that come before the input is looked at: authorization, then the operation's bucket. */
   admit(ctx: Context): Promise<void>;
   /** Validates the input: every mistake at once, as one ValidationError. */
@@ -35,7 +36,9 @@ export interface Operation<S extends z.ZodType = z.ZodType, Out = unknown, Extra
   call(ctx: Context, input: unknown, extra: Extra): Promise<Out>;
 }
 
-export function defineOperation<S extends z.ZodType, Out, Extra = undefined>(spec: OperationSpec<S, Out, Extra>): Operation<S, Out, Extra> {
+export function defineOperation<S extends z.ZodType, Out, Extra = undefined>(
+  spec: OperationSpec<S, Out, Extra>,
+): Operation<S, Out, Extra> {
   const op: Operation<S, Out, Extra> = {
     ...spec,
     async admit(ctx) {

@@ -11,7 +11,9 @@ export function outcome<T extends new (...args: never[]) => Error>(field: string
   const errors = types.map((type) => type.name).join(', ');
   return {
     types,
-    union: { description: `What ${field} answers: its success type, whose \`data\` is the answer, or the error that stopped it (${errors}; each has \`message\` and \`code\`).` },
+    union: {
+      description: `What ${field} answers: its success type, whose \`data\` is the answer, or the error that stopped it (${errors}; each has \`message\` and \`code\`).`,
+    },
     result: { description: `${field} succeeded.` },
     dataField: { description: data },
   };

@@ -19,5 +19,7 @@ export async function limitOperation(ctx: Context, policy: Policy, subject?: str
 /** Per-token buckets, like the global one: a key, an OAuth grant, a session; without one, the address. */
 export function credentialSubject(ctx: Context): string {
   const { principal } = ctx;
-  return principal.kind === 'user' ? `${principal.credential.kind}:${principal.credential.id}` : `ip:${addressKey(ctx.clientIp)}`;
+  return principal.kind === 'user'
+    ? `${principal.credential.kind}:${principal.credential.id}`
+    : `ip:${addressKey(ctx.clientIp)}`;
 }

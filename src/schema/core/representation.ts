@@ -18,7 +18,11 @@ export function column<Row, K extends keyof Row & string>(name: K, schema: z.Zod
 }
 
 /** A timestamp column, in ISO 8601 UTC with milliseconds. */
-export function timeColumn<Row, K extends keyof Row & string>(name: K, description: string, nullable = false): Field<Row> {
+export function timeColumn<Row, K extends keyof Row & string>(
+  name: K,
+  description: string,
+  nullable = false,
+): Field<Row> {
   const schema = z.iso.datetime().meta({ description });
   return {
     schema: nullable ? schema.nullable() : schema,
@@ -43,7 +47,12 @@ function mergeSelect(into: Record<string, unknown>, more: Record<string, unknown
   for (const [key, value] of Object.entries(more)) {
     const current = into[key];
     if (current && typeof current === 'object' && value && typeof value === 'object') {
-      into[key] = { select: mergeSelect({ ...(current as { select: Record<string, unknown> }).select }, (value as { select: Record<string, unknown> }).select) };
+      into[key] = {
+        select: mergeSelect(
+          { ...(current as { select: Record<string, unknown> }).select },
+          (value as { select: Record<string, unknown> }).select,
+        ),
+      };
     } else {
       into[key] = value;
     }
@@ -56,13 +65,22 @@ function mergeSelect(into: Record<string, unknown>, more: Record<string, unknown
  * selection and the JSON all come from this list of fields, so a field added here appears in
  * all three (and in the field tables of docs/api.md, `npm run docs:fields`).
  */
-export function representation<Row>(name: string, description: string, fields: Record<string, Field<Row>>): Representation<Row> {
-  const shape = Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, field.omitNull ? field.schema.optional() : field.schema]));
+export function representation<Row>(
+  name: string,
+  description: string,
+  fields: Record<string, Field<Row>>,
+): Representation<Row> {
+  const shape = Object.fromEntries(
+    Object.entries(fields).map(([key, field]) => [key, field.omitNull ? field.schema.optional() : field.schema]),
+  );
   const entries = Object.entries(fields);
   return {
     name,
     schema: z.strictObject(shape).meta({ id: name, description }),
-    select: entries.reduce((select, [, field]) => mergeSelect(select, field.select ?? {}), {} as Record<string, unknown>),
+    select: entries.reduce(
+      (select, [, field]) => mergeSelect(select, field.select ?? {}),
+      {} as Record<string, unknown>,
+    ),
     present(row) {
       const json: Record<string, unknown> = {};
       for (const [key, field] of entries) {
@@ -81,6 +99,7 @@ export function representation<Row>(name: string, description: string, fields: R
 /** A UUID, described. */
 export const uuid = (description?: string) => (description ? z.uuid().meta({ description }) : z.uuid());
 /** Text of at most `max` characters: the limit of the operation that writes it. */
-export const text = (max: number, description?: string) => (description ? z.string().max(max).meta({ description }) : z.string().max(max));
+export const text = (max: number, description?: string) =>
+  description ? z.string().max(max).meta({ description }) : z.string().max(max);
 /** PostgreSQL's int4: issue numbers and counts. */
 export const INT4_MAX = 2 ** 31 - 1;

@@ -9,14 +9,19 @@ export function selectedFieldNames(info: GraphQLResolveInfo, path: readonly stri
   let level: SelectionSetNode[] = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
   for (const name of path) {
     const next: SelectionSetNode[] = [];
-    for (const field of fieldsOf(level, info.fragments)) if (field.name.value === name && field.selectionSet) next.push(field.selectionSet);
+    for (const field of fieldsOf(level, info.fragments))
+      if (field.name.value === name && field.selectionSet) next.push(field.selectionSet);
     if (!next.length) return null;
     level = next;
   }
   return new Set(fieldsOf(level, info.fragments).map((field) => field.name.value));
 }
 
-function fieldsOf(sets: SelectionSetNode[], fragments: Record<string, FragmentDefinitionNode>, seen = new Set<string>()): FieldNode[] {
+function fieldsOf(
+  sets: SelectionSetNode[],
+  fragments: Record<string, FragmentDefinitionNode>,
+  seen = new Set<string>(),
+): FieldNode[] {
   const fields: FieldNode[] = [];
   for (const set of sets) {
     for (const selection of set.selections) {

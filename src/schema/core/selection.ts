@@ -21,6 +21,11 @@ export function selectionCovered(select: Record<string, unknown> | undefined, ro
     if (wanted === true) return true;
     const nested = (wanted as { select?: Record<string, unknown> }).select;
     const value = row[field];
-    return nested !== undefined && value !== null && typeof value === 'object' && selectionCovered(nested, value as Record<string, unknown>);
+    return (
+      nested !== undefined &&
+      value !== null &&
+      typeof value === 'object' &&
+      selectionCovered(nested, value as Record<string, unknown>)
+    );
   });
 }

@@ -1,4 +1,9 @@
-import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type PothosOutputFieldType, type SchemaTypes } from '@pothos/core';
+import SchemaBuilder, {
+  BasePlugin,
+  type PothosOutputFieldConfig,
+  type PothosOutputFieldType,
+  type SchemaTypes,
+} from '@pothos/core';
 import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 
 type Path = GraphQLResolveInfo['path'];
@@ -27,7 +32,8 @@ class StablePathsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     fieldConfig: PothosOutputFieldConfig<Types>,
   ): GraphQLFieldResolver<unknown, Types['Context'], object> {
     const onPrismaObject = fieldConfig.kind === 'PrismaObject';
-    const onRoot = fieldConfig.kind === 'Query' || fieldConfig.kind === 'Mutation' || fieldConfig.kind === 'Subscription';
+    const onRoot =
+      fieldConfig.kind === 'Query' || fieldConfig.kind === 'Mutation' || fieldConfig.kind === 'Subscription';
     const prismaWrapped = onPrismaObject && fieldConfig.extensions?.pothosPrismaSelect;
     if (!prismaWrapped && !((onPrismaObject || onRoot) && returnsObjects(fieldConfig.type))) return resolver;
     return (parent, args, context, info) => {

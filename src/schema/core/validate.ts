@@ -37,7 +37,8 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.outp
 export function fieldErrors(error: z.ZodError): FieldError[] {
   return error.issues.flatMap((issue) => {
     const at = issue.path.map(String);
-    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: issue.message }));
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: issue.message }));
     return [{ field: at.join('.') || 'input', message: issue.message }];
   });
 }

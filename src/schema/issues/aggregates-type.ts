@@ -53,7 +53,11 @@ const StatusCount = builder.objectRef<{ status: string; count: number }>('IssueS
 const PriorityCount = builder.objectRef<{ priority: string; count: number }>('IssuePriorityCount').implement({
   description: 'How many issues have a priority.',
   fields: (t) => ({
-    priority: t.field({ type: IssuePriorityEnum, description: 'The priority.', resolve: (group) => group.priority as never }),
+    priority: t.field({
+      type: IssuePriorityEnum,
+      description: 'The priority.',
+      resolve: (group) => group.priority as never,
+    }),
     count: t.exposeInt('count', countField),
   }),
 });
@@ -61,13 +65,18 @@ const PriorityCount = builder.objectRef<{ priority: string; count: number }>('Is
 const AssigneeCount = builder.objectRef<{ assigneeId: string | null; count: number }>('IssueAssigneeCount').implement({
   description: 'How many issues a person is assigned (or how many are unassigned).',
   fields: (t) => ({
-    assigneeId: t.id({ nullable: true, description: 'The assignee; null for the unassigned issues.', resolve: (group) => group.assigneeId }),
+    assigneeId: t.id({
+      nullable: true,
+      description: 'The assignee; null for the unassigned issues.',
+      resolve: (group) => group.assigneeId,
+    }),
     // Prisma batches the findUnique calls of one tick into one query.
     assignee: t.prismaField({
       type: 'User',
       nullable: true,
       description: 'The assignee; null for the unassigned issues.',
-      resolve: (query, group, _args, ctx) => (group.assigneeId ? ctx.prisma.user.findUnique({ ...query, where: { id: group.assigneeId } }) : null),
+      resolve: (query, group, _args, ctx) =>
+        group.assigneeId ? ctx.prisma.user.findUnique({ ...query, where: { id: group.assigneeId } }) : null,
     }),
     count: t.exposeInt('count', countField),
   }),
@@ -81,7 +90,8 @@ const ProjectCount = builder.objectRef<{ projectId: string; count: number }>('Is
     project: t.prismaField({
       type: 'Project',
       description: 'The project.',
-      resolve: (query, group, _args, ctx) => ctx.prisma.project.findUniqueOrThrow({ ...query, where: { id: group.projectId } }),
+      resolve: (query, group, _args, ctx) =>
+        ctx.prisma.project.findUniqueOrThrow({ ...query, where: { id: group.projectId } }),
     }),
     count: t.exposeInt('count', countField),
   }),
@@ -90,7 +100,11 @@ const ProjectCount = builder.objectRef<{ projectId: string; count: number }>('Is
 const WeekCountType = builder.objectRef<WeekCount>('IssueWeekCount').implement({
   description: 'How many issues in one week (ISO weeks, Monday to Sunday, UTC).',
   fields: (t) => ({
-    weekStart: t.field({ type: 'DateTime', description: 'Monday 00:00 UTC, the start of the week.', resolve: (week) => week.weekStart }),
+    weekStart: t.field({
+      type: 'DateTime',
+      description: 'Monday 00:00 UTC, the start of the week.',
+      resolve: (week) => week.weekStart,
+    }),
     count: t.exposeInt('count', countField),
   }),
 });
@@ -133,7 +147,8 @@ const IssueAggregatesType = builder.objectRef<AggregatesRequest>('IssueAggregate
     }),
     completedPerWeek: t.field({
       type: [WeekCountType],
-      description: 'Issues moved to Done per week (from the issue history), over the last `weeks` weeks, zeros included. The filter applies to the issues as they are now.',
+      description:
+        'Issues moved to Done per week (from the issue history), over the last `weeks` weeks, zeros included. The filter applies to the issues as they are now.',
       complexity: fixedList(WEEKS_MAX),
       resolve: async (request) => (await request.load('completedWeek')).completedPerWeek!,
     }),
@@ -145,9 +160,16 @@ builder.queryField('issueAggregates', (t) =>
     type: IssueAggregatesType,
     description: aggregateIssues.description,
     args: {
-      projectId: t.arg.id({ required: false, description: 'Only the issues of this project: its id or its key (`WEB`, any case).' }),
-      filter: t.arg({ type: IssueFilterInput, required: false, description: 'Which issues: the issue list\'s filter.' }),
-      weeks: t.arg.int({ required: false, defaultValue: WEEKS_DEFAULT, description: `How many weeks the weekly series cover, 1 to ${WEEKS_MAX}, ending with the current week.` }),
+      projectId: t.arg.id({
+        required: false,
+        description: 'Only the issues of this project: its id or its key (`WEB`, any case).',
+      }),
+      filter: t.arg({ type: IssueFilterInput, required: false, description: "Which issues: the issue list's filter." }),
+      weeks: t.arg.int({
+        required: false,
+        defaultValue: WEEKS_DEFAULT,
+        description: `How many weeks the weekly series cover, 1 to ${WEEKS_MAX}, ending with the current week.`,
+      }),
     },
     // Authorization, the operation's bucket and the input are checked here, so that their
     // errors belong to this field; the counting waits for the selected sub-fields.

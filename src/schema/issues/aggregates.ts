@@ -79,7 +79,12 @@ export const AggregateIssuesInput = z.strictObject({
     .array(z.enum(ISSUE_GROUPINGS, { error: `must each be one of: ${ISSUE_GROUPINGS.join(', ')}` }))
     .max(ISSUE_GROUPINGS.length, `must have at most ${ISSUE_GROUPINGS.length} values`)
     .nullish(),
-  weeks: z.number({ error: weeksMessage }).int(weeksMessage).min(1, weeksMessage).max(WEEKS_MAX, weeksMessage).nullish(),
+  weeks: z
+    .number({ error: weeksMessage })
+    .int(weeksMessage)
+    .min(1, weeksMessage)
+    .max(WEEKS_MAX, weeksMessage)
+    .nullish(),
 });
 
 /** The groupings of the issues themselves (one GROUPING SETS statement); completedWeek reads the history. */
@@ -117,7 +122,7 @@ type Row = { count: number; value: string | Date | null } & Record<`g_${IssueCol
 export const aggregateIssues = defineOperation({
   name: 'aggregateIssues',
   description:
-    'Counts of the issues matching `filter` (the issue list\'s filter; one project\'s issues when projectId is given): ' +
+    "Counts of the issues matching `filter` (the issue list's filter; one project's issues when projectId is given): " +
     'the total, and per status, priority, assignee, project, week of creation or week of completion (moved to Done), computed in the database.',
   kind: 'read',
   access: { role: 'viewer' },
@@ -129,7 +134,9 @@ export const aggregateIssues = defineOperation({
     const weeks = weekStarts(new Date(), input.weeks ?? WEEKS_DEFAULT);
     const fromCounts = answeredByCounts(input, groupings);
     const weekly = groupings.includes('createdWeek') && fromCounts;
-    const columns = groupings.filter((g): g is IssueColumnGrouping => g !== 'completedWeek' && !(g === 'createdWeek' && fromCounts));
+    const columns = groupings.filter(
+      (g): g is IssueColumnGrouping => g !== 'completedWeek' && !(g === 'createdWeek' && fromCounts),
+    );
     const [rows, created, completed] = await Promise.all([
       groupedCounts(ctx, orgId, input, columns, weeks[0]!, fromCounts),
       weekly ? createdPerWeek(ctx, orgId, input, weeks) : undefined,
@@ -140,7 +147,10 @@ export const aggregateIssues = defineOperation({
     if (completed) result.completedPerWeek = completed;
     // As for the list: only an empty result needs to tell "no issues" from "no such project here".
     if (input.projectId && result.total === 0) {
-      const project = await ctx.prisma.project.findFirst({ where: { id: input.projectId, orgId }, select: { id: true } });
+      const project = await ctx.prisma.project.findFirst({
+        where: { id: input.projectId, orgId },
+        select: { id: true },
+      });
       if (!project) throw new NotFoundError('project');
     }
     return result;
@@ -190,25 +200,38 @@ async function groupedCounts(
           'i.assignee_id',
           'i.project_id',
           sql<number>`1`.as('issues'),
-          sql<Date | null>`CASE WHEN i.created_at >= ${firstWeek}::timestamptz THEN date_trunc('week', i.created_at, 'UTC') END`.as('created_week'),
+          sql<Date | null>`CASE WHEN i.created_at >= ${firstWeek}::timestamptz THEN date_trunc('week', i.created_at, 'UTC') END`.as(
+            'created_week',
+          ),
         ])
         .where((eb) => eb.and(issueConditions(orgId, input)));
   // One output column per grouping would make every row wide; each grouping set fills `value`
   // instead, and GROUPING() tells which set a row belongs to (1: not grouped by that column).
   const grouping = (g: IssueColumnGrouping) => sql<number>`GROUPING(${sql.ref(GROUP_COLUMN[g])})`;
   const value = groupings.length
-    ? sql<string | null>`COALESCE(${sql.join(groupings.map((g) => sql`CASE WHEN ${grouping(g)} = 0 THEN ${valueText(g)} END`))})`
+    ? sql<
+        string | null
+      >`COALESCE(${sql.join(groupings.map((g) => sql`CASE WHEN ${grouping(g)} = 0 THEN ${valueText(g)} END`))})`
     : sql<null>`NULL`;
   const sets = sql.join([sql`()`, ...groupings.map((g) => sql`(${sql.ref(GROUP_COLUMN[g])})`)]);
   const query = builder
     .selectFrom(filtered.as('filtered'))
-    .select([sql<number>`COALESCE(sum(issues), 0)::int`.as('count'), value.as('value'), ...groupings.map((g) => grouping(g).as(`g_${g}`))])
+    .select([
+      sql<number>`COALESCE(sum(issues), 0)::int`.as('count'),
+      value.as('value'),
+      ...groupings.map((g) => grouping(g).as(`g_${g}`)),
+    ])
     .groupBy(sql`GROUPING SETS (${sets})`);
   return directSql(ctx.prisma).rows<Row>(compiled(query));
 }
 
 /** Issues created per week, from the weekly counts (the whole organization, or one project). */
-async function createdPerWeek(ctx: Context, orgId: string, input: z.output<typeof AggregateIssuesInput>, weeks: Date[]): Promise<WeekCount[]> {
+async function createdPerWeek(
+  ctx: Context,
+  orgId: string,
+  input: z.output<typeof AggregateIssuesInput>,
+  weeks: Date[],
+): Promise<WeekCount[]> {
   let query = builder
     .selectFrom('issue_week_counts as w')
     .select(['w.week', sql<number>`sum(w.count)::int`.as('count')])
@@ -239,7 +262,12 @@ function issueConditions(orgId: string, input: z.output<typeof AggregateIssuesIn
  * the whole organization or a project, the rows are counted as they are; under a filter, each
  * row's issue is looked up by its key and checked.
  */
-async function completedPerWeek(ctx: Context, orgId: string, input: z.output<typeof AggregateIssuesInput>, weeks: Date[]): Promise<WeekCount[]> {
+async function completedPerWeek(
+  ctx: Context,
+  orgId: string,
+  input: z.output<typeof AggregateIssuesInput>,
+  weeks: Date[],
+): Promise<WeekCount[]> {
   const filter = input.filter ? issueFilterConditions(input.filter, 'i') : [];
   let query = builder
     .selectFrom('issue_completions as c')
@@ -250,7 +278,11 @@ async function completedPerWeek(ctx: Context, orgId: string, input: z.output<typ
   if (input.projectId) query = query.where('c.project_id', '=', input.projectId);
   if (filter.length) {
     query = query.where(({ exists, selectFrom, and }) =>
-      exists(selectFrom('issues as i').select(sql`1`.as('one')).where(and([sql<SqlBool>`i.id = c.issue_id`, ...filter]))),
+      exists(
+        selectFrom('issues as i')
+          .select(sql`1`.as('one'))
+          .where(and([sql<SqlBool>`i.id = c.issue_id`, ...filter])),
+      ),
     );
   }
   return weekSeries(await directSql(ctx.prisma).rows<{ week: Date; count: number }>(compiled(query)), weeks);
@@ -258,7 +290,8 @@ async function completedPerWeek(ctx: Context, orgId: string, input: z.output<typ
 
 /** Every group's value as text, so that one column holds them all (weeks as ISO 8601 instants). */
 function valueText(grouping: IssueColumnGrouping) {
-  if (grouping === 'createdWeek') return sql<string>`to_char(created_week AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+  if (grouping === 'createdWeek')
+    return sql<string>`to_char(created_week AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
   return sql<string>`${sql.ref(GROUP_COLUMN[grouping])}::text`;
 }
 function collect(rows: Row[], groupings: IssueColumnGrouping[], weeks: Date[]): IssueAggregates {
@@ -276,12 +309,26 @@ function collect(rows: Row[], groupings: IssueColumnGrouping[], weeks: Date[]): 
   const result: IssueAggregates = { total };
   for (const grouping of groupings) {
     const found = [...counts.get(grouping)!.entries()];
-    if (grouping === 'status') result.byStatus = ISSUE_STATUSES.map((status) => ({ status, count: countOf('status', status) }));
-    if (grouping === 'priority') result.byPriority = ISSUE_PRIORITIES.map((priority) => ({ priority, count: countOf('priority', priority) }));
-    if (grouping === 'assignee') result.byAssignee = byCount(found.map(([assigneeId, count]) => ({ assigneeId, count })), (a) => a.assigneeId);
-    if (grouping === 'project') result.byProject = byCount(found.map(([projectId, count]) => ({ projectId: projectId!, count })), (p) => p.projectId);
+    if (grouping === 'status')
+      result.byStatus = ISSUE_STATUSES.map((status) => ({ status, count: countOf('status', status) }));
+    if (grouping === 'priority')
+      result.byPriority = ISSUE_PRIORITIES.map((priority) => ({ priority, count: countOf('priority', priority) }));
+    if (grouping === 'assignee')
+      result.byAssignee = byCount(
+        found.map(([assigneeId, count]) => ({ assigneeId, count })),
+        (a) => a.assigneeId,
+      );
+    if (grouping === 'project')
+      result.byProject = byCount(
+        found.map(([projectId, count]) => ({ projectId: projectId!, count })),
+        (p) => p.projectId,
+      );
     // Issues created before the window fall in the NULL week, which no series shows.
-    if (grouping === 'createdWeek') result.createdPerWeek = weeks.map((weekStart) => ({ weekStart, count: countOf('createdWeek', weekStart.toISOString().replace('.000Z', 'Z')) }));
+    if (grouping === 'createdWeek')
+      result.createdPerWeek = weeks.map((weekStart) => ({
+        weekStart,
+        count: countOf('createdWeek', weekStart.toISOString().replace('.000Z', 'Z')),
+      }));
   }
   return result;
 }

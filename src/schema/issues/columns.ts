@@ -8,7 +8,14 @@ import { storableString } from '../core/text.js';
 import { uuid as uuidRule } from '../core/uuid.js';
 import { projectRef } from '../projects/lookup.js';
 import { enumValueName } from './enums.js';
-import { DEFAULT_PRIORITY, DEFAULT_STATUS, DESCRIPTION_MAX, ISSUE_PRIORITIES, ISSUE_STATUSES, TITLE_MAX } from './workflow.js';
+import {
+  DEFAULT_PRIORITY,
+  DEFAULT_STATUS,
+  DESCRIPTION_MAX,
+  ISSUE_PRIORITIES,
+  ISSUE_STATUSES,
+  TITLE_MAX,
+} from './workflow.js';
 
 /**
  * The columns of the issues table, each declared once. Every list of issue columns comes from
@@ -52,12 +59,16 @@ export interface ColumnDeclaration {
   };
 }
 
-const IssueStatusSchema = z
-  .enum(ISSUE_STATUSES)
-  .meta({ id: 'IssueStatus', description: 'Case-sensitive. In workflow order (the order of `sort=status`).', examples: [DEFAULT_STATUS] });
-const IssuePrioritySchema = z
-  .enum(ISSUE_PRIORITIES)
-  .meta({ id: 'IssuePriority', description: 'Case-sensitive. Most urgent first (the order of `sort=priority`).', examples: [DEFAULT_PRIORITY] });
+const IssueStatusSchema = z.enum(ISSUE_STATUSES).meta({
+  id: 'IssueStatus',
+  description: 'Case-sensitive. In workflow order (the order of `sort=status`).',
+  examples: [DEFAULT_STATUS],
+});
+const IssuePrioritySchema = z.enum(ISSUE_PRIORITIES).meta({
+  id: 'IssuePriority',
+  description: 'Case-sensitive. Most urgent first (the order of `sort=priority`).',
+  examples: [DEFAULT_PRIORITY],
+});
 
 const time = (description: string) => z.iso.datetime().meta({ description });
 const oneOf = (values: readonly string[]) => `must be one of: ${values.join(', ')}`;
@@ -82,7 +93,10 @@ export const ISSUE_TABLE = {
     graphql: { description: 'The project the issue belongs to.' },
     write: {
       rule: projectRef,
-      create: { required: true, description: 'The project to create it in (of your organization): its id or its key (`WEB`, any case).' },
+      create: {
+        required: true,
+        description: 'The project to create it in (of your organization): its id or its key (`WEB`, any case).',
+      },
     },
   },
   number: {
@@ -92,7 +106,11 @@ export const ISSUE_TABLE = {
     loaded: true,
     json: {
       name: 'number',
-      schema: z.int().min(1).max(INT4_MAX).meta({ description: 'Sequence number in the project: no gaps, no duplicates, never reused.' }),
+      schema: z
+        .int()
+        .min(1)
+        .max(INT4_MAX)
+        .meta({ description: 'Sequence number in the project: no gaps, no duplicates, never reused.' }),
       example: 12,
     },
     graphql: { description: 'Sequence number within the project (the 123 of KEY-123).' },
@@ -102,10 +120,17 @@ export const ISSUE_TABLE = {
     kind: 'text',
     nullable: false,
     loaded: true,
-    json: { name: 'title', schema: text(TITLE_MAX, `1 to ${TITLE_MAX} characters.`), example: 'Fix the login redirect loop' },
+    json: {
+      name: 'title',
+      schema: text(TITLE_MAX, `1 to ${TITLE_MAX} characters.`),
+      example: 'Fix the login redirect loop',
+    },
     graphql: { description: 'A one-line summary.', textCost: TITLE_MAX },
     write: {
-      rule: storableString(notNull('must be a string')).trim().min(1, 'must not be empty').max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
+      rule: storableString(notNull('must be a string'))
+        .trim()
+        .min(1, 'must not be empty')
+        .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
       create: { required: true, description: `A one-line summary, 1 to ${TITLE_MAX} characters.` },
       update: { description: `A new summary, 1 to ${TITLE_MAX} characters.` },
     },
@@ -162,7 +187,11 @@ export const ISSUE_TABLE = {
     kind: 'uuid',
     nullable: true,
     loaded: true,
-    json: { name: 'assignee_id', schema: z.uuid().nullable().meta({ description: 'A user id (see `GET /people/search`); null: unassigned.' }), example: EX.userId },
+    json: {
+      name: 'assignee_id',
+      schema: z.uuid().nullable().meta({ description: 'A user id (see `GET /people/search`); null: unassigned.' }),
+      example: EX.userId,
+    },
     graphql: { description: 'The user working on it; null when unassigned.' },
     write: {
       rule: uuidRule,
@@ -201,7 +230,9 @@ export const ISSUE_FIELD_NAMES: readonly IssueField[] = fields;
 export const LOADED_FIELDS = fields.filter((field) => ISSUE_TABLE[field].loaded) as LoadedField[];
 
 /** The columns every Issue row is loaded with, as a Prisma selection (the Issue object's base selection): the short ones a list shows; not the description. */
-export const ISSUE_COLUMNS = Object.fromEntries(LOADED_FIELDS.map((field) => [field, true])) as { readonly [F in LoadedField]: true };
+export const ISSUE_COLUMNS = Object.fromEntries(LOADED_FIELDS.map((field) => [field, true])) as {
+  readonly [F in LoadedField]: true;
+};
 
 /** An issue row with those columns. */
 export type IssueRow = Pick<Issue, LoadedField>;

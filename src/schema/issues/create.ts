@@ -59,7 +59,11 @@ SELECT ${ISSUE_ROW}, project.key AS "projectKey",
  * exists without its history. (Prisma's interactive transaction did the same in four round
  * trips and several times the CPU; see bench/SUMMARY.md.) The events are announced after it.
  */
-export async function insertIssue(ctx: Context, orgId: string, input: z.output<typeof CreateIssue>): Promise<CreatedIssue> {
+export async function insertIssue(
+  ctx: Context,
+  orgId: string,
+  input: z.output<typeof CreateIssue>,
+): Promise<CreatedIssue> {
   // Ids and times come from this process, as for every other row Prisma writes.
   const id = randomUUID();
   const now = new Date();
@@ -72,8 +76,18 @@ export async function insertIssue(ctx: Context, orgId: string, input: z.output<t
   const number = `n${randomUUID().replaceAll('-', '')}`;
   const key = `k${randomUUID().replaceAll('-', '')}`;
   const provisional = {
-    id, orgId, projectId: input.projectId, number: number as unknown as number, title: input.title, status: input.status,
-    priority: input.priority, description: input.description ?? null, assigneeId, createdAt: now, updatedAt: now, project: { key },
+    id,
+    orgId,
+    projectId: input.projectId,
+    number: number as unknown as number,
+    title: input.title,
+    status: input.status,
+    priority: input.priority,
+    description: input.description ?? null,
+    assigneeId,
+    createdAt: now,
+    updatedAt: now,
+    project: { key },
   };
   const prepared = prepareEvents(ctx, orgId, [issueChange('issue.created', null, provisional)], now);
   const { actor } = prepared;
@@ -81,8 +95,22 @@ export async function insertIssue(ctx: Context, orgId: string, input: z.output<t
   const rows = await directSql(ctx.prisma).rows<Row>({
     text: CREATE_ISSUE_SQL,
     values: [
-      now, orgId, input.projectId, assigneeId, id, input.title, input.status, input.priority, input.description ?? null,
-      prepared.json, actor.actorId, actor.via, actor.viaId, `"${number}"`, number, key,
+      now,
+      orgId,
+      input.projectId,
+      assigneeId,
+      id,
+      input.title,
+      input.status,
+      input.priority,
+      input.description ?? null,
+      prepared.json,
+      actor.actorId,
+      actor.via,
+      actor.viaId,
+      `"${number}"`,
+      number,
+      key,
     ],
   });
   const row = rows[0];
@@ -93,6 +121,9 @@ export async function insertIssue(ctx: Context, orgId: string, input: z.output<t
   }
   const { projectKey, seq, queued, ...columns } = row;
   const issue: CreatedIssue = { ...columns, project: { key: projectKey } };
-  announceEvents(ctx, { events: prepared.events.map((event): RecordedEvent => ({ ...event, data: issueData(issue), seq: BigInt(seq) })), queued });
+  announceEvents(ctx, {
+    events: prepared.events.map((event): RecordedEvent => ({ ...event, data: issueData(issue), seq: BigInt(seq) })),
+    queued,
+  });
   return issue;
 }

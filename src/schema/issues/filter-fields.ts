@@ -57,7 +57,8 @@ interface Wording {
 const snakeCase = (field: IssueField) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const ref = (alias: string, field: IssueField) => sql.ref(`${alias}.${snakeCase(field)}`);
 /** One Prisma condition on one field (the field's filter type follows from its name). */
-const on = <F extends IssueField>(field: F, filter: Prisma.IssueWhereInput[F]) => ({ [field]: filter }) as Prisma.IssueWhereInput;
+const on = <F extends IssueField>(field: F, filter: Prisma.IssueWhereInput[F]) =>
+  ({ [field]: filter }) as Prisma.IssueWhereInput;
 const rest = (wording: Wording, list = false): RestParameter | undefined => wording.rest && { ...wording.rest, list };
 
 /** `column IN (...)`; an empty list holds for no row, as Prisma reads `in: []`. */
@@ -69,7 +70,12 @@ function oneOf(column: Expression<unknown>, values: readonly (string | number)[]
 const tooManyValues = `must have at most ${MAX_FILTER_VALUES} values`;
 
 /** Any of these values of an enumerated column (status, priority): a GraphQL enum list, a REST list parameter. */
-export function anyOf(field: IssueField, allowed: readonly string[], type: EnumRef<Types, string>, wording: Wording): FilterField<string[]> {
+export function anyOf(
+  field: IssueField,
+  allowed: readonly string[],
+  type: EnumRef<Types, string>,
+  wording: Wording,
+): FilterField<string[]> {
   return {
     rule: z
       .array(z.string().meta({ enum: [...allowed] }))
@@ -92,7 +98,9 @@ export function idOrNone(field: IssueField, wording: Wording): FilterField<strin
       .meta({ maxLength: 36 }),
     graphql: (t) => t.string({ required: false, description: wording.description }),
     where: (id) => [on(field, id === 'none' ? null : id)],
-    sql: (id, alias) => [id === 'none' ? sql<SqlBool>`${ref(alias, field)} IS NULL` : sql<SqlBool>`${ref(alias, field)} = ${id}::uuid`],
+    sql: (id, alias) => [
+      id === 'none' ? sql<SqlBool>`${ref(alias, field)} IS NULL` : sql<SqlBool>`${ref(alias, field)} = ${id}::uuid`,
+    ],
     reads: [field],
     rest: rest(wording),
   };
@@ -106,7 +114,12 @@ export function substring(fields: readonly IssueField[], wording: Wording): Filt
     where: (text) => [{ OR: fields.map((field) => on(field, insensitive('contains', text))) }],
     sql: (text, alias) => {
       const pattern = `%${escapeLike(text)}%`;
-      return [sql<SqlBool>`(${sql.join(fields.map((field) => sql`${ref(alias, field)} ILIKE ${pattern}`), sql` OR `)})`];
+      return [
+        sql<SqlBool>`(${sql.join(
+          fields.map((field) => sql`${ref(alias, field)} ILIKE ${pattern}`),
+          sql` OR `,
+        )})`,
+      ];
     },
     reads: fields,
     rest: rest(wording),
@@ -135,28 +148,47 @@ const IntComparatorInput = builder.inputType('IntComparator', {
 });
 
 const comparedText = storableString().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
-const TEXT_PATTERNS = { equals: (text: string) => text, contains: (text: string) => `%${text}%`, startsWith: (text: string) => `${text}%` };
+const TEXT_PATTERNS = {
+  equals: (text: string) => text,
+  contains: (text: string) => `%${text}%`,
+  startsWith: (text: string) => `${text}%`,
+};
 type TextComparisons = { [Match in keyof typeof TEXT_PATTERNS]?: string | null };
 
 /** Case-insensitive comparisons with a text column (equals, contains, startsWith; every given one holds). */
 export function textComparisons(field: IssueField, wording: Wording): FilterField<TextComparisons> {
-  const given = (value: TextComparisons) => (Object.keys(TEXT_PATTERNS) as (keyof TextComparisons)[]).filter((match) => value[match]);
+  const given = (value: TextComparisons) =>
+    (Object.keys(TEXT_PATTERNS) as (keyof TextComparisons)[]).filter((match) => value[match]);
   return {
-    rule: z.object({ equals: comparedText.nullish(), contains: comparedText.nullish(), startsWith: comparedText.nullish() }),
+    rule: z.object({
+      equals: comparedText.nullish(),
+      contains: comparedText.nullish(),
+      startsWith: comparedText.nullish(),
+    }),
     graphql: (t) => t.field({ type: TextComparatorInput, required: false, description: wording.description }),
     where: (value) => given(value).map((match) => on(field, insensitive(match, value[match]!))),
-    sql: (value, alias) => given(value).map((match) => sql<SqlBool>`${ref(alias, field)} ILIKE ${TEXT_PATTERNS[match](escapeLike(value[match]!))}`),
+    sql: (value, alias) =>
+      given(value).map(
+        (match) => sql<SqlBool>`${ref(alias, field)} ILIKE ${TEXT_PATTERNS[match](escapeLike(value[match]!))}`,
+      ),
     reads: [field],
     rest: rest(wording),
   };
 }
 
-const INT_OPERATORS = { eq: ['equals', '='], gt: ['gt', '>'], gte: ['gte', '>='], lt: ['lt', '<'], lte: ['lte', '<='] } as const;
+const INT_OPERATORS = {
+  eq: ['equals', '='],
+  gt: ['gt', '>'],
+  gte: ['gte', '>='],
+  lt: ['lt', '<'],
+  lte: ['lte', '<='],
+} as const;
 type IntComparisons = { [Operator in keyof typeof INT_OPERATORS]?: number | null } & { in?: number[] | null };
 
 /** Comparisons with an integer column (eq, gt, gte, lt, lte, in; every given one holds). */
 export function intComparisons(field: IssueField, wording: Wording): FilterField<IntComparisons> {
-  const given = (value: IntComparisons) => (Object.keys(INT_OPERATORS) as (keyof typeof INT_OPERATORS)[]).filter((op) => value[op] != null);
+  const given = (value: IntComparisons) =>
+    (Object.keys(INT_OPERATORS) as (keyof typeof INT_OPERATORS)[]).filter((op) => value[op] != null);
   return {
     rule: z.object({
       eq: z.number().int().nullish(),
@@ -168,14 +200,18 @@ export function intComparisons(field: IssueField, wording: Wording): FilterField
     }),
     graphql: (t) => t.field({ type: IntComparatorInput, required: false, description: wording.description }),
     where: (value) => {
-      const filter: Prisma.IntFilter<'Issue'> = Object.fromEntries(given(value).map((op) => [INT_OPERATORS[op][0], value[op]]));
+      const filter: Prisma.IntFilter<'Issue'> = Object.fromEntries(
+        given(value).map((op) => [INT_OPERATORS[op][0], value[op]]),
+      );
       if (value.in) filter.in = value.in;
       // An empty comparator asks for nothing, and must not count as a condition.
       return Object.keys(filter).length ? [on(field, filter)] : [];
     },
     // int8: a number past int4's range is then a comparison, not an error.
     sql: (value, alias) => [
-      ...given(value).map((op) => sql<SqlBool>`${ref(alias, field)} ${sql.raw(INT_OPERATORS[op][1])} ${value[op]}::int8`),
+      ...given(value).map(
+        (op) => sql<SqlBool>`${ref(alias, field)} ${sql.raw(INT_OPERATORS[op][1])} ${value[op]}::int8`,
+      ),
       ...(value.in ? [oneOf(ref(alias, field), value.in, '::int8')] : []),
     ],
     reads: [field],
@@ -185,7 +221,8 @@ export function intComparisons(field: IssueField, wording: Wording): FilterField
 
 /** Strictly after (`>`) or strictly before (`<`) an instant, on a timestamp column. */
 export function instant(field: IssueField, comparison: '>' | '<', wording: Wording): FilterField<Date> {
-  const iso = 'ISO 8601: a date (`2026-01-31`, midnight UTC) or a date-time with a zone (`2026-01-31T12:00:00Z`, `...+02:00`).';
+  const iso =
+    'ISO 8601: a date (`2026-01-31`, midnight UTC) or a date-time with a zone (`2026-01-31T12:00:00Z`, `...+02:00`).';
   return {
     rule: instantRule,
     graphql: (t) => t.field({ type: 'DateTime', required: false, description: wording.description }),

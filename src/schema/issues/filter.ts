@@ -2,7 +2,17 @@ import { z } from 'zod';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { builder } from '../core/builder.js';
 import { IssuePriorityEnum, IssueStatusEnum } from './enums.js';
-import { anyOf, idOrNone, instant, intComparisons, substring, textComparisons, type FilterField, type IssueField, type RestParameter } from './filter-fields.js';
+import {
+  anyOf,
+  idOrNone,
+  instant,
+  intComparisons,
+  substring,
+  textComparisons,
+  type FilterField,
+  type IssueField,
+  type RestParameter,
+} from './filter-fields.js';
 import { MAX_FILTER_BRANCHES, MAX_FILTER_DEPTH, MAX_FILTER_VALUES, MAX_FILTERS } from './filter-limits.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 
@@ -16,11 +26,17 @@ import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 export const ISSUE_FILTER = {
   status: anyOf('status', ISSUE_STATUSES, IssueStatusEnum, {
     description: 'Any of these statuses.',
-    rest: { name: 'status', description: 'Any of these statuses: repeat the parameter or separate values with commas (`status=a,b`).' },
+    rest: {
+      name: 'status',
+      description: 'Any of these statuses: repeat the parameter or separate values with commas (`status=a,b`).',
+    },
   }),
   priority: anyOf('priority', ISSUE_PRIORITIES, IssuePriorityEnum, {
     description: 'Any of these priorities.',
-    rest: { name: 'priority', description: 'Any of these priorities: repeat the parameter or separate values with commas (`priority=a,b`).' },
+    rest: {
+      name: 'priority',
+      description: 'Any of these priorities: repeat the parameter or separate values with commas (`priority=a,b`).',
+    },
   }),
   assigneeId: idOrNone('assigneeId', {
     description: 'Assigned to this user id, or "none" for unassigned issues.',
@@ -28,7 +44,11 @@ export const ISSUE_FILTER = {
   }),
   q: substring(['title', 'description'], {
     description: 'Case-insensitive substring of the title or the description (1 to 100 characters).',
-    rest: { name: 'q', description: 'Case-insensitive substring of the title or the description, 1 to 100 characters (`%` and `_` are plain characters).' },
+    rest: {
+      name: 'q',
+      description:
+        'Case-insensitive substring of the title or the description, 1 to 100 characters (`%` and `_` are plain characters).',
+    },
   }),
   title: textComparisons('title', { description: 'Comparisons with the title.' }),
   number: intComparisons('number', { description: 'The issue number (the 12 of WEB-12).' }),
@@ -65,9 +85,8 @@ type FilterValues = { [Name in IssueFilterField]?: ValueOf<IssueFilterEntries[Na
 const ENTRIES = Object.entries(ISSUE_FILTER) as [IssueFilterField, FilterField<unknown>][];
 
 /** The entries offered as query parameters of the REST list (and as the issues page's controls), in the table's order. */
-export const ISSUE_FILTER_PARAMETERS: (RestParameter & { field: IssueFilterField; rule: z.ZodType })[] = ENTRIES.flatMap(([field, entry]) =>
-  entry.rest ? [{ field, rule: entry.rule, ...entry.rest }] : [],
-);
+export const ISSUE_FILTER_PARAMETERS: (RestParameter & { field: IssueFilterField; rule: z.ZodType })[] =
+  ENTRIES.flatMap(([field, entry]) => (entry.rest ? [{ field, rule: entry.rule, ...entry.rest }] : []));
 
 export const IssueFilterInput = builder.inputRef<IssueFilterShape>('IssueFilter').implement({
   description:
@@ -84,8 +103,14 @@ export const IssueFilterInput = builder.inputRef<IssueFilterShape>('IssueFilter'
 });
 
 function filterSchema(depth: number): z.ZodType<IssueFilterShape> {
-  const nested = depth < MAX_FILTER_DEPTH ? filterSchema(depth + 1) : z.never({ error: `filters nest at most ${MAX_FILTER_DEPTH} deep` });
-  const branches = z.array(nested).max(MAX_FILTER_BRANCHES, `must have at most ${MAX_FILTER_BRANCHES} filters`).nullish();
+  const nested =
+    depth < MAX_FILTER_DEPTH
+      ? filterSchema(depth + 1)
+      : z.never({ error: `filters nest at most ${MAX_FILTER_DEPTH} deep` });
+  const branches = z
+    .array(nested)
+    .max(MAX_FILTER_BRANCHES, `must have at most ${MAX_FILTER_BRANCHES} filters`)
+    .nullish();
   return z.object({
     ...Object.fromEntries(ENTRIES.map(([field, entry]) => [field, entry.rule.nullish()])),
     and: branches,
@@ -97,7 +122,8 @@ function filterSchema(depth: number): z.ZodType<IssueFilterShape> {
 /** How many filters `filter` holds, itself included (its depth is already bounded). */
 function filterCount(filter: IssueFilterShape): number {
   let count = 1;
-  for (const branch of [...(filter.and ?? []), ...(filter.or ?? []), ...(filter.not ? [filter.not] : [])]) count += filterCount(branch);
+  for (const branch of [...(filter.and ?? []), ...(filter.or ?? []), ...(filter.not ? [filter.not] : [])])
+    count += filterCount(branch);
   return count;
 }
 

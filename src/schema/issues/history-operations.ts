@@ -22,7 +22,16 @@ export interface HistoryEntry {
   createdAt: Date;
 }
 
-const HISTORY_SELECT = { seq: true, id: true, type: true, actorId: true, via: true, viaId: true, changes: true, createdAt: true } as const;
+const HISTORY_SELECT = {
+  seq: true,
+  id: true,
+  type: true,
+  actorId: true,
+  via: true,
+  viaId: true,
+  changes: true,
+  createdAt: true,
+} as const;
 
 /**
  * The issue whose history is asked for: one the caller can read; or, for owners and admins, one
@@ -34,14 +43,18 @@ async function historySubject(ctx: Parameters<typeof activeOrgId>[0], idOrKey: s
   const issue = await ctx.prisma.issue.findFirst({ where: issueWhere(orgId, idOrKey), select: { id: true } });
   if (issue) return issue.id;
   if (isUuid(idOrKey) && hasRole(ctx.principal, 'admin')) {
-    const deleted = await ctx.prisma.event.findFirst({ where: { orgId, subjectId: idOrKey, type: 'issue.deleted' }, select: { id: true } });
+    const deleted = await ctx.prisma.event.findFirst({
+      where: { orgId, subjectId: idOrKey, type: 'issue.deleted' },
+      select: { id: true },
+    });
     if (deleted) return idOrKey;
   }
   throw new NotFoundError('issue');
 }
 
 const cursorSeq = (cursor: string): bigint => {
-  if (!/^\d{1,19}$/.test(cursor)) throw new ValidationError([{ field: 'after', message: 'is not a cursor this list gave' }]);
+  if (!/^\d{1,19}$/.test(cursor))
+    throw new ValidationError([{ field: 'after', message: 'is not a cursor this list gave' }]);
   return BigInt(cursor);
 };
 

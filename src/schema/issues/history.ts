@@ -6,11 +6,24 @@ import { connectionPage, FIELD_COST, textCost } from '../core/list-bounds.js';
 import { DESCRIPTION_MAX } from './workflow.js';
 
 const FieldChangeRef = builder.objectRef<FieldChange>('IssueFieldChange').implement({
-  description: 'One field an event changed. Values are JSON text of the field (null: none, or not there before / after).',
+  description:
+    'One field an event changed. Values are JSON text of the field (null: none, or not there before / after).',
   fields: (t) => ({
-    field: t.exposeString('field', { description: 'As the Issue type names it (title, status, priority, description, assigneeId).' }),
-    old: t.string({ nullable: true, description: 'The value before; null if there was none (or the issue was created).', complexity: textCost(DESCRIPTION_MAX), resolve: (c) => (c.old === null ? null : String(c.old)) }),
-    new: t.string({ nullable: true, description: 'The value after; null if there is none (or the issue was deleted).', complexity: textCost(DESCRIPTION_MAX), resolve: (c) => (c.new === null ? null : String(c.new)) }),
+    field: t.exposeString('field', {
+      description: 'As the Issue type names it (title, status, priority, description, assigneeId).',
+    }),
+    old: t.string({
+      nullable: true,
+      description: 'The value before; null if there was none (or the issue was created).',
+      complexity: textCost(DESCRIPTION_MAX),
+      resolve: (c) => (c.old === null ? null : String(c.old)),
+    }),
+    new: t.string({
+      nullable: true,
+      description: 'The value after; null if there is none (or the issue was deleted).',
+      complexity: textCost(DESCRIPTION_MAX),
+      resolve: (c) => (c.new === null ? null : String(c.new)),
+    }),
   }),
 });
 
@@ -21,7 +34,11 @@ const IssueEventRef = builder.objectRef<HistoryEntry>('IssueEvent').implement({
     type: t.exposeString('type', { description: 'issue.created, issue.updated or issue.deleted.' }),
     actorId: t.id({ nullable: true, description: 'The user; null for the operator CLI.', resolve: (e) => e.actorId }),
     via: t.exposeString('via', { description: 'pat, oauth, session or cli.' }),
-    viaId: t.id({ nullable: true, description: 'The API key id (pat) or OAuth client id (oauth).', resolve: (e) => e.viaId }),
+    viaId: t.id({
+      nullable: true,
+      description: 'The API key id (pat) or OAuth client id (oauth).',
+      resolve: (e) => e.viaId,
+    }),
     changes: t.field({
       type: [FieldChangeRef],
       description: 'The fields it changed, each with its value before and after.',
@@ -30,17 +47,23 @@ const IssueEventRef = builder.objectRef<HistoryEntry>('IssueEvent').implement({
       complexity: { field: FIELD_COST, multiplier: 1 },
       resolve: (e) => e.changes,
     }),
-    createdAt: t.field({ type: 'DateTime', description: 'When the change was committed.', resolve: (e) => e.createdAt }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the change was committed.',
+      resolve: (e) => e.createdAt,
+    }),
   }),
 });
 
 builder.prismaObjectField('Issue', 'history', (t) =>
-  t.connection({
-    type: IssueEventRef,
-    description: listIssueHistory.description,
-    complexity: connectionPage(PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX),
-    resolve: (issue, args, ctx) => listIssueHistory.call(ctx, { ...args, id: issue.id }, undefined),
-  },
-  { description: "A page of an issue's history, newest first." },
-  { description: 'A change of the issue, with the cursor that points at it.' }),
+  t.connection(
+    {
+      type: IssueEventRef,
+      description: listIssueHistory.description,
+      complexity: connectionPage(PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX),
+      resolve: (issue, args, ctx) => listIssueHistory.call(ctx, { ...args, id: issue.id }, undefined),
+    },
+    { description: "A page of an issue's history, newest first." },
+    { description: 'A change of the issue, with the cursor that points at it.' },
+  ),
 );

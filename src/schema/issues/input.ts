@@ -37,13 +37,21 @@ function updateRule(declared: ColumnDeclaration): z.ZodType {
 const shape = <Rule>(names: readonly IssueField[], ruleOf: (declared: ColumnDeclaration) => z.ZodType) =>
   Object.fromEntries(names.map((name) => [name, ruleOf(ISSUE_TABLE[name])])) as Rule;
 
-export const CreateIssue = z.strictObject(shape<{ [F in keyof Written]: CreateRule<Written[F]> }>(CREATE_FIELDS, createRule));
+export const CreateIssue = z.strictObject(
+  shape<{ [F in keyof Written]: CreateRule<Written[F]> }>(CREATE_FIELDS, createRule),
+);
 
 /** Absent fields stay as they are; null clears the nullable ones and is refused elsewhere. */
-export const UpdateIssue = z.strictObject(shape<{ [F in keyof Updated]: UpdateRule<Updated[F]> }>(UPDATE_FIELDS, updateRule));
+export const UpdateIssue = z.strictObject(
+  shape<{ [F in keyof Updated]: UpdateRule<Updated[F]> }>(UPDATE_FIELDS, updateRule),
+);
 
 /** Only a member of the organization can be assigned an issue of it. */
-export async function checkAssignee(db: Prisma.TransactionClient, orgId: string, assigneeId: string | null | undefined): Promise<void> {
+export async function checkAssignee(
+  db: Prisma.TransactionClient,
+  orgId: string,
+  assigneeId: string | null | undefined,
+): Promise<void> {
   if (!assigneeId) return;
   const member = await db.membership.findUnique({
     where: { orgId_userId: { orgId, userId: assigneeId } },

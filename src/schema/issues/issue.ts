@@ -3,7 +3,15 @@ import { builder } from '../core/builder.js';
 import { column } from '../core/column-fields.js';
 import { connectionPage, fixedList, textCost } from '../core/list-bounds.js';
 import { NodeRef } from '../core/node.js';
-import { CREATE_FIELDS, ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, UPDATE_FIELDS, type ColumnDeclaration, type IssueField } from './columns.js';
+import {
+  CREATE_FIELDS,
+  ISSUE_COLUMNS,
+  ISSUE_FIELD_NAMES,
+  ISSUE_TABLE,
+  UPDATE_FIELDS,
+  type ColumnDeclaration,
+  type IssueField,
+} from './columns.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import { IssueFilterInput } from './filter.js';
 import { ANSWERS_FROM_ROW } from '../core/loaded-on-row.js';
@@ -14,7 +22,14 @@ import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 import { outcome } from '../core/outcome.js';
 
 /** The GraphQL type of each kind of column (src/schema/issues/columns.ts). */
-const GRAPHQL_TYPE = { uuid: 'ID', int: 'Int', text: 'String', time: 'DateTime', status: IssueStatusEnum, priority: IssuePriorityEnum } as const;
+const GRAPHQL_TYPE = {
+  uuid: 'ID',
+  int: 'Int',
+  text: 'String',
+  time: 'DateTime',
+  status: IssueStatusEnum,
+  priority: IssuePriorityEnum,
+} as const;
 
 /**
  * The Issue fields of the declared columns that GraphQL shows, in declaration order. A column
@@ -32,7 +47,9 @@ function columnFields<Fields extends { field(options: never): unknown }>(t: Fiel
       nullable: declared.nullable,
       description,
       ...(maxLength ? { complexity: textCost(maxLength) } : {}),
-      ...(declared.loaded ? { resolve: column(name) } : { select: { [name]: true }, resolve: (issue: Record<string, unknown>) => issue[name] }),
+      ...(declared.loaded
+        ? { resolve: column(name) }
+        : { select: { [name]: true }, resolve: (issue: Record<string, unknown>) => issue[name] }),
     };
     // Each field's type follows from its declared kind, which the option types cannot follow through the loop.
     fields[name] = t.field(options as never) as ReturnType<Fields['field']>;
@@ -56,7 +73,10 @@ export const IssueRef = builder.prismaObject('Issue', {
       select: { project: { select: { key: true } } },
       resolve: (issue) => `${issue.project.key}-${issue.number}`,
     }),
-    ...columnFields(t, ISSUE_FIELD_NAMES.filter((field) => field !== 'id')),
+    ...columnFields(
+      t,
+      ISSUE_FIELD_NAMES.filter((field) => field !== 'id'),
+    ),
     project: t.relation('project', { description: 'The project the issue belongs to.' }),
     assignee: t.relation('assignee', {
       nullable: true,
@@ -68,10 +88,18 @@ export const IssueRef = builder.prismaObject('Issue', {
 });
 
 builder.queryField('issueStatuses', (t) =>
-  t.stringList({ description: 'Allowed issue statuses, in workflow order.', complexity: fixedList(ISSUE_STATUSES.length), resolve: () => [...ISSUE_STATUSES] }),
+  t.stringList({
+    description: 'Allowed issue statuses, in workflow order.',
+    complexity: fixedList(ISSUE_STATUSES.length),
+    resolve: () => [...ISSUE_STATUSES],
+  }),
 );
 builder.queryField('issuePriorities', (t) =>
-  t.stringList({ description: 'Allowed issue priorities, most urgent first.', complexity: fixedList(ISSUE_PRIORITIES.length), resolve: () => [...ISSUE_PRIORITIES] }),
+  t.stringList({
+    description: 'Allowed issue priorities, most urgent first.',
+    complexity: fixedList(ISSUE_PRIORITIES.length),
+    resolve: () => [...ISSUE_PRIORITIES],
+  }),
 );
 
 builder.queryField('issue', (t) =>
@@ -113,21 +141,40 @@ export const IssueConnection = builder.connectionObject(
 );
 
 builder.queryField('issues', (t) =>
-  t.connection({
-    type: IssueRef,
-    description: ops.listIssues.description,
-    complexity: connectionPage(ops.PAGE_SIZE_DEFAULT, ops.PAGE_SIZE_MAX),
-    args: {
-      projectId: t.arg.id({ required: false, description: 'Only the issues of this project: its id or its key (`WEB`, any case).' }),
-      filter: t.arg({ type: IssueFilterInput, required: false, description: 'Which issues: every given condition must hold.' }),
-      orderBy: t.arg({ type: IssueOrderInput, required: false, description: 'The order of the list; newest first by default.' }),
+  t.connection(
+    {
+      type: IssueRef,
+      description: ops.listIssues.description,
+      complexity: connectionPage(ops.PAGE_SIZE_DEFAULT, ops.PAGE_SIZE_MAX),
+      args: {
+        projectId: t.arg.id({
+          required: false,
+          description: 'Only the issues of this project: its id or its key (`WEB`, any case).',
+        }),
+        filter: t.arg({
+          type: IssueFilterInput,
+          required: false,
+          description: 'Which issues: every given condition must hold.',
+        }),
+        orderBy: t.arg({
+          type: IssueOrderInput,
+          required: false,
+          description: 'The order of the list; newest first by default.',
+        }),
+      },
+      resolve: (_root, args, ctx, info) =>
+        ops.listIssues.call(ctx, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
     },
-    resolve: (_root, args, ctx, info) => ops.listIssues.call(ctx, args, queryFromInfo({ context: ctx, info, path: ['edges', 'node'] })),
-  }, IssueConnection),
+    IssueConnection,
+  ),
 );
 
 /** The GraphQL input fields of the written columns (their `write` declarations), in declaration order. */
-function inputFields<Fields extends { field(options: never): unknown }>(t: Fields, names: readonly IssueField[], step: 'create' | 'update') {
+function inputFields<Fields extends { field(options: never): unknown }>(
+  t: Fields,
+  names: readonly IssueField[],
+  step: 'create' | 'update',
+) {
   const fields: Record<string, ReturnType<Fields['field']>> = {};
   for (const name of names) {
     const declared: ColumnDeclaration = ISSUE_TABLE[name];
@@ -135,13 +182,18 @@ function inputFields<Fields extends { field(options: never): unknown }>(t: Field
     if (!written) continue;
     const required = 'required' in written && written.required === true;
     // As in columnFields: the type follows from the declared kind, which the option types cannot follow.
-    fields[name] = t.field({ type: GRAPHQL_TYPE[declared.kind], required, description: written.description } as never) as ReturnType<Fields['field']>;
+    fields[name] = t.field({
+      type: GRAPHQL_TYPE[declared.kind],
+      required,
+      description: written.description,
+    } as never) as ReturnType<Fields['field']>;
   }
   return fields;
 }
 
 /** "a", "a and b", "a, b and c". */
-const listed = (names: readonly string[]) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+const listed = (names: readonly string[]) =>
+  names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 
 const CreateIssueInput = builder.inputType('CreateIssueInput', {
   description: 'A new issue. Fields left out take their defaults.',
@@ -168,7 +220,10 @@ builder.mutationField('updateIssue', (t) =>
     type: 'Issue',
     description: ops.updateIssue.description,
     errors: outcome('updateIssue', 'The issue as changed.', [ValidationError, NotFoundError]),
-    args: { id: t.arg.id({ required: true, description: 'The id or the key.' }), input: t.arg({ type: UpdateIssueInput, required: true, description: 'The changes.' }) },
+    args: {
+      id: t.arg.id({ required: true, description: 'The id or the key.' }),
+      input: t.arg({ type: UpdateIssueInput, required: true, description: 'The changes.' }),
+    },
     resolve: (query, _root, args, ctx) => ops.updateIssue.call(ctx, { ...args.input, id: args.id }, query),
   }),
 );

@@ -25,7 +25,8 @@ type Condition = Expression<SqlBool>;
 const oneOf = (column: Expression<unknown>, values: readonly (string | number)[], cast = sql.raw('')): Condition =>
   values.length ? sql<SqlBool>`${column} IN (${sql.join(values.map((v) => sql`${v}${cast}`))})` : sql<SqlBool>`FALSE`;
 const time = (value: Date) => sql`${value.toISOString()}::timestamptz`;
-const all = (conditions: Condition[]): Condition => (conditions.length === 1 ? conditions[0]! : sql<SqlBool>`(${sql.join(conditions, sql` AND `)})`);
+const all = (conditions: Condition[]): Condition =>
+  conditions.length === 1 ? conditions[0]! : sql<SqlBool>`(${sql.join(conditions, sql` AND `)})`;
 const any = (conditions: Condition[]): Condition => sql<SqlBool>`(${sql.join(conditions, sql` OR `)})`;
 
 /** A sort key's column: statuses and priorities by their place in the workflow (joined tables, as Prisma's orderBy). */
@@ -37,7 +38,11 @@ const ORDER_COLUMN: Record<SeekKey['name'], RawBuilder<unknown>> = {
   status: sqlColumn('st', 'position'),
   priority: sqlColumn('pr', 'position'),
 };
-const VALUE_COLUMN: Record<SeekKey['name'], RawBuilder<unknown>> = { ...ORDER_COLUMN, status: issueColumn('i', 'status'), priority: issueColumn('i', 'priority') };
+const VALUE_COLUMN: Record<SeekKey['name'], RawBuilder<unknown>> = {
+  ...ORDER_COLUMN,
+  status: issueColumn('i', 'status'),
+  priority: issueColumn('i', 'priority'),
+};
 
 function keyValue(name: SeekKey['name'], value: Date | string) {
   if (value instanceof Date) return time(value);
@@ -49,7 +54,9 @@ function seekCondition(keys: SeekKey[]): Condition {
   const branches = keys.map((key, i) => {
     const equal = keys.slice(0, i).map((k) => sql<SqlBool>`${VALUE_COLUMN[k.name]} = ${keyValue(k.name, k.value)}`);
     const column = VALUE_COLUMN[key.name];
-    const past = key.workflowPast ? oneOf(column, key.workflowPast) : sql<SqlBool>`${column} ${sql.raw(key.desc ? '<' : '>')} ${keyValue(key.name, key.value)}`;
+    const past = key.workflowPast
+      ? oneOf(column, key.workflowPast)
+      : sql<SqlBool>`${column} ${sql.raw(key.desc ? '<' : '>')} ${keyValue(key.name, key.value)}`;
     return all([...equal, past]);
   });
   return any(branches);
@@ -76,11 +83,17 @@ function selectAndJoins(by: { status: boolean; priority: boolean }, description:
       .selectFrom('issues as i')
       .$if(by.status, (q) => q.innerJoin('issue_statuses as st', 'st.name', 'i.status'))
       .$if(by.priority, (q) => q.innerJoin('issue_priorities as pr', 'pr.name', 'i.priority'))
-      .$if(projectKey, (q) => q.innerJoin('projects as p', (join) => join.onRef('p.org_id', '=', 'i.org_id').onRef('p.id', '=', 'i.project_id')))
+      .$if(projectKey, (q) =>
+        q.innerJoin('projects as p', (join) =>
+          join.onRef('p.org_id', '=', 'i.org_id').onRef('p.id', '=', 'i.project_id'),
+        ),
+      )
       .select(issueSelection('i', LOADED_FIELDS))
       .$if(description, (q) => q.select(issueSelection('i', ['description'])))
       // As Prisma gives a selected relation (the drivers parse json).
-      .$if(projectKey, (q) => q.select(sql<{ key: string }>`json_build_object('key', ${sql.ref('p.key')})`.as('project')))
+      .$if(projectKey, (q) =>
+        q.select(sql<{ key: string }>`json_build_object('key', ${sql.ref('p.key')})`.as('project')),
+      )
   );
 }
 
@@ -92,7 +105,11 @@ export type IssueListRow = InferResult<ReturnType<typeof selectAndJoins>>[number
  * times as much as the rest of the statement, and it holds no value.
  */
 const compiledSelects = new Map<string, string>();
-function selectAndJoinsText(by: { status: boolean; priority: boolean }, description: boolean, projectKey: boolean): string {
+function selectAndJoinsText(
+  by: { status: boolean; priority: boolean },
+  description: boolean,
+  projectKey: boolean,
+): string {
   const key = `${+by.status}${+by.priority}${+description}${+projectKey}`;
   let text = compiledSelects.get(key);
   if (text === undefined) {
@@ -114,7 +131,8 @@ export function issueListStatement(query: IssueListQuery): RawBuilder<IssueListR
   let text = compiledFirstPages.get(key);
   if (text === undefined) {
     const { sql: compiledText, parameters } = buildStatement(query).compile(builder);
-    if (parameters.length !== values.length || parameters.some((value, i) => value !== values[i])) throw new Error('the first page\'s values are not in the expected order');
+    if (parameters.length !== values.length || parameters.some((value, i) => value !== values[i]))
+      throw new Error("the first page's values are not in the expected order");
     text = compiledText;
     compiledFirstPages.set(key, text);
   }
@@ -128,7 +146,10 @@ function buildStatement(query: IssueListQuery): RawBuilder<IssueListRow> {
   if (query.projectId) where.push(sql<SqlBool>`${issueColumn('i', 'projectId')} = ${query.projectId}::uuid`);
   if (query.filter) where.push(...issueFilterConditions(query.filter, 'i'));
   where.push(...query.seeks.map(seekCondition));
-  const by = { status: query.order.some((k) => k.name === 'status'), priority: query.order.some((k) => k.name === 'priority') };
+  const by = {
+    status: query.order.some((k) => k.name === 'status'),
+    priority: query.order.some((k) => k.name === 'priority'),
+  };
   const orderBy = sql.join(query.order.map((k) => sql`${ORDER_COLUMN[k.name]} ${sql.raw(k.desc ? 'desc' : 'asc')}`));
   const head = sql.raw(selectAndJoinsText(by, query.description, query.projectKey));
   return sql<IssueListRow>`${head} where ${sql.join(where, sql` and `)} order by ${orderBy} limit ${query.take}`;

@@ -12,12 +12,23 @@ const SQL_ROW_SHAPE = { ...ISSUE_COLUMNS, description: true, project: { key: tru
 /** Whether the list statement answers this selection (else Prisma's findMany, which loads relations too). */
 export function sqlListCovers(select: Prisma.IssueSelect | undefined): boolean {
   // `project: true` would ask for every column of the project, not only its key.
-  return select !== undefined && select.project !== true && selectionCovered(select as Record<string, unknown>, SQL_ROW_SHAPE);
+  return (
+    select !== undefined &&
+    select.project !== true &&
+    selectionCovered(select as Record<string, unknown>, SQL_ROW_SHAPE)
+  );
 }
 
 /** One page of issues through DirectSql, shaped as Prisma's findMany would give it. */
-export async function listBySql(ctx: Context, query: Omit<IssueListQuery, 'description' | 'projectKey'> & { select: Prisma.IssueSelect | undefined }) {
+export async function listBySql(
+  ctx: Context,
+  query: Omit<IssueListQuery, 'description' | 'projectKey'> & { select: Prisma.IssueSelect | undefined },
+) {
   const { select, ...rest } = query;
-  const statement = issueListStatement({ ...rest, description: Boolean(select?.description), projectKey: Boolean(select?.project) });
+  const statement = issueListStatement({
+    ...rest,
+    description: Boolean(select?.description),
+    projectKey: Boolean(select?.project),
+  });
   return rowsOf(directSql(ctx.prisma), statement);
 }

@@ -24,7 +24,11 @@ export interface IssueQuery {
 export const PAGE_SIZE_DEFAULT = 50;
 export const PAGE_SIZE_MAX = 100;
 const PAGE_SIZE_MESSAGE = `must be between 1 and ${PAGE_SIZE_MAX}`;
-export const pageSize = z.number({ error: PAGE_SIZE_MESSAGE }).int(PAGE_SIZE_MESSAGE).min(1, PAGE_SIZE_MESSAGE).max(PAGE_SIZE_MAX, PAGE_SIZE_MESSAGE);
+export const pageSize = z
+  .number({ error: PAGE_SIZE_MESSAGE })
+  .int(PAGE_SIZE_MESSAGE)
+  .min(1, PAGE_SIZE_MESSAGE)
+  .max(PAGE_SIZE_MAX, PAGE_SIZE_MESSAGE);
 
 /** `IssueId`: an issue's id or its key (WEB-12, any case). */
 const idOrKey = z.string().min(1, 'is required');
@@ -103,7 +107,15 @@ export const listIssues = defineOperation({
     });
     const seeks = [...(after ? [order.seek(after, 'after')] : []), ...(before ? [order.seek(before, 'before')] : [])];
     const issues = sqlListCovers(query.select)
-      ? await listBySql(ctx, { orgId, projectId: args.projectId, filter: args.filter, order: order.sortKeys(inverted), seeks, take: limit, select: query.select })
+      ? await listBySql(ctx, {
+          orgId,
+          projectId: args.projectId,
+          filter: args.filter,
+          order: order.sortKeys(inverted),
+          seeks,
+          take: limit,
+          select: query.select,
+        })
       : await ctx.prisma.issue.findMany({
           // Every column (the cursors are made of the sort keys), whatever the surface asks for.
           select: { ...query.select, ...ISSUE_COLUMNS },
@@ -113,7 +125,10 @@ export const listIssues = defineOperation({
         });
     // Only an empty page needs to tell "no issues yet" from "no such project here".
     if (args.projectId && issues.length === 0) {
-      const project = await ctx.prisma.project.findFirst({ where: { id: args.projectId, orgId }, select: { id: true } });
+      const project = await ctx.prisma.project.findFirst({
+        where: { id: args.projectId, orgId },
+        select: { id: true },
+      });
       if (!project) throw new NotFoundError('project');
     }
     const nodes = issues.slice(0, expectedSize);
@@ -123,7 +138,13 @@ export const listIssues = defineOperation({
     // encoding a cursor for each of 100 rows was 7% of a REST page's CPU.
     const page = {
       edges: nodes.map((node) => new IssueEdge(node, order)),
-      pageInfo: new IssuePageInfo(nodes, order, args.after ?? args.before ?? '', hasPreviousPage(issues.length), hasNextPage(issues.length)),
+      pageInfo: new IssuePageInfo(
+        nodes,
+        order,
+        args.after ?? args.before ?? '',
+        hasPreviousPage(issues.length),
+        hasNextPage(issues.length),
+      ),
     };
     // Counted only when a surface calls it (GraphQL: when `totalCount` is selected).
     return { ...page, totalCount: () => ctx.prisma.issue.count({ where: { AND: matching() } }) };
@@ -151,7 +172,10 @@ export const createIssue = defineOperation({
   input: CreateIssue,
   async run(ctx, input, query: IssueQuery) {
     const orgId = activeOrgId(ctx);
-    const issue = await insertIssue(ctx, orgId, { ...input, projectId: await projectIdOf(ctx.prisma, orgId, input.projectId) });
+    const issue = await insertIssue(ctx, orgId, {
+      ...input,
+      projectId: await projectIdOf(ctx.prisma, orgId, input.projectId),
+    });
     // The written row answers the usual selections (every column and the key); relations are read.
     if (selectionCovered(query.select, issue)) return issue;
     return ctx.prisma.issue.findUniqueOrThrow({ ...query, where: { id: issue.id } });
@@ -182,7 +206,8 @@ export const updateIssue = defineOperation({
 
 export const deleteIssue = defineOperation({
   name: 'deleteIssue',
-  description: 'Deletes an issue (by id or key) and returns its id. Needs the role manager or above: members cancel issues instead.',
+  description:
+    'Deletes an issue (by id or key) and returns its id. Needs the role manager or above: members cancel issues instead.',
   kind: 'write',
   access: { role: 'manager' },
   input: z.strictObject({ id: idOrKey }),

@@ -15,8 +15,14 @@ const IssueSortFieldEnum = builder.enumType('IssueSortField', {
   values: {
     CREATED_AT: { description: 'Creation time (default; newest first by default).' },
     UPDATED_AT: { description: 'Last change (most recent first by default).' },
-    PRIORITY: { description: 'Workflow order of issuePriorities: urgent first when ASC (the default); newest first within a priority.' },
-    STATUS: { description: 'Workflow order of issueStatuses: Backlog first when ASC (the default); newest first within a status.' },
+    PRIORITY: {
+      description:
+        'Workflow order of issuePriorities: urgent first when ASC (the default); newest first within a priority.',
+    },
+    STATUS: {
+      description:
+        'Workflow order of issueStatuses: Backlog first when ASC (the default); newest first within a status.',
+    },
     TITLE: { description: 'Title, in the database collation (A first by default).' },
   } satisfies Record<IssueSortField, unknown>,
 });
@@ -38,7 +44,8 @@ const SortDirectionEnum = builder.enumType('SortDirection', {
 });
 
 export const IssueOrderInput = builder.inputType('IssueOrder', {
-  description: 'How the issue list is sorted. Every order ends in the id (after newest first, for status and priority), so that pages never overlap.',
+  description:
+    'How the issue list is sorted. Every order ends in the id (after newest first, for status and priority), so that pages never overlap.',
   fields: (t) => ({
     field: t.field({ type: IssueSortFieldEnum, required: false, description: 'Default CREATED_AT.' }),
     direction: t.field({
@@ -64,14 +71,26 @@ const DEFAULT_DIRECTION: Record<IssueSortField, Direction> = {
 
 /** Every order ends in a unique key, so that a position in it (a cursor) is exact. */
 function keysFor(field: IssueSortField, desc: boolean): SortKey[] {
-  const newestFirst: SortKey[] = [{ name: 'createdAt', desc: true }, { name: 'id', desc: true }];
+  const newestFirst: SortKey[] = [
+    { name: 'createdAt', desc: true },
+    { name: 'id', desc: true },
+  ];
   switch (field) {
     case 'CREATED_AT':
-      return [{ name: 'createdAt', desc }, { name: 'id', desc }];
+      return [
+        { name: 'createdAt', desc },
+        { name: 'id', desc },
+      ];
     case 'UPDATED_AT':
-      return [{ name: 'updatedAt', desc }, { name: 'id', desc }];
+      return [
+        { name: 'updatedAt', desc },
+        { name: 'id', desc },
+      ];
     case 'TITLE':
-      return [{ name: 'title', desc }, { name: 'id', desc }];
+      return [
+        { name: 'title', desc },
+        { name: 'id', desc },
+      ];
     case 'PRIORITY':
       return [{ name: 'priority', desc }, ...newestFirst];
     case 'STATUS':
@@ -173,7 +192,9 @@ export class IssueOrder {
   seek(cursor: string, side: 'after' | 'before'): SeekKey[] {
     const values = this.decode(cursor);
     if (!values) {
-      throw new ValidationError([{ field: side, message: 'is not a cursor of this list and order; start again without it' }]);
+      throw new ValidationError([
+        { field: side, message: 'is not a cursor of this list and order; start again without it' },
+      ]);
     }
     return this.sortKeys(side === 'before').map((key, i) => seekKey(key, values[i]!));
   }

@@ -16,10 +16,14 @@ export const ISSUE_KEY_MAX = PROJECT_KEY_MAX + 1 + 10;
 export type IssueSource = Issue & { project: { key: string } };
 
 type IssueTable = typeof ISSUE_TABLE;
-type Json<F extends IssueField> = IssueTable[F] extends { json: infer J extends { name: string; schema: z.ZodType } } ? J : never;
+type Json<F extends IssueField> = IssueTable[F] extends { json: infer J extends { name: string; schema: z.ZodType } }
+  ? J
+  : never;
 
 /** The JSON of an issue, by the declaration: what a page receives from the REST list. */
-export type IssueJsonShape = { key: string } & { -readonly [F in IssueField as Json<F>['name']]: z.output<Json<F>['schema']> };
+export type IssueJsonShape = { key: string } & {
+  -readonly [F in IssueField as Json<F>['name']]: z.output<Json<F>['schema']>;
+};
 
 const KEY_FIELD: Field<IssueSource> = {
   schema: text(ISSUE_KEY_MAX, 'The project key and the number: `WEB-12`. Changes when the project key does.'),
@@ -32,7 +36,10 @@ const shown = ISSUE_FIELD_NAMES.flatMap((field) => {
   const declared: { kind: string; json?: { name: string; schema: z.ZodType; example: unknown } } = ISSUE_TABLE[field];
   if (!declared.json) return [];
   const { name, schema, example } = declared.json;
-  const value = declared.kind === 'time' ? (row: IssueSource) => (row[field] as Date | null)?.toISOString() ?? null : (row: IssueSource) => row[field];
+  const value =
+    declared.kind === 'time'
+      ? (row: IssueSource) => (row[field] as Date | null)?.toISOString() ?? null
+      : (row: IssueSource) => row[field];
   const json: Field<IssueSource> = { schema, select: { [field]: true }, value };
   return [{ name, json, example }];
 });

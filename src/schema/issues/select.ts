@@ -11,7 +11,11 @@ type Selected<F extends IssueField> = { [K in F]: AliasedRawBuilder<Issue[K], K>
  * field names and types. `uuidAsText`: uuid columns cast to text, for statements sent through
  * Prisma's `$queryRawUnsafe`, which answers a uuid column in its own form.
  */
-export function issueSelection<F extends IssueField>(alias: string, fields: readonly F[], { uuidAsText = false } = {}): Selected<F>[] {
+export function issueSelection<F extends IssueField>(
+  alias: string,
+  fields: readonly F[],
+  { uuidAsText = false } = {},
+): Selected<F>[] {
   return fields.map((field) => {
     const { column, kind } = ISSUE_TABLE[field];
     const ref = sql.ref(`${alias}.${column}`);

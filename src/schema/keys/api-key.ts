@@ -41,7 +41,7 @@ async function pruneInactiveKeys(tx: Prisma.TransactionClient, orgId: string, us
 }
 
 const ApiKeyStatus = builder.enumType('ApiKeyStatus', {
-  description: "Whether a key still works, from its revocation and expiry times.",
+  description: 'Whether a key still works, from its revocation and expiry times.',
   values: {
     active: { description: 'It authenticates requests.' },
     expired: { description: 'Its expiry time has passed; it no longer authenticates.' },
@@ -57,9 +57,17 @@ const ApiKeyRef = builder.prismaObject('ApiKey', {
     hint: t.exposeString('hint', { description: 'The last 4 characters of the token, to recognise it.' }),
     ownerId: t.exposeID('userId', { description: 'The user the key acts as.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'When it stops working; null if it never expires.' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it stops working; null if it never expires.',
+    }),
     lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'To the minute.' }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When it was revoked; null while not revoked.' }),
+    revokedAt: t.expose('revokedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was revoked; null while not revoked.',
+    }),
     status: t.field({
       type: ApiKeyStatus,
       description: 'Whether it works now: revoked before expired, expired before active.',
@@ -81,7 +89,8 @@ export const listApiKeys = defineOperation({
   run(ctx, { all, first }, query: { select?: Prisma.ApiKeySelect }) {
     const me = viewer(ctx);
     const orgId = activeOrgId(ctx);
-    if (all && !roleAtLeast(me.org!.role, 'admin')) throw new ForbiddenError('Only owners and admins can list every key.');
+    if (all && !roleAtLeast(me.org!.role, 'admin'))
+      throw new ForbiddenError('Only owners and admins can list every key.');
     return ctx.prisma.apiKey.findMany({
       ...query,
       where: { orgId, ...(all ? {} : { userId: me.userId }) },
@@ -95,7 +104,13 @@ builder.queryField('apiKeys', (t) =>
   t.prismaField({
     type: ['ApiKey'],
     description: listApiKeys.description,
-    args: { all: t.arg.boolean({ required: false, description: "true: every member's keys (owners and admins only); default: your own." }), first: t.arg.int(firstArg(LIST_BOUNDS.apiKeys)) },
+    args: {
+      all: t.arg.boolean({
+        required: false,
+        description: "true: every member's keys (owners and admins only); default: your own.",
+      }),
+      first: t.arg.int(firstArg(LIST_BOUNDS.apiKeys)),
+    },
     complexity: boundedList(LIST_BOUNDS.apiKeys),
     resolve: (query, _root, args, ctx) => listApiKeys.call(ctx, args, query),
   }),
@@ -114,7 +129,11 @@ export const API_KEY_NAME_MAX = 100;
 const CreatedApiKey = builder.objectRef<{ apiKey: ApiKey; token: string }>('CreatedApiKey').implement({
   description: 'A key just created, with its token: the only answer that ever holds the token.',
   fields: (t) => ({
-    apiKey: t.field({ type: ApiKeyRef, description: 'The key as listed from now on (without its token).', resolve: (created) => created.apiKey }),
+    apiKey: t.field({
+      type: ApiKeyRef,
+      description: 'The key as listed from now on (without its token).',
+      resolve: (created) => created.apiKey,
+    }),
     token: t.exposeString('token', { description: 'The plaintext token. This is the only time it is ever returned.' }),
   }),
 });
@@ -126,7 +145,10 @@ export const createApiKey = defineOperation({
   access: { notPat: true, role: 'manager' },
   rateLimit: { policy: ROUTE_POLICIES.apiKeyCreate, subject: (ctx) => `user:${viewer(ctx).userId}` },
   input: z.strictObject({
-    name: storableString(notNull('must be a string')).trim().min(1, 'must not be empty').max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`),
+    name: storableString(notNull('must be a string'))
+      .trim()
+      .min(1, 'must not be empty')
+      .max(API_KEY_NAME_MAX, `must be at most ${API_KEY_NAME_MAX} characters`),
     expiresAt: instant.refine((d) => d.getTime() > Date.now(), 'must be in the future').nullish(),
   }),
   async run(ctx, input) {
@@ -145,7 +167,12 @@ export const createApiKey = defineOperation({
         throw new ConflictError(message, 'KEY_LIMIT_REACHED', { limit: MAX_ACTIVE_KEYS });
       }
       await pruneInactiveKeys(tx, orgId, me.userId, now);
-      const { key, token } = await mintApiKey(tx, { userId: me.userId, orgId, name: input.name, expiresAt: input.expiresAt });
+      const { key, token } = await mintApiKey(tx, {
+        userId: me.userId,
+        orgId,
+        name: input.name,
+        expiresAt: input.expiresAt,
+      });
       return { apiKey: key, token };
     });
   },
@@ -155,7 +182,11 @@ builder.mutationField('createApiKey', (t) =>
   t.field({
     type: CreatedApiKey,
     description: createApiKey.description,
-    errors: outcome('createApiKey', 'The new key, with its token (shown this once).', [ValidationError, ConflictError, RateLimitedError]),
+    errors: outcome('createApiKey', 'The new key, with its token (shown this once).', [
+      ValidationError,
+      ConflictError,
+      RateLimitedError,
+    ]),
     args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The name and expiry of the key.' }) },
     resolve: (_root, args, ctx) => createApiKey.call(ctx, args.input, undefined),
   }),
@@ -167,10 +198,19 @@ builder.mutationField('createApiKey', (t) =>
  * key's next request is looked up (and refused) wherever it lands. The one revocation, shared by
  * the operation below and the admin CLI (which has no organization to check against).
  */
-export async function revokeKeyRow(db: Db, epoch: CredentialEpoch, where: { id: string; orgId?: string }, select: Prisma.ApiKeySelect = { id: true }) {
+export async function revokeKeyRow(
+  db: Db,
+  epoch: CredentialEpoch,
+  where: { id: string; orgId?: string },
+  select: Prisma.ApiKeySelect = { id: true },
+) {
   const key = await db.apiKey.findFirst({ where, select: { id: true, revokedAt: true } });
   if (!key) return null;
-  const revoked = await db.apiKey.update({ select, where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() } });
+  const revoked = await db.apiKey.update({
+    select,
+    where: { id: key.id },
+    data: { revokedAt: key.revokedAt ?? new Date() },
+  });
   await epoch.bump();
   return revoked;
 }
@@ -185,7 +225,9 @@ export const revokeApiKey = defineOperation({
   async run(ctx, { id }, query: { select?: Prisma.ApiKeySelect }) {
     const me = viewer(ctx);
     const orgId = activeOrgId(ctx);
-    const key = isUuid(id) ? await ctx.prisma.apiKey.findFirst({ where: { id, orgId }, select: { id: true, userId: true } }) : null;
+    const key = isUuid(id)
+      ? await ctx.prisma.apiKey.findFirst({ where: { id, orgId }, select: { id: true, userId: true } })
+      : null;
     // Someone else's key is as invisible as a missing one unless you may manage it.
     if (!key || (key.userId !== me.userId && !roleAtLeast(me.org!.role, 'admin'))) throw new NotFoundError('API key');
     const revoked = await revokeKeyRow(ctx.prisma, ctx.credentialEpoch, { id: key.id, orgId }, nonEmpty(query).select);
@@ -199,7 +241,12 @@ builder.mutationField('revokeApiKey', (t) =>
     type: 'ApiKey',
     description: revokeApiKey.description,
     errors: outcome('revokeApiKey', 'The key, now revoked.', [NotFoundError]),
-    args: { id: t.arg.id({ required: true, description: 'The id of the key (one of your own; any key of the organization for owners and admins).' }) },
+    args: {
+      id: t.arg.id({
+        required: true,
+        description: 'The id of the key (one of your own; any key of the organization for owners and admins).',
+      }),
+    },
     resolve: (query, _root, args, ctx) => revokeApiKey.call(ctx, args, query),
   }),
 );

@@ -14,7 +14,9 @@ import { isUuid } from '../core/uuid.js';
 function sessionUserId(ctx: Context): string {
   const principal = ctx.principal;
   if (principal.kind !== 'user' || principal.credential.kind !== 'session') {
-    throw new ForbiddenError('Only you, signed in with your browser, can see or revoke the applications you authorized.');
+    throw new ForbiddenError(
+      'Only you, signed in with your browser, can see or revoke the applications you authorized.',
+    );
   }
   return principal.userId;
 }
@@ -22,7 +24,8 @@ function sessionUserId(ctx: Context): string {
 /** Live grants: not revoked, not past the 90 days after consent. Newest first. */
 export const listMyGrants = defineOperation({
   name: 'listMyGrants',
-  description: 'The applications you authorized, with the organization, scopes, and when each was granted and last used.',
+  description:
+    'The applications you authorized, with the organization, scopes, and when each was granted and last used.',
   kind: 'read',
   access: { notPat: true },
   input: z.object({}),
@@ -51,7 +54,10 @@ export const revokeMyGrant = defineOperation({
   input: z.object({ id: z.string().min(1, 'is required') }),
   async run(ctx, { id }) {
     if (!isUuid(id)) throw new NotFoundError('grant');
-    const { count } = await ctx.prisma.oAuthGrant.updateMany({ where: { id, userId: sessionUserId(ctx), revokedAt: null }, data: { revokedAt: new Date() } });
+    const { count } = await ctx.prisma.oAuthGrant.updateMany({
+      where: { id, userId: sessionUserId(ctx), revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
     if (count === 0) throw new NotFoundError('grant');
   },
 });

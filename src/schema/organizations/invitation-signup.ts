@@ -35,11 +35,26 @@ export async function openInvitation(db: Db, code: string, now = new Date()): Pr
   if (!INVITE_CODE_PATTERN.test(code)) return null;
   const row = await db.invitation.findUnique({
     where: { codeHash: hashToken(code) },
-    select: { role: true, email: true, expiresAt: true, usedAt: true, revokedAt: true, createdBy: true, org: { select: { id: true, name: true, slug: true } } },
+    select: {
+      role: true,
+      email: true,
+      expiresAt: true,
+      usedAt: true,
+      revokedAt: true,
+      createdBy: true,
+      org: { select: { id: true, name: true, slug: true } },
+    },
   });
   if (!row) return null;
   const creator = await db.user.findUnique({ where: { id: row.createdBy }, select: { name: true } });
-  return { state: invitationState(row, now), role: row.role, expiresAt: row.expiresAt, org: row.org, createdByName: creator?.name ?? null, email: row.email };
+  return {
+    state: invitationState(row, now),
+    role: row.role,
+    expiresAt: row.expiresAt,
+    org: row.org,
+    createdByName: creator?.name ?? null,
+    email: row.email,
+  };
 }
 
 export interface SignUpForm {
@@ -62,13 +77,21 @@ const TAKEN = {
  */
 export async function signUpWithInvitation(db: Db, code: string, form: SignUpForm) {
   const errors: FieldError[] = [];
-  const account = NewAccount.safeParse({ name: form.name ?? '', email: form.email ?? '', username: form.username ?? '' });
-  if (!account.success) for (const issue of account.error.issues) errors.push({ field: issue.path.join('.'), message: issue.message });
+  const account = NewAccount.safeParse({
+    name: form.name ?? '',
+    email: form.email ?? '',
+    username: form.username ?? '',
+  });
+  if (!account.success)
+    for (const issue of account.error.issues) errors.push({ field: issue.path.join('.'), message: issue.message });
   const problem = passwordProblem(form.password ?? '', form.confirmation ?? '');
   if (problem) errors.push({ field: 'password', message: problem });
   if (account.success) {
     const { email, username } = account.data;
-    const taken = await db.user.findMany({ where: { OR: [{ email }, { username }] }, select: { email: true, username: true } });
+    const taken = await db.user.findMany({
+      where: { OR: [{ email }, { username }] },
+      select: { email: true, username: true },
+    });
     if (taken.some((u) => u.email === email)) errors.push({ field: 'email', message: TAKEN.email });
     if (taken.some((u) => u.username === username)) errors.push({ field: 'username', message: TAKEN.username });
   }
@@ -79,7 +102,10 @@ export async function signUpWithInvitation(db: Db, code: string, form: SignUpFor
     return await db.$transaction(async (tx) => {
       const user = await tx.user.create({ data: { ...account.data, passwordHash }, select: { id: true } });
       const invitation = await claimInvitation(tx, code, user.id, now);
-      await tx.membership.create({ data: { orgId: invitation.orgId, userId: user.id, role: invitation.role }, select: { id: true } });
+      await tx.membership.create({
+        data: { orgId: invitation.orgId, userId: user.id, role: invitation.role },
+        select: { id: true },
+      });
       return { userId: user.id, role: invitation.role, org: invitation.org };
     });
   } catch (error) {

@@ -31,8 +31,14 @@ const InvitationRef = builder.prismaObject('Invitation', {
     id: t.exposeID('id', { description: 'The invitation id (not the code).' }),
     role: t.expose('role', { type: RoleEnum, description: 'The role the new member gets.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', description: 'When the code stops working, if not used before.' }),
-    email: t.exposeString('email', { nullable: true, description: 'The email given for it (where the link was mailed, when the service sends mail).' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      description: 'When the code stops working, if not used before.',
+    }),
+    email: t.exposeString('email', {
+      nullable: true,
+      description: 'The email given for it (where the link was mailed, when the service sends mail).',
+    }),
   }),
 });
 
@@ -44,19 +50,24 @@ export interface CreatedInvitationValue {
   mailed: boolean;
 }
 
-const CreatedInvitation = builder
-  .objectRef<CreatedInvitationValue>('CreatedInvitation')
-  .implement({
-    description: 'An invitation just created, with its code and link: the only answer that ever holds them.',
-    fields: (t) => ({
-      invitation: t.field({ type: InvitationRef, description: 'The invitation, as listed from now on.', resolve: (c) => c.invitation }),
-      code: t.exposeString('code', { description: 'The invite code, shown once. Single use.' }),
-      mailed: t.exposeBoolean('mailed', { description: 'Whether the link was mailed to the email given (the service sends mail when configured to).' }),
-      url: t.exposeString('url', {
-        description: 'The invitation link, shown once: whoever opens it creates an account (or signs in) and joins. The same secret as the code.',
-      }),
+const CreatedInvitation = builder.objectRef<CreatedInvitationValue>('CreatedInvitation').implement({
+  description: 'An invitation just created, with its code and link: the only answer that ever holds them.',
+  fields: (t) => ({
+    invitation: t.field({
+      type: InvitationRef,
+      description: 'The invitation, as listed from now on.',
+      resolve: (c) => c.invitation,
     }),
-  });
+    code: t.exposeString('code', { description: 'The invite code, shown once. Single use.' }),
+    mailed: t.exposeBoolean('mailed', {
+      description: 'Whether the link was mailed to the email given (the service sends mail when configured to).',
+    }),
+    url: t.exposeString('url', {
+      description:
+        'The invitation link, shown once: whoever opens it creates an account (or signs in) and joins. The same secret as the code.',
+    }),
+  }),
+});
 
 /**
  * Unused, unexpired invitations one organization may hold. Each used one made a member, so the
@@ -77,9 +88,14 @@ export const createInvitation = defineOperation({
   kind: 'write',
   access: { role: 'admin' },
   input: z.strictObject({
-    role: z.enum(ROLES as [Role, ...Role[]], { error: (issue) => (issue.input === undefined ? undefined : `must be one of: ${[...ROLES].sort().join(', ')}`) }),
+    role: z.enum(ROLES as [Role, ...Role[]], {
+      error: (issue) => (issue.input === undefined ? undefined : `must be one of: ${[...ROLES].sort().join(', ')}`),
+    }),
     expiresInDays: z
-      .number({ error: (issue) => (issue.input === undefined ? undefined : issue.input === null ? 'cannot be null' : DAYS_MESSAGE) })
+      .number({
+        error: (issue) =>
+          issue.input === undefined ? undefined : issue.input === null ? 'cannot be null' : DAYS_MESSAGE,
+      })
       .int(DAYS_MESSAGE)
       .min(1, DAYS_MESSAGE)
       .max(INVITATION_DAYS_MAX, DAYS_MESSAGE)
@@ -90,16 +106,23 @@ export const createInvitation = defineOperation({
       .toLowerCase()
       .pipe(z.email('must be an email address').max(254, 'must be at most 254 characters'))
       .optional()
-      .meta({ maxLength: 254, description: 'Where to mail the link (when the service sends mail); it is also shown in the list of invitations.' }),
+      .meta({
+        maxLength: 254,
+        description:
+          'Where to mail the link (when the service sends mail); it is also shown in the list of invitations.',
+      }),
   }),
   async run(ctx, input): Promise<CreatedInvitationValue> {
     const me = viewer(ctx);
     const orgId = activeOrgId(ctx);
-    if (!roleAtLeast(me.org!.role, input.role)) throw new ForbiddenError('You cannot invite someone with a higher role than your own.');
+    if (!roleAtLeast(me.org!.role, input.role))
+      throw new ForbiddenError('You cannot invite someone with a higher role than your own.');
     // Ownership outlives the credential that granted it: a leaked key or token must not be able to
     // make someone an owner who stays after the key is revoked. Only a person, signed in, can.
     if (input.role === 'owner' && me.credential.kind !== 'session') {
-      throw new ForbiddenError('Owners are invited by a person signed in to the web app, not with an API key or OAuth token.');
+      throw new ForbiddenError(
+        'Owners are invited by a person signed in to the web app, not with an API key or OAuth token.',
+      );
     }
     const code = `inv_${randomBytes(18).toString('base64url')}`; // INVITE_CODE_LENGTH characters
     const created = await ctx.prisma.$transaction(async (tx) => {
@@ -141,15 +164,25 @@ export const createInvitation = defineOperation({
 export const INVITATION_MAIL_POLICY: Policy = { name: 'invitations.mail', limit: 20, windowMs: 60 * 60 * 1000 };
 
 /** Mails a new invitation's link to its email, when there is one, the service sends mail, and the organization's budget allows. */
-async function mailInvitation(ctx: Context, { invitation, url }: { invitation: Prisma.InvitationGetPayload<object>; url: string }): Promise<boolean> {
+async function mailInvitation(
+  ctx: Context,
+  { invitation, url }: { invitation: Prisma.InvitationGetPayload<object>; url: string },
+): Promise<boolean> {
   if (!invitation.email || !ctx.mailer) return false;
   // Not a refusal of the request, so not in its rate-limit headers: drawn from the limiter directly.
-  if (!(await ctx.limiter.admit(`invitations.mail:${invitation.orgId}`, [INVITATION_MAIL_POLICY])).allowed) return false;
+  if (!(await ctx.limiter.admit(`invitations.mail:${invitation.orgId}`, [INVITATION_MAIL_POLICY])).allowed)
+    return false;
   const [org, inviter] = await Promise.all([
     ctx.prisma.organization.findUniqueOrThrow({ where: { id: invitation.orgId }, select: { name: true } }),
     ctx.prisma.user.findUniqueOrThrow({ where: { id: invitation.createdBy }, select: { name: true } }),
   ]);
-  const mail = invitationMail(invitation.email, { orgName: org.name, inviterName: inviter.name, role: invitation.role, url, expiresAt: invitation.expiresAt });
+  const mail = invitationMail(invitation.email, {
+    orgName: org.name,
+    inviterName: inviter.name,
+    role: invitation.role,
+    url,
+    expiresAt: invitation.expiresAt,
+  });
   return ctx.mailer.send(mail);
 }
 
@@ -163,12 +196,19 @@ builder.mutationField('createInvitation', (t) =>
     ]),
     args: {
       role: t.arg({ type: RoleEnum, required: true, description: 'The role the new member gets: at most your own.' }),
-      expiresInDays: t.arg.int({ required: false, description: `Default ${INVITATION_DAYS_DEFAULT}, at most ${INVITATION_DAYS_MAX}.` }),
+      expiresInDays: t.arg.int({
+        required: false,
+        description: `Default ${INVITATION_DAYS_DEFAULT}, at most ${INVITATION_DAYS_MAX}.`,
+      }),
       email: t.arg.string({ required: false, description: 'Where to mail the link (when the service sends mail).' }),
     },
     // GraphQL's null for a left-out optional argument means "the default".
     resolve: (_root, args, ctx) =>
-      createInvitation.call(ctx, { role: args.role, expiresInDays: args.expiresInDays ?? undefined, email: args.email ?? undefined }, undefined),
+      createInvitation.call(
+        ctx,
+        { role: args.role, expiresInDays: args.expiresInDays ?? undefined, email: args.email ?? undefined },
+        undefined,
+      ),
   }),
 );
 
@@ -194,14 +234,19 @@ export const joinOrganization = defineOperation({
   kind: 'write',
   access: { notPat: true },
   // The bound is documented; a longer text is a code that does not exist.
-  input: z.strictObject({ code: z.string().trim().min(1, 'must not be empty').meta({ maxLength: INVITE_CODE_LENGTH }) }),
+  input: z.strictObject({
+    code: z.string().trim().min(1, 'must not be empty').meta({ maxLength: INVITE_CODE_LENGTH }),
+  }),
   async run(ctx, { code }, query: { select?: Prisma.MembershipSelect }) {
     const me = viewer(ctx);
     const now = new Date();
     return ctx.prisma.$transaction(async (tx) => {
       const invitation = await claimInvitation(tx, code, me.userId, now);
       try {
-        return await tx.membership.create({ ...nonEmpty(query), data: { orgId: invitation.orgId, userId: me.userId, role: invitation.role } });
+        return await tx.membership.create({
+          ...nonEmpty(query),
+          data: { orgId: invitation.orgId, userId: me.userId, role: invitation.role },
+        });
       } catch (error) {
         if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
           throw new ConflictError('You are already a member of this organization.');
@@ -216,7 +261,10 @@ builder.mutationField('joinOrganization', (t) =>
   t.prismaField({
     type: 'Membership',
     description: joinOrganization.description,
-    errors: outcome('joinOrganization', 'Your membership of the organization you joined.', [NotFoundError, ConflictError]),
+    errors: outcome('joinOrganization', 'Your membership of the organization you joined.', [
+      NotFoundError,
+      ConflictError,
+    ]),
     args: { code: t.arg.string({ required: true, description: 'The invite code you were given.' }) },
     resolve: (query, _root, args, ctx) => joinOrganization.call(ctx, args, query),
   }),

@@ -14,7 +14,7 @@ export const RoleEnum = builder.enumType('Role', {
     admin: { description: 'A manager who also manages members, invitations, every API key and the webhooks.' },
     owner: { description: 'An admin who can also make owners; an organization keeps at least one.' },
   } satisfies Record<(typeof ROLES)[number], unknown>,
-  description: 'A member\'s role in an organization, from least to most powerful.',
+  description: "A member's role in an organization, from least to most powerful.",
 });
 
 builder.prismaObject('Membership', {
@@ -29,8 +29,7 @@ builder.prismaObject('Membership', {
 
 export const listMemberships = defineOperation({
   name: 'listMemberships',
-  description:
-    `The viewer's organizations with their role in each, oldest first, at most ${LIST_BOUNDS.memberships}. A credential bound to one organization (API key, OAuth token) sees only that one.`,
+  description: `The viewer's organizations with their role in each, oldest first, at most ${LIST_BOUNDS.memberships}. A credential bound to one organization (API key, OAuth token) sees only that one.`,
   kind: 'read',
   access: {},
   input: z.strictObject({ first: firstInput(LIST_BOUNDS.memberships) }),

@@ -18,7 +18,9 @@ builder.prismaObject('Organization', {
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The organization id.' }),
     name: t.exposeString('name', { description: 'Its display name.' }),
-    slug: t.exposeString('slug', { description: 'Its short name in addresses (/orgs/<slug>): lowercase letters, digits and dashes; unique.' }),
+    slug: t.exposeString('slug', {
+      description: 'Its short name in addresses (/orgs/<slug>): lowercase letters, digits and dashes; unique.',
+    }),
     isPublic: t.exposeBoolean('isPublic', { description: 'Listed in the public organization directory.' }),
     projects: t.relation('projects', {
       description: `By key; at most ${LIST_BOUNDS.organizationProjects}.`,
@@ -89,12 +91,18 @@ export const ORG_NAME_MAX = 100;
 export const ORG_SLUG_MAX = 40;
 
 const CreateOrganization = z.strictObject({
-  name: storableString(notNull('must be a string')).trim().min(1, 'must not be empty').max(ORG_NAME_MAX, `must be at most ${ORG_NAME_MAX} characters`),
+  name: storableString(notNull('must be a string'))
+    .trim()
+    .min(1, 'must not be empty')
+    .max(ORG_NAME_MAX, `must be at most ${ORG_NAME_MAX} characters`),
   slug: z
     .string(notNull('must be a string'))
     .trim()
     .toLowerCase()
-    .regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, 'must be 1-40 lowercase letters, digits or dashes, not starting or ending with a dash')
+    .regex(
+      /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/,
+      'must be 1-40 lowercase letters, digits or dashes, not starting or ending with a dash',
+    )
     // The pattern is the check; the bound it implies is written out for OpenAPI.
     .meta({ maxLength: ORG_SLUG_MAX }),
   isPublic: z.boolean(notNull('must be true or false')).default(false),
@@ -102,7 +110,8 @@ const CreateOrganization = z.strictObject({
 
 export const createOrganization = defineOperation({
   name: 'createOrganization',
-  description: 'Creates an organization with the caller as its owner. A cross-organization operation: not available to API keys.',
+  description:
+    'Creates an organization with the caller as its owner. A cross-organization operation: not available to API keys.',
   kind: 'write',
   access: { notPat: true },
   input: CreateOrganization,
@@ -126,8 +135,17 @@ builder.mutationField('createOrganization', (t) =>
   t.prismaField({
     type: 'Membership',
     description: createOrganization.description,
-    errors: outcome('createOrganization', 'Your membership (as owner) of the new organization.', [ValidationError, ConflictError]),
-    args: { input: t.arg({ type: CreateOrganizationInput, required: true, description: 'Its name, slug and whether the directory lists it.' }) },
+    errors: outcome('createOrganization', 'Your membership (as owner) of the new organization.', [
+      ValidationError,
+      ConflictError,
+    ]),
+    args: {
+      input: t.arg({
+        type: CreateOrganizationInput,
+        required: true,
+        description: 'Its name, slug and whether the directory lists it.',
+      }),
+    },
     resolve: (query, _root, args, ctx) => createOrganization.call(ctx, args.input, query),
   }),
 );

@@ -42,7 +42,14 @@ export const listMembers = defineOperation({
       take: LIST_BOUNDS.memberships,
     });
     const emails = seesEmail(ctx);
-    return rows.map(({ role, createdAt, user }) => ({ userId: user.id, name: user.name, username: user.username, email: emails ? user.email : null, role, since: createdAt }));
+    return rows.map(({ role, createdAt, user }) => ({
+      userId: user.id,
+      name: user.name,
+      username: user.username,
+      email: emails ? user.email : null,
+      role,
+      since: createdAt,
+    }));
   },
 });
 
@@ -50,27 +57,37 @@ export const listMembers = defineOperation({
 async function manageable(ctx: Parameters<typeof listMembers.run>[0], target: string, newRole?: Role) {
   const me = viewer(ctx);
   const orgId = activeOrgId(ctx);
-  const member = isUuid(target) ? await ctx.prisma.membership.findUnique({ where: { orgId_userId: { orgId, userId: target } }, select: { role: true } }) : null;
+  const member = isUuid(target)
+    ? await ctx.prisma.membership.findUnique({
+        where: { orgId_userId: { orgId, userId: target } },
+        select: { role: true },
+      })
+    : null;
   if (!member) throw new NotFoundError('member');
   if (!roleAtLeast(me.org!.role, member.role) || (newRole && !roleAtLeast(me.org!.role, newRole))) {
     throw new ForbiddenError('You cannot change a member whose role, or give a role, above your own.');
   }
   if (member.role === 'owner' && newRole !== 'owner') {
     const owners = await ctx.prisma.membership.count({ where: { orgId, role: 'owner' } });
-    if (owners <= 1) throw new ConflictError('The organization needs at least one owner: make someone else owner first.');
+    if (owners <= 1)
+      throw new ConflictError('The organization needs at least one owner: make someone else owner first.');
   }
   return { orgId };
 }
 
 export const changeRole = defineOperation({
   name: 'changeRole',
-  description: 'Changes a member\'s role. Owners and admins, up to their own role; the last owner stays owner.',
+  description: "Changes a member's role. Owners and admins, up to their own role; the last owner stays owner.",
   kind: 'write',
   access: { role: 'admin', notPat: true },
   input: z.strictObject({ userId, role: roleInput }),
   async run(ctx, input) {
     const { orgId } = await manageable(ctx, input.userId, input.role);
-    const updated = await ctx.prisma.membership.update({ where: { orgId_userId: { orgId, userId: input.userId } }, data: { role: input.role }, select: { role: true } });
+    const updated = await ctx.prisma.membership.update({
+      where: { orgId_userId: { orgId, userId: input.userId } },
+      data: { role: input.role },
+      select: { role: true },
+    });
     await ctx.credentialEpoch.bump();
     return updated;
   },
@@ -78,13 +95,17 @@ export const changeRole = defineOperation({
 
 export const removeMember = defineOperation({
   name: 'removeMember',
-  description: 'Removes a member (their API keys in the organization go with them). Owners and admins, up to their own role; never the last owner.',
+  description:
+    'Removes a member (their API keys in the organization go with them). Owners and admins, up to their own role; never the last owner.',
   kind: 'write',
   access: { role: 'admin', notPat: true },
   input: z.strictObject({ userId }),
   async run(ctx, input) {
     const { orgId } = await manageable(ctx, input.userId);
-    await ctx.prisma.membership.delete({ where: { orgId_userId: { orgId, userId: input.userId } }, select: { id: true } });
+    await ctx.prisma.membership.delete({
+      where: { orgId_userId: { orgId, userId: input.userId } },
+      select: { id: true },
+    });
     await ctx.credentialEpoch.bump();
     return input.userId;
   },
@@ -107,7 +128,10 @@ export interface ListedInvitation {
   usedByName: string | null;
 }
 
-export function invitationState(i: { usedAt: Date | null; revokedAt: Date | null; expiresAt: Date }, now = new Date()): InvitationState {
+export function invitationState(
+  i: { usedAt: Date | null; revokedAt: Date | null; expiresAt: Date },
+  now = new Date(),
+): InvitationState {
   if (i.usedAt) return 'used';
   if (i.revokedAt) return 'revoked';
   return i.expiresAt > now ? 'pending' : 'expired';
@@ -124,17 +148,39 @@ export const listInvitations = defineOperation({
   async run(ctx): Promise<ListedInvitation[]> {
     const orgId = activeOrgId(ctx);
     const now = new Date();
-    const select = { id: true, role: true, email: true, createdAt: true, expiresAt: true, usedAt: true, revokedAt: true, createdBy: true, usedBy: true } as const;
+    const select = {
+      id: true,
+      role: true,
+      email: true,
+      createdAt: true,
+      expiresAt: true,
+      usedAt: true,
+      revokedAt: true,
+      createdBy: true,
+      usedBy: true,
+    } as const;
     const orderBy = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
     // Every pending one (their number is bounded), then the latest that were used, revoked or ran out.
     const [pending, past] = await Promise.all([
-      ctx.prisma.invitation.findMany({ where: { orgId, usedAt: null, expiresAt: { gt: now } }, select, orderBy, take: MAX_PENDING_INVITATIONS }),
-      ctx.prisma.invitation.findMany({ where: { orgId, OR: [{ usedAt: { not: null } }, { expiresAt: { lte: now } }] }, select, orderBy, take: PAST_INVITATIONS_LISTED }),
+      ctx.prisma.invitation.findMany({
+        where: { orgId, usedAt: null, expiresAt: { gt: now } },
+        select,
+        orderBy,
+        take: MAX_PENDING_INVITATIONS,
+      }),
+      ctx.prisma.invitation.findMany({
+        where: { orgId, OR: [{ usedAt: { not: null } }, { expiresAt: { lte: now } }] },
+        select,
+        orderBy,
+        take: PAST_INVITATIONS_LISTED,
+      }),
     ]);
     const rows = [...pending, ...past];
     // Invitations hold bare user ids (a person may leave, their invitations stay): names in one query.
     const ids = [...new Set(rows.flatMap((r) => (r.usedBy ? [r.createdBy, r.usedBy] : [r.createdBy])))];
-    const users = ids.length ? await ctx.prisma.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }) : [];
+    const users = ids.length
+      ? await ctx.prisma.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } })
+      : [];
     const names = new Map(users.map((u) => [u.id, u.name]));
     return rows.map((r) => ({
       id: r.id,

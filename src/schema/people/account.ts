@@ -23,11 +23,18 @@ const personName = storableString(notNull('must be a string'))
 /** A new account's fields; the password is checked by passwordProblem, like every password. */
 export const NewAccount = z.strictObject({
   name: personName,
-  email: z.string(notNull('must be a string')).trim().toLowerCase().pipe(z.email('must be an email address').max(254, 'must be at most 254 characters')),
+  email: z
+    .string(notNull('must be a string'))
+    .trim()
+    .toLowerCase()
+    .pipe(z.email('must be an email address').max(254, 'must be at most 254 characters')),
   username: z
     .string(notNull('must be a string'))
     .trim()
-    .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{1,38}$/, 'must be 2-39 letters, digits, dots, dashes or underscores, starting with a letter or digit'),
+    .regex(
+      /^[a-zA-Z0-9][a-zA-Z0-9_.-]{1,38}$/,
+      'must be 2-39 letters, digits, dots, dashes or underscores, starting with a letter or digit',
+    ),
 });
 
 export const updateProfile = defineOperation({
@@ -36,7 +43,8 @@ export const updateProfile = defineOperation({
   kind: 'write',
   access: { notPat: true },
   input: z.strictObject({ name: personName }),
-  run: (ctx, { name }) => ctx.prisma.user.update({ where: { id: viewer(ctx).userId }, data: { name }, select: { id: true, name: true } }),
+  run: (ctx, { name }) =>
+    ctx.prisma.user.update({ where: { id: viewer(ctx).userId }, data: { name }, select: { id: true, name: true } }),
 });
 
 export const changePassword = defineOperation({

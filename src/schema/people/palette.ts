@@ -35,7 +35,11 @@ const PaletteHitTypeEnum = builder.enumType('PaletteHitType', {
 const PaletteHitRef = builder.objectRef<PaletteHitShape>('PaletteHit').implement({
   description: 'One result of the command palette: enough to show it and to open it.',
   fields: (t) => ({
-    type: t.field({ type: PaletteHitTypeEnum, description: 'Whether it is a project, an issue or a person.', resolve: (hit) => hit.type }),
+    type: t.field({
+      type: PaletteHitTypeEnum,
+      description: 'Whether it is a project, an issue or a person.',
+      resolve: (hit) => hit.type,
+    }),
     id: t.exposeID('id', { description: 'The project, issue or user id.' }),
     title: t.exposeString('title', {
       description: "The project's name, the issue's title or the person's name.",
@@ -59,7 +63,11 @@ async function findProjects(ctx: Context, orgId: string, q: string) {
       orderBy: [{ key: 'asc' }],
       take: SEARCH_LIMIT,
     });
-  const ranked = await findRanked(find, (p) => tierOf(q, p.key, p.name), (p) => p.id);
+  const ranked = await findRanked(
+    find,
+    (p) => tierOf(q, p.key, p.name),
+    (p) => p.id,
+  );
   return ranked.map(({ row, tier }) => ({
     tier,
     hit: { type: 'PROJECT' as const, id: row.id, title: row.name, key: row.key, projectId: null, username: null },
@@ -96,7 +104,11 @@ async function findIssuesByKey(ctx: Context, orgId: string, q: string, select: t
   const ranges = numberPrefixRanges(match[2] ?? '');
   if (ranges?.length === 0) return [];
   const rows = await ctx.prisma.issue.findMany({
-    where: { orgId, project: { key: match[1]!.toUpperCase() }, ...(ranges ? { OR: ranges.map((number) => ({ number })) } : {}) },
+    where: {
+      orgId,
+      project: { key: match[1]!.toUpperCase() },
+      ...(ranges ? { OR: ranges.map((number) => ({ number })) } : {}),
+    },
     select,
     orderBy: [{ number: 'asc' }],
     take: SEARCH_LIMIT,
@@ -106,7 +118,13 @@ async function findIssuesByKey(ctx: Context, orgId: string, q: string, select: t
   return rows.map((row) => ({ row, tier: exact && exact.number === row.number ? 0 : 2 }));
 }
 
-const ISSUE_SELECT = { id: true, title: true, number: true, projectId: true, project: { select: { key: true } } } as const;
+const ISSUE_SELECT = {
+  id: true,
+  title: true,
+  number: true,
+  projectId: true,
+  project: { select: { key: true } },
+} as const;
 
 async function findIssues(ctx: Context, orgId: string, q: string) {
   const [byKey, byTitle] = await Promise.all([
@@ -161,7 +179,14 @@ export const paletteSearch = defineOperation({
       findPeople(ctx, q).then((found) =>
         found.map(({ row, tier }) => ({
           tier: tier + 1,
-          hit: { type: 'PERSON' as const, id: row.id, title: row.name, key: null, projectId: null, username: row.username },
+          hit: {
+            type: 'PERSON' as const,
+            id: row.id,
+            title: row.name,
+            key: null,
+            projectId: null,
+            username: row.username,
+          },
         })),
       ),
     ]);

@@ -47,7 +47,11 @@ export function seesEmail(ctx: Context): boolean {
  * People of the caller's organization whose name or username (and, for those who may see it,
  * email) matches `q`, best matches first.
  */
-export async function findPeople(ctx: Context, q: string, limit = SEARCH_LIMIT): Promise<{ row: PersonShape; tier: number }[]> {
+export async function findPeople(
+  ctx: Context,
+  q: string,
+  limit = SEARCH_LIMIT,
+): Promise<{ row: PersonShape; tier: number }[]> {
   const orgId = activeOrgId(ctx);
   const fields = seesEmail(ctx) ? (['name', 'username', 'email'] as const) : (['name', 'username'] as const);
   const find = async (match: TextMatch) => {

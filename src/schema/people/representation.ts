@@ -11,13 +11,17 @@ import { TITLE_MAX } from '../issues/workflow.js';
 
 /** People as REST answers them: the signed-in user, the organization's members, the command palette's hits. */
 
-export const UserJson = representation<Pick<User, 'id' | 'email' | 'name' | 'username' | 'locale'>>('User', 'The signed-in user.', {
-  id: column('id', uuid('The user id.')),
-  email: column('email', z.email().max(EMAIL_MAX).meta({ description: 'Sign-in address, lowercase.' })),
-  name: column('name', text(USER_NAME_MAX, 'Display name.')),
-  username: column('username', text(USERNAME_MAX, 'Unique handle.')),
-  locale: column('locale', text(LOCALE_MAX, 'Language code, e.g. `en`.')),
-});
+export const UserJson = representation<Pick<User, 'id' | 'email' | 'name' | 'username' | 'locale'>>(
+  'User',
+  'The signed-in user.',
+  {
+    id: column('id', uuid('The user id.')),
+    email: column('email', z.email().max(EMAIL_MAX).meta({ description: 'Sign-in address, lowercase.' })),
+    name: column('name', text(USER_NAME_MAX, 'Display name.')),
+    username: column('username', text(USERNAME_MAX, 'Unique handle.')),
+    locale: column('locale', text(LOCALE_MAX, 'Language code, e.g. `en`.')),
+  },
+);
 
 interface PersonRow {
   id: string;
@@ -34,32 +38,70 @@ export const PersonJson = representation<PersonRow>(
     name: column('name', text(USER_NAME_MAX, 'Display name.')),
     username: column('username', text(USERNAME_MAX, 'Unique handle.')),
     role: column('role', RoleSchema),
-    email: { ...column('email', z.email().max(EMAIL_MAX).meta({ description: `Only for the roles ${EMAIL_VISIBLE_FROM} and above.` })), omitNull: true },
+    email: {
+      ...column(
+        'email',
+        z
+          .email()
+          .max(EMAIL_MAX)
+          .meta({ description: `Only for the roles ${EMAIL_VISIBLE_FROM} and above.` }),
+      ),
+      omitNull: true,
+    },
   },
 );
 
-const paletteHit = representation<PaletteHitShape>('PaletteHit', 'A command-palette hit: enough to show it and to open it.', {
-  type: { schema: z.enum(['project', 'issue', 'person']).meta({ description: 'What the hit is.' }), value: (hit) => hit.type.toLowerCase() },
-  id: column('id', uuid('The project, issue or user id.')),
-  title: column('title', text(Math.max(PROJECT_NAME_MAX, TITLE_MAX, USER_NAME_MAX), "The project's name, the issue's title or the person's name.")),
-  key: { ...column('key', text(ISSUE_KEY_MAX, 'The project key (`WEB`) or the issue key (`WEB-12`).')), omitNull: true },
-  project_id: { ...column('projectId', uuid("An issue's project.")), omitNull: true },
-  username: { ...column('username', text(USERNAME_MAX, "A person's username.")), omitNull: true },
-});
+const paletteHit = representation<PaletteHitShape>(
+  'PaletteHit',
+  'A command-palette hit: enough to show it and to open it.',
+  {
+    type: {
+      schema: z.enum(['project', 'issue', 'person']).meta({ description: 'What the hit is.' }),
+      value: (hit) => hit.type.toLowerCase(),
+    },
+    id: column('id', uuid('The project, issue or user id.')),
+    title: column(
+      'title',
+      text(
+        Math.max(PROJECT_NAME_MAX, TITLE_MAX, USER_NAME_MAX),
+        "The project's name, the issue's title or the person's name.",
+      ),
+    ),
+    key: {
+      ...column('key', text(ISSUE_KEY_MAX, 'The project key (`WEB`) or the issue key (`WEB-12`).')),
+      omitNull: true,
+    },
+    project_id: { ...column('projectId', uuid("An issue's project.")), omitNull: true },
+    username: { ...column('username', text(USERNAME_MAX, "A person's username.")), omitNull: true },
+  },
+);
 
 const TITLE_MAX_OF: Record<string, number> = { project: PROJECT_NAME_MAX, issue: TITLE_MAX, person: USER_NAME_MAX };
 
 // Each type of hit has exactly its own fields: the document says which, one object per type.
 const hitOf = (type: string, title: string, fields: Record<string, z.ZodType>) =>
-  z.strictObject({ type: z.literal(type), id: uuid(`The ${type === 'person' ? 'user' : type} id.`), title: text(TITLE_MAX_OF[type]!, title), ...fields }).meta({ id: `Palette${type[0]!.toUpperCase()}${type.slice(1)}Hit` });
+  z
+    .strictObject({
+      type: z.literal(type),
+      id: uuid(`The ${type === 'person' ? 'user' : type} id.`),
+      title: text(TITLE_MAX_OF[type]!, title),
+      ...fields,
+    })
+    .meta({ id: `Palette${type[0]!.toUpperCase()}${type.slice(1)}Hit` });
 
 export const PaletteHitJson = {
   ...paletteHit,
   schema: z
     .discriminatedUnion('type', [
       hitOf('project', "The project's name.", { key: text(PROJECT_KEY_MAX, 'The project key (`WEB`).') }),
-      hitOf('issue', "The issue's title.", { key: text(ISSUE_KEY_MAX, 'The issue key (`WEB-12`).'), project_id: uuid("The issue's project.") }),
+      hitOf('issue', "The issue's title.", {
+        key: text(ISSUE_KEY_MAX, 'The issue key (`WEB-12`).'),
+        project_id: uuid("The issue's project."),
+      }),
       hitOf('person', "The person's name.", { username: text(USERNAME_MAX) }),
     ])
-    .meta({ id: 'PaletteHit', description: 'A command-palette hit: enough to show it and to open it. The fields depend on `type`.' }),
+    .meta({
+      id: 'PaletteHit',
+      description: 'A command-palette hit: enough to show it and to open it. The fields depend on `type`.',
+    }),
 };

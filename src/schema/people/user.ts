@@ -61,7 +61,10 @@ const ME_COLUMNS = { ...USER_COLUMNS, email: true } as const;
 /** A User's fields are its columns' names, so the declaration's keys are the statement's columns. */
 const ME_SELECT = Object.keys(ME_COLUMNS) as (keyof typeof ME_COLUMNS)[];
 /** Compiled once (prepared): it runs on every GET /me. */
-const meStatement = prepared((id: string) => sqlBuilder.selectFrom('users').select(ME_SELECT).where('id', '=', sql<string>`${id}::uuid`), 1);
+const meStatement = prepared(
+  (id: string) => sqlBuilder.selectFrom('users').select(ME_SELECT).where('id', '=', sql<string>`${id}::uuid`),
+  1,
+);
 /** Exported for the benchmark's baseline, which sends the same statement. */
 export const USER_SQL = meStatement.text;
 

@@ -3,7 +3,13 @@ import { formatPrismaCursor, queryFromInfo } from '@pothos/plugin-prisma';
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context.js';
 import { createBatch } from '../core/batch.js';
-import { countProjectIssues, listProjectIssues, pageArgs, type ProjectIssuePage, type ProjectIssuesQuery } from './issues-operations.js';
+import {
+  countProjectIssues,
+  listProjectIssues,
+  pageArgs,
+  type ProjectIssuePage,
+  type ProjectIssuesQuery,
+} from './issues-operations.js';
 import { answeredByRows, pageShape, type PageRow } from './issues-sql.js';
 import { selectedFieldNames } from '../core/selected-fields.js';
 
@@ -14,10 +20,13 @@ interface ConnectionArgs {
   before?: string | null;
 }
 
-const pages = createBatch((ctx: Context, params: { args: ConnectionArgs; query: ProjectIssuesQuery }, projectIds: string[]) =>
-  listProjectIssues.call(ctx, { ...params.args, projectIds }, params.query),
+const pages = createBatch(
+  (ctx: Context, params: { args: ConnectionArgs; query: ProjectIssuesQuery }, projectIds: string[]) =>
+    listProjectIssues.call(ctx, { ...params.args, projectIds }, params.query),
 );
-const counts = createBatch((ctx: Context, _params: undefined, projectIds: string[]) => countProjectIssues.call(ctx, { projectIds }, undefined));
+const counts = createBatch((ctx: Context, _params: undefined, projectIds: string[]) =>
+  countProjectIssues.call(ctx, { projectIds }, undefined),
+);
 
 /** What a query asks of each project's issues, and the batch it joins. */
 export interface IssueSelection {
@@ -43,13 +52,24 @@ export function issueSelection(ctx: Context, info: GraphQLResolveInfo, args: Con
   if (known?.planEach) plan();
   if (!known) {
     const fields = selectedFieldNames(info, ['edges', 'node']) ?? new Set<string>();
-    const query: ProjectIssuesQuery = { ...plan(), fields, relationFields: { assignee: selectedFieldNames(info, ['edges', 'node', 'assignee']) } };
-    const key = JSON.stringify([query.select, [...fields], query.relationFields?.assignee && [...query.relationFields.assignee]]);
+    const query: ProjectIssuesQuery = {
+      ...plan(),
+      fields,
+      relationFields: { assignee: selectedFieldNames(info, ['edges', 'node', 'assignee']) },
+    };
+    const key = JSON.stringify([
+      query.select,
+      [...fields],
+      query.relationFields?.assignee && [...query.relationFields.assignee],
+    ]);
     known = { query, key, planEach: !answeredByRows(pageShape(query.select, fields, query.relationFields), fields) };
     byField.set(info.fieldNodes, known);
   }
   // The arguments are the execution's own (one context may run a document more than once, with other variables).
-  return { query: known.query, group: `${JSON.stringify([args.first, args.last, args.after, args.before])}${known.key}` };
+  return {
+    query: known.query,
+    group: `${JSON.stringify([args.first, args.last, args.after, args.before])}${known.key}`,
+  };
 }
 
 const cursorOf = (node: { id: string }) => formatPrismaCursor(node, 'id');
@@ -121,12 +141,19 @@ class ProjectIssueConnection {
     // The batch runs every field with the same arguments and selection together.
     const { first, last, after, before } = this.args;
     const { query, group } = this.selection;
-    this.page ??= pages(this.ctx, group, { args: { first, last, after, before }, query }, this.projectId).then((found) => found ?? EMPTY);
+    this.page ??= pages(this.ctx, group, { args: { first, last, after, before }, query }, this.projectId).then(
+      (found) => found ?? EMPTY,
+    );
     return this.page;
   }
 }
 
-export function projectIssues(ctx: Context, projectId: string, args: ConnectionArgs, selection: IssueSelection): ProjectIssueConnection {
+export function projectIssues(
+  ctx: Context,
+  projectId: string,
+  args: ConnectionArgs,
+  selection: IssueSelection,
+): ProjectIssueConnection {
   // Arguments Pothos refuses fail the field itself, as one error, rather than each part of its connection.
   pageArgs(ctx, args);
   return new ProjectIssueConnection(ctx, projectId, args, selection);

@@ -21,7 +21,8 @@ import { viewer } from '../people/viewer.js';
  * is a member of now, as `memberships` lists them.
  */
 function readableOrgs(ctx: Context, column: Prisma.Sql): Prisma.Sql {
-  if (ctx.principal.kind === 'operator') return ctx.principal.org ? Prisma.sql`${column} = ${ctx.principal.org.id}::uuid` : Prisma.sql`false`;
+  if (ctx.principal.kind === 'operator')
+    return ctx.principal.org ? Prisma.sql`${column} = ${ctx.principal.org.id}::uuid` : Prisma.sql`false`;
   const me = viewer(ctx);
   if (me.orgBound) return me.org ? Prisma.sql`${column} = ${me.org.id}::uuid` : Prisma.sql`false`;
   return Prisma.sql`${column} IN (SELECT m.org_id FROM memberships m WHERE m.user_id = ${me.userId}::uuid)`;
@@ -31,10 +32,17 @@ function readableOrgs(ctx: Context, column: Prisma.Sql): Prisma.Sql {
  * Relay's arguments read as Pothos' prisma plugin reads them for a related connection (the
  * field's behaviour before it was batched): the same defaults, bounds, errors and cursors.
  */
-const paging = prismaConnectionHelpers(builder, 'Issue', { cursor: 'id', defaultSize: PAGE_SIZE_DEFAULT, maxSize: PAGE_SIZE_MAX });
+const paging = prismaConnectionHelpers(builder, 'Issue', {
+  cursor: 'id',
+  defaultSize: PAGE_SIZE_DEFAULT,
+  maxSize: PAGE_SIZE_MAX,
+});
 
 /** The page Relay's arguments ask for (Prisma's take, skip and cursor), or Pothos' error for arguments it refuses. */
-export function pageArgs(ctx: Context, args: { first?: number | null; last?: number | null; after?: string | null; before?: string | null }): PageArgs {
+export function pageArgs(
+  ctx: Context,
+  args: { first?: number | null; last?: number | null; after?: string | null; before?: string | null },
+): PageArgs {
   return paging.getQuery(args, ctx, () => true) as PageArgs;
 }
 
@@ -74,7 +82,9 @@ export const listProjectIssues = defineOperation({
   async run(ctx, { projectIds, ...args }, query: ProjectIssuesQuery): Promise<Map<string, ProjectIssuePage>> {
     const page = pageArgs(ctx, args);
     const shape = pageShape(query.select, query.fields ?? null, query.relationFields);
-    const rows = await directSql(ctx.prisma).rows<Record<string, unknown>>(sqlStatement(pageStatement(projectIds, readableOrgs(ctx, Prisma.sql`p.org_id`), page, shape)));
+    const rows = await directSql(ctx.prisma).rows<Record<string, unknown>>(
+      sqlStatement(pageStatement(projectIds, readableOrgs(ctx, Prisma.sql`p.org_id`), page, shape)),
+    );
     const byProject = new Map<string, PageRow[]>();
     const issues: PageRow[] = [];
     const toIssue = issueFromRow(shape);
@@ -95,7 +105,10 @@ export const listProjectIssues = defineOperation({
 
 /** What the statement cannot load (deeper relations), read by Prisma for the page's issues at once. */
 async function addRest(ctx: Context, issues: PageRow[], rest: Prisma.IssueSelect): Promise<void> {
-  const loaded = await ctx.prisma.issue.findMany({ where: { id: { in: issues.map((issue) => issue.id) } }, select: { ...rest, id: true } });
+  const loaded = await ctx.prisma.issue.findMany({
+    where: { id: { in: issues.map((issue) => issue.id) } },
+    select: { ...rest, id: true },
+  });
   const byId = new Map(loaded.map((row) => [row.id, row as Record<string, unknown>]));
   for (const issue of issues) {
     const row = byId.get(issue.id);
@@ -104,7 +117,11 @@ async function addRest(ctx: Context, issues: PageRow[], rest: Prisma.IssueSelect
 }
 
 /** Pothos' `wrapConnectionResult`: the extra row read to learn whether more follow is dropped here. */
-function pageOf(rows: PageRow[], args: { after?: string | null; before?: string | null; last?: number | null }, take: number): ProjectIssuePage {
+function pageOf(
+  rows: PageRow[],
+  args: { after?: string | null; before?: string | null; last?: number | null },
+  take: number,
+): ProjectIssuePage {
   const full = rows.length === Math.abs(take);
   const backwards = args.before != null || args.last != null;
   return {
@@ -116,12 +133,15 @@ function pageOf(rows: PageRow[], args: { after?: string | null; before?: string 
 
 export const countProjectIssues = defineOperation({
   name: 'countProjectIssues',
-  description: 'How many issues each given project holds; projects of organizations the caller does not read in hold none.',
+  description:
+    'How many issues each given project holds; projects of organizations the caller does not read in hold none.',
   kind: 'read',
   access: {},
   input: z.strictObject({ projectIds: z.array(uuid) }),
   async run(ctx, { projectIds }): Promise<Map<string, number>> {
-    const rows = await directSql(ctx.prisma).rows<{ id: string; count: number }>(sqlStatement(countStatement(projectIds, readableOrgs(ctx, Prisma.sql`p.org_id`))));
+    const rows = await directSql(ctx.prisma).rows<{ id: string; count: number }>(
+      sqlStatement(countStatement(projectIds, readableOrgs(ctx, Prisma.sql`p.org_id`))),
+    );
     const counts = new Map(rows.map((row) => [row.id, row.count]));
     return new Map(projectIds.map((id) => [id, counts.get(id) ?? 0]));
   },

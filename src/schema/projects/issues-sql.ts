@@ -22,7 +22,11 @@ import { USER_COLUMNS } from '../people/columns.js';
  * that asks for those alone answers from the row (src/schema/core/loaded-on-row.ts).
  */
 const JOINABLE = {
-  assignee: { alias: 'u', columns: { id: 'id', name: 'name', username: 'username', locale: 'locale', email: 'email' }, plain: Object.keys(USER_COLUMNS) },
+  assignee: {
+    alias: 'u',
+    columns: { id: 'id', name: 'name', username: 'username', locale: 'locale', email: 'email' },
+    plain: Object.keys(USER_COLUMNS),
+  },
   project: { alias: 'p', columns: { id: 'id', key: 'key', name: 'name' }, plain: [] as string[] },
 } as const;
 type Joinable = keyof typeof JOINABLE;
@@ -142,7 +146,12 @@ export interface PageRow extends IssueRow {
  * The page of every project of `projectIds` that `readable` admits (a condition on `p.org_id`),
  * in the page's order, grouped by project; `pageOf` is the project's place in `projectIds`, from 1.
  */
-export function pageStatement(projectIds: string[], readable: Prisma.Sql, page: PageArgs, shape: PageShape): Prisma.Sql {
+export function pageStatement(
+  projectIds: string[],
+  readable: Prisma.Sql,
+  page: PageArgs,
+  shape: PageShape,
+): Prisma.Sql {
   const backwards = page.take < 0;
   const order = Prisma.raw(backwards ? 'ASC' : 'DESC');
   const atOrAfter = Prisma.raw(backwards ? '>=' : '<=');
@@ -155,7 +164,8 @@ export function pageStatement(projectIds: string[], readable: Prisma.Sql, page: 
   if (shape.description) extra.push('i.description');
   for (const [relation, fields] of Object.entries(shape.joined) as [Joinable, string[]][]) {
     const { alias, columns } = JOINABLE[relation];
-    for (const field of fields) extra.push(`${alias}.${(columns as Record<string, string>)[field]} AS "${relation}.${field}"`);
+    for (const field of fields)
+      extra.push(`${alias}.${(columns as Record<string, string>)[field]} AS "${relation}.${field}"`);
   }
   const columns = Prisma.raw(extra.map((column) => `, ${column}`).join(''));
   const own = Prisma.raw(shape.columns.map((column) => `i.${ISSUE_TABLE[column].column} AS "${column}"`).join(', '));

@@ -12,7 +12,10 @@ import { isUuid } from '../core/uuid.js';
  */
 export const projectRef = z
   .string(notNull('must be a string'))
-  .refine((value) => isUuid(value) || PROJECT_KEY_PATTERN.test(value.toUpperCase()), 'must be a project id (UUID) or key (such as WEB)')
+  .refine(
+    (value) => isUuid(value) || PROJECT_KEY_PATTERN.test(value.toUpperCase()),
+    'must be a project id (UUID) or key (such as WEB)',
+  )
   .meta({ maxLength: 36, description: 'The project: its id or its key (`WEB`, any case).', example: 'WEB' });
 
 /**
@@ -39,6 +42,10 @@ export async function projectIdOf(db: Db, orgId: string, idOrKey: string): Promi
 }
 
 /** The same for an optional reference: absent stays absent. */
-export async function optionalProjectIdOf<T extends string | null | undefined>(db: Db, orgId: string, idOrKey: T): Promise<string | T> {
+export async function optionalProjectIdOf<T extends string | null | undefined>(
+  db: Db,
+  orgId: string,
+  idOrKey: T,
+): Promise<string | T> {
   return idOrKey ? projectIdOf(db, orgId, idOrKey) : idOrKey;
 }

@@ -107,7 +107,8 @@ export const createProject = defineOperation({
 
 export const updateProject = defineOperation({
   name: 'updateProject',
-  description: 'Renames a project or changes its key (which renames every issue key of the project). Needs the role manager or above.',
+  description:
+    'Renames a project or changes its key (which renames every issue key of the project). Needs the role manager or above.',
   kind: 'write',
   access: { role: 'manager' },
   rateLimit: projectWrites,
@@ -159,7 +160,10 @@ export const deleteProject = defineOperation({
         await tx.project.delete({ where, select: { id: true } });
         return {
           result: before.id,
-          changes: [...issues.map((issue) => issueChange('issue.deleted', issue, null)), projectChange('project.deleted', before, null)],
+          changes: [
+            ...issues.map((issue) => issueChange('issue.deleted', issue, null)),
+            projectChange('project.deleted', before, null),
+          ],
         };
       }),
     );

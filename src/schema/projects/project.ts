@@ -16,7 +16,9 @@ builder.prismaObject('Project', {
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The project id.' }),
     name: t.exposeString('name', { description: 'Its display name.' }),
-    key: t.exposeString('key', { description: 'Short uppercase key, unique in the organization; issue keys read KEY-123.' }),
+    key: t.exposeString('key', {
+      description: 'Short uppercase key, unique in the organization; issue keys read KEY-123.',
+    }),
     issueCount: t.relationCount('issues', { description: 'How many issues the project has now.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it or its issue numbering last changed.' }),
@@ -24,12 +26,15 @@ builder.prismaObject('Project', {
     // Batched over every project of the response (src/schema/projects/issues-connection.ts, over the
     // operations of src/schema/projects/issues-operations.ts): one statement per request for the
     // pages, whatever the number of projects.
-    issues: t.connection({
-      type: IssueRef,
-      complexity: connectionPage(PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX),
-      description: 'The issues of the project, newest first.',
-      resolve: (project, args, ctx, info) => projectIssues(ctx, project.id, args, issueSelection(ctx, info, args)),
-    }, IssueConnection),
+    issues: t.connection(
+      {
+        type: IssueRef,
+        complexity: connectionPage(PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX),
+        description: 'The issues of the project, newest first.',
+        resolve: (project, args, ctx, info) => projectIssues(ctx, project.id, args, issueSelection(ctx, info, args)),
+      },
+      IssueConnection,
+    ),
   }),
 });
 
@@ -56,7 +61,10 @@ const CreateProjectInput = builder.inputType('CreateProjectInput', {
   description: 'A new project: its name and key.',
   fields: (t) => ({
     name: t.string({ description: `1 to ${PROJECT_NAME_MAX} characters.` }),
-    key: t.string({ description: '2 to 10 letters or digits, starting with a letter; stored in uppercase. Unique in the organization.' }),
+    key: t.string({
+      description:
+        '2 to 10 letters or digits, starting with a letter; stored in uppercase. Unique in the organization.',
+    }),
   }),
 });
 
@@ -64,7 +72,10 @@ const UpdateProjectInput = builder.inputType('UpdateProjectInput', {
   description: 'Fields left out stay as they are. A new key renames every issue key of the project.',
   fields: (t) => ({
     name: t.string({ required: false, description: `A new name, 1 to ${PROJECT_NAME_MAX} characters.` }),
-    key: t.string({ required: false, description: 'A new key: 2 to 10 letters or digits, starting with a letter; unique in the organization.' }),
+    key: t.string({
+      required: false,
+      description: 'A new key: 2 to 10 letters or digits, starting with a letter; unique in the organization.',
+    }),
   }),
 });
 
@@ -82,8 +93,16 @@ builder.mutationField('updateProject', (t) =>
   t.prismaField({
     type: 'Project',
     description: ops.updateProject.description,
-    errors: outcome('updateProject', 'The project as changed.', [ValidationError, NotFoundError, ConflictError, RateLimitedError]),
-    args: { id: t.arg.id({ required: true, description: 'The id or the key (WEB, any case).' }), input: t.arg({ type: UpdateProjectInput, required: true, description: 'The fields to change.' }) },
+    errors: outcome('updateProject', 'The project as changed.', [
+      ValidationError,
+      NotFoundError,
+      ConflictError,
+      RateLimitedError,
+    ]),
+    args: {
+      id: t.arg.id({ required: true, description: 'The id or the key (WEB, any case).' }),
+      input: t.arg({ type: UpdateProjectInput, required: true, description: 'The fields to change.' }),
+    },
     resolve: (query, _root, args, ctx) => ops.updateProject.call(ctx, { ...args.input, id: args.id }, query),
   }),
 );
@@ -92,7 +111,11 @@ builder.mutationField('deleteProject', (t) =>
   t.field({
     type: 'ID',
     description: ops.deleteProject.description,
-    errors: outcome('deleteProject', 'The id of the deleted project.', [NotFoundError, ConflictError, RateLimitedError]),
+    errors: outcome('deleteProject', 'The id of the deleted project.', [
+      NotFoundError,
+      ConflictError,
+      RateLimitedError,
+    ]),
     args: {
       id: t.arg.id({ required: true, description: 'The id or the key (WEB, any case).' }),
       force: t.arg.boolean({ required: false, description: 'Also delete the issues of the project.' }),

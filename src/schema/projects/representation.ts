@@ -9,7 +9,12 @@ export type ProjectRow = Project & { _count: { issues: number } };
 const projectSummary = {
   id: column<ProjectRow, 'id'>('id', uuid('The project id.')),
   name: column<ProjectRow, 'name'>('name', text(PROJECT_NAME_MAX, `1 to ${PROJECT_NAME_MAX} characters.`)),
-  key: column<ProjectRow, 'key'>('key', text(PROJECT_KEY_MAX, 'Uppercase, unique in the organization; issue keys read `KEY-12`.').regex(PROJECT_KEY_PATTERN)),
+  key: column<ProjectRow, 'key'>(
+    'key',
+    text(PROJECT_KEY_MAX, 'Uppercase, unique in the organization; issue keys read `KEY-12`.').regex(
+      PROJECT_KEY_PATTERN,
+    ),
+  ),
 };
 
 export const ProjectJson = representation<ProjectRow>('Project', 'A project of the organization.', {

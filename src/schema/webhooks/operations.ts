@@ -33,11 +33,17 @@ const url = z
   .max(WEBHOOK_URL_MAX, `must be at most ${WEBHOOK_URL_MAX} characters`)
   .refine((value) => /^https?:\/\/[^/]/i.test(value), 'must be an https URL');
 const events = z
-  .array(z.enum(WEBHOOK_EVENTS, notNull(`must be one of: ${WEBHOOK_EVENTS.join(', ')}`)), notNull('must be a list of event types'))
+  .array(
+    z.enum(WEBHOOK_EVENTS, notNull(`must be one of: ${WEBHOOK_EVENTS.join(', ')}`)),
+    notNull('must be a list of event types'),
+  )
   .min(1, 'must name at least one event type (or *)')
   .max(WEBHOOK_EVENTS.length, `must name at most ${WEBHOOK_EVENTS.length} event types`)
   .transform((list) => [...new Set(list)]);
-const description = storableString(notNull('must be a string')).max(WEBHOOK_DESCRIPTION_MAX, `must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`);
+const description = storableString(notNull('must be a string')).max(
+  WEBHOOK_DESCRIPTION_MAX,
+  `must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`,
+);
 const id = z.string().min(1, 'is required');
 
 /** Who may manage webhooks: owners and admins, through any credential their role allows. */
@@ -74,7 +80,11 @@ export const listWebhooks = defineOperation({
   access: admins,
   input: z.strictObject({}),
   async run(ctx) {
-    const rows = await ctx.prisma.webhook.findMany({ where: { orgId: activeOrgId(ctx) }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: WEBHOOKS_PER_ORG_MAX });
+    const rows = await ctx.prisma.webhook.findMany({
+      where: { orgId: activeOrgId(ctx) },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: WEBHOOKS_PER_ORG_MAX,
+    });
     return rows.map(view);
   },
 });
@@ -105,7 +115,10 @@ export const createWebhook = defineOperation({
       // Locking the organization row serialises its creations, so two concurrent requests cannot both see 19 and make a 21st.
       await lockOrganization(tx, orgId);
       if ((await tx.webhook.count({ where: { orgId } })) >= WEBHOOKS_PER_ORG_MAX) {
-        throw new ConflictError(`This organization already has ${WEBHOOKS_PER_ORG_MAX} webhooks, the most it may have. Delete one first.`, 'WEBHOOK_LIMIT_REACHED');
+        throw new ConflictError(
+          `This organization already has ${WEBHOOKS_PER_ORG_MAX} webhooks, the most it may have. Delete one first.`,
+          'WEBHOOK_LIMIT_REACHED',
+        );
       }
       return tx.webhook.create({
         data: {
@@ -176,8 +189,23 @@ export const deleteWebhook = defineOperation({
 
 export type DeliveryView = Omit<WebhookDelivery, 'payload' | 'leaseUntil'>;
 const DELIVERY_SELECT = {
-  seq: true, id: true, webhookId: true, orgId: true, messageId: true, eventType: true, orderKey: true, state: true, attempts: true,
-  nextAttemptAt: true, lastAttemptAt: true, responseStatus: true, responseBody: true, durationMs: true, error: true, createdAt: true, deliveredAt: true,
+  seq: true,
+  id: true,
+  webhookId: true,
+  orgId: true,
+  messageId: true,
+  eventType: true,
+  orderKey: true,
+  state: true,
+  attempts: true,
+  nextAttemptAt: true,
+  lastAttemptAt: true,
+  responseStatus: true,
+  responseBody: true,
+  durationMs: true,
+  error: true,
+  createdAt: true,
+  deliveredAt: true,
 } as const;
 
 export const listDeliveries = defineOperation({
@@ -190,7 +218,8 @@ export const listDeliveries = defineOperation({
     const webhook = await findWebhook(ctx, input.webhookId);
     const take = input.first ?? 50;
     const after = input.after && /^\d{1,19}$/.test(input.after) ? BigInt(input.after) : null;
-    if (input.after && after === null) throw new ValidationError([{ field: 'after', message: 'is not a cursor this list gave' }]);
+    if (input.after && after === null)
+      throw new ValidationError([{ field: 'after', message: 'is not a cursor this list gave' }]);
     const rows = await ctx.prisma.webhookDelivery.findMany({
       select: DELIVERY_SELECT,
       where: { webhookId: webhook.id, ...(after !== null ? { seq: { lt: after } } : {}) },
@@ -203,7 +232,11 @@ export const listDeliveries = defineOperation({
 });
 
 /** Queues a message for one webhook and wakes this process's worker. */
-async function enqueue(ctx: Context, webhook: Webhook, message: { messageId: string; eventType: string; payload: string }): Promise<DeliveryView> {
+async function enqueue(
+  ctx: Context,
+  webhook: Webhook,
+  message: { messageId: string; eventType: string; payload: string },
+): Promise<DeliveryView> {
   const delivery = await ctx.prisma.webhookDelivery.create({
     select: DELIVERY_SELECT,
     data: { webhookId: webhook.id, orgId: webhook.orgId, ...message, orderKey: null, nextAttemptAt: new Date() },
@@ -214,7 +247,8 @@ async function enqueue(ctx: Context, webhook: Webhook, message: { messageId: str
 
 export const redeliver = defineOperation({
   name: 'redeliverWebhookDelivery',
-  description: 'Sends a delivery again, as a new delivery with the same webhook-id and body (receivers can tell it is the same message). Owners and admins.',
+  description:
+    'Sends a delivery again, as a new delivery with the same webhook-id and body (receivers can tell it is the same message). Owners and admins.',
   kind: 'write',
   access: admins,
   input: z.strictObject({ webhookId: id, deliveryId: id }),
@@ -224,19 +258,28 @@ export const redeliver = defineOperation({
       ? await ctx.prisma.webhookDelivery.findFirst({ where: { id: input.deliveryId, webhookId: webhook.id } })
       : null;
     if (!original) throw new NotFoundError('delivery');
-    return enqueue(ctx, webhook, { messageId: original.messageId, eventType: original.eventType, payload: original.payload });
+    return enqueue(ctx, webhook, {
+      messageId: original.messageId,
+      eventType: original.eventType,
+      payload: original.payload,
+    });
   },
 });
 
 export const pingWebhook = defineOperation({
   name: 'pingWebhook',
-  description: 'Queues a `webhook.ping` message to the webhook, signed like every other, to check the endpoint. Owners and admins.',
+  description:
+    'Queues a `webhook.ping` message to the webhook, signed like every other, to check the endpoint. Owners and admins.',
   kind: 'write',
   access: admins,
   input: z.strictObject({ id }),
   async run(ctx, input) {
     const webhook = await findWebhook(ctx, input.id);
     const messageId = randomUUID();
-    return enqueue(ctx, webhook, { messageId, eventType: 'webhook.ping', payload: pingPayload(messageId, webhook.orgId, webhook.id, new Date()) });
+    return enqueue(ctx, webhook, {
+      messageId,
+      eventType: 'webhook.ping',
+      payload: pingPayload(messageId, webhook.orgId, webhook.id, new Date()),
+    });
   },
 });
