@@ -4,7 +4,9 @@
  * test paths of their own.
  *
  * The table is ordered: the first entry whose path matches is the request's surface. A path no
- * entry claims belongs to `none` (a 404 in the shape the client asked for).
+ * entry claims belongs to `none` (a 404 in the shape the client asked for). The entries' paths
+ * do not overlap except where the order says so (the API reference, GraphQL and MCP before the
+ * rest of /api).
  */
 
 /** The paths other modules name (the GraphQL endpoint's option, links in documents and pages). */
@@ -107,16 +109,6 @@ const SURFACES: readonly Entry[] = [
   // cookie-carrying write to it is checked like the API's.
   { name: 'public-documents', matches: exact(PATHS.apiDocs), ...PUBLIC, csrf: 'with-session' },
   { name: 'public-documents', matches: under(PATHS.apiDocsAssets, PATHS.graphiqlAssets, PATHS.chartAssets), ...PUBLIC },
-  {
-    name: 'pages',
-    matches: (path) => PAGE_PATHS.some((pattern) => pattern.test(path)),
-    credentials: 'session',
-    csrf: 'always',
-    cors: false,
-    body: 'form',
-    refusal: 'page',
-    idempotent: false,
-  },
   // The consent screen is a page a browser posts to.
   {
     name: 'oauth-pages',
@@ -169,6 +161,17 @@ const SURFACES: readonly Entry[] = [
     body: 'api',
     refusal: 'problem',
     idempotent: true,
+  },
+  // Last: the API above is most of the traffic, and its paths never match a page's pattern.
+  {
+    name: 'pages',
+    matches: (path) => PAGE_PATHS.some((pattern) => pattern.test(path)),
+    credentials: 'session',
+    csrf: 'always',
+    cors: false,
+    body: 'form',
+    refusal: 'page',
+    idempotent: false,
   },
 ];
 

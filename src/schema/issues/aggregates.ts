@@ -5,7 +5,7 @@ import { directSql } from '../../db/direct-sql.js';
 import { builder, compiled } from '../../db/sql-builder.js';
 import { NotFoundError } from '../core/errors.js';
 import { filterReads, IssueFilter, type IssueFilterShape } from './filter.js';
-import type { IssueField } from './filter-fields.js';
+import type { IssueField } from './columns.js';
 import { issueFilterConditions } from './filter-sql.js';
 import { defineOperation } from '../core/operation.js';
 import { optionalProjectIdOf, projectRef } from '../projects/lookup.js';

@@ -8,6 +8,9 @@ import { MAX_FILTER_VALUES } from './filter-limits.js';
 import { escapeLike, insensitive, searchText } from '../core/search-text.js';
 import { storableString } from '../core/text.js';
 import { isUuid } from '../core/uuid.js';
+import type { IssueField } from './columns.js';
+import { issueColumn } from './select.js';
+import { oneOf } from '../../db/sql-conditions.js';
 
 /**
  * The kinds of condition an issue filter is made of. A kind is everything one filter field is on
@@ -19,9 +22,6 @@ import { isUuid } from '../core/uuid.js';
  * asks for nothing (an empty comparator): the filter's and/or/not rules count on it, and the
  * property tests (test/issue-aggregates.test.ts, test/hand-written-sql.test.ts) check it.
  */
-
-/** A scalar field of Issue, by its Prisma name; its column is the same name in snake_case. */
-export type IssueField = Prisma.IssueScalarFieldEnum;
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
@@ -54,18 +54,10 @@ interface Wording {
   rest?: { name: string; description: string };
 }
 
-const snakeCase = (field: IssueField) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const ref = (alias: string, field: IssueField) => sql.ref(`${alias}.${snakeCase(field)}`);
 /** One Prisma condition on one field (the field's filter type follows from its name). */
 const on = <F extends IssueField>(field: F, filter: Prisma.IssueWhereInput[F]) =>
   ({ [field]: filter }) as Prisma.IssueWhereInput;
 const rest = (wording: Wording, list = false): RestParameter | undefined => wording.rest && { ...wording.rest, list };
-
-/** `column IN (...)`; an empty list holds for no row, as Prisma reads `in: []`. */
-function oneOf(column: Expression<unknown>, values: readonly (string | number)[], cast = ''): Expression<SqlBool> {
-  if (!values.length) return sql<SqlBool>`FALSE`;
-  return sql<SqlBool>`${column} IN (${sql.join(values.map((value) => sql`${value}${sql.raw(cast)}`))})`;
-}
 
 const tooManyValues = `must have at most ${MAX_FILTER_VALUES} values`;
 
@@ -83,7 +75,7 @@ export function anyOf(
       .refine((values) => values.every((v) => allowed.includes(v)), `must each be one of: ${allowed.join(', ')}`),
     graphql: (t) => t.field({ type: [type], required: false, description: wording.description }),
     where: (values) => [on(field, { in: values })],
-    sql: (values, alias) => [oneOf(ref(alias, field), values)],
+    sql: (values, alias) => [oneOf(issueColumn(alias, field), values)],
     reads: [field],
     rest: rest(wording, true),
   };
@@ -99,7 +91,9 @@ export function idOrNone(field: IssueField, wording: Wording): FilterField<strin
     graphql: (t) => t.string({ required: false, description: wording.description }),
     where: (id) => [on(field, id === 'none' ? null : id)],
     sql: (id, alias) => [
-      id === 'none' ? sql<SqlBool>`${ref(alias, field)} IS NULL` : sql<SqlBool>`${ref(alias, field)} = ${id}::uuid`,
+      id === 'none'
+        ? sql<SqlBool>`${issueColumn(alias, field)} IS NULL`
+        : sql<SqlBool>`${issueColumn(alias, field)} = ${id}::uuid`,
     ],
     reads: [field],
     rest: rest(wording),
@@ -116,7 +110,7 @@ export function substring(fields: readonly IssueField[], wording: Wording): Filt
       const pattern = `%${escapeLike(text)}%`;
       return [
         sql<SqlBool>`(${sql.join(
-          fields.map((field) => sql`${ref(alias, field)} ILIKE ${pattern}`),
+          fields.map((field) => sql`${issueColumn(alias, field)} ILIKE ${pattern}`),
           sql` OR `,
         )})`,
       ];
@@ -169,7 +163,7 @@ export function textComparisons(field: IssueField, wording: Wording): FilterFiel
     where: (value) => given(value).map((match) => on(field, insensitive(match, value[match]!))),
     sql: (value, alias) =>
       given(value).map(
-        (match) => sql<SqlBool>`${ref(alias, field)} ILIKE ${TEXT_PATTERNS[match](escapeLike(value[match]!))}`,
+        (match) => sql<SqlBool>`${issueColumn(alias, field)} ILIKE ${TEXT_PATTERNS[match](escapeLike(value[match]!))}`,
       ),
     reads: [field],
     rest: rest(wording),
@@ -210,9 +204,9 @@ export function intComparisons(field: IssueField, wording: Wording): FilterField
     // int8: a number past int4's range is then a comparison, not an error.
     sql: (value, alias) => [
       ...given(value).map(
-        (op) => sql<SqlBool>`${ref(alias, field)} ${sql.raw(INT_OPERATORS[op][1])} ${value[op]}::int8`,
+        (op) => sql<SqlBool>`${issueColumn(alias, field)} ${sql.raw(INT_OPERATORS[op][1])} ${value[op]}::int8`,
       ),
-      ...(value.in ? [oneOf(ref(alias, field), value.in, '::int8')] : []),
+      ...(value.in ? [oneOf(issueColumn(alias, field), value.in, '::int8')] : []),
     ],
     reads: [field],
     rest: rest(wording),
@@ -227,7 +221,7 @@ export function instant(field: IssueField, comparison: '>' | '<', wording: Wordi
     rule: instantRule,
     graphql: (t) => t.field({ type: 'DateTime', required: false, description: wording.description }),
     where: (at) => [on(field, comparison === '>' ? { gt: at } : { lt: at })],
-    sql: (at, alias) => [sql<SqlBool>`${ref(alias, field)} ${sql.raw(comparison)} ${at}::timestamptz`],
+    sql: (at, alias) => [sql<SqlBool>`${issueColumn(alias, field)} ${sql.raw(comparison)} ${at}::timestamptz`],
     reads: [field],
     rest: wording.rest && { name: wording.rest.name, description: `${wording.rest.description} ${iso}`, list: false },
   };

@@ -1,4 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
+import { all, any } from '../../db/sql-conditions.js';
 import { compileFilter, type FilterTarget, type IssueFilterShape } from './filter.js';
 
 /**
@@ -10,15 +11,10 @@ import { compileFilter, type FilterTarget, type IssueFilterShape } from './filte
  * both over random issues and filters on both databases.
  */
 
-/** Every condition; one alone as it is. */
-function all(conditions: Expression<SqlBool>[]): Expression<SqlBool> {
-  return conditions.length === 1 ? conditions[0]! : sql<SqlBool>`(${sql.join(conditions, sql` AND `)})`;
-}
-
 const targetOn = (alias: string): FilterTarget<Expression<SqlBool>> => ({
   conditions: (entry, value) => entry.sql(value, alias),
   all: (branches) => all(branches.map(all)),
-  any: (branches) => sql<SqlBool>`(${sql.join(branches.map(all), sql` OR `)})`,
+  any: (branches) => any(branches.map(all)),
   none: (conditions) => sql<SqlBool>`NOT (${all(conditions)})`,
   never: sql<SqlBool>`FALSE`,
 });

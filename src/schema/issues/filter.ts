@@ -10,9 +10,9 @@ import {
   substring,
   textComparisons,
   type FilterField,
-  type IssueField,
   type RestParameter,
 } from './filter-fields.js';
+import type { IssueField } from './columns.js';
 import { MAX_FILTER_BRANCHES, MAX_FILTER_DEPTH, MAX_FILTER_VALUES, MAX_FILTERS } from './filter-limits.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 

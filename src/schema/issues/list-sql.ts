@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Expression, type InferResult, type RawBuilder, type SqlBool } from 'kysely';
 import { builder } from '../../db/sql-builder.js';
+import { all, any, instant, oneOf } from '../../db/sql-conditions.js';
 import { LOADED_FIELDS } from './columns.js';
 import type { IssueFilterShape } from './filter.js';
 import { issueFilterConditions } from './filter-sql.js';
@@ -17,18 +18,6 @@ import { issueColumn, issueSelection, sqlColumn } from './select.js';
 
 type Condition = Expression<SqlBool>;
 
-// Conditions are Kysely's SQL template tags: values become bind parameters, numbered only when
-// the whole statement is compiled, so a condition left out (an OR with a branch that holds for
-// every issue) leaves no parameter behind.
-
-/** `column IN (...)`; an empty list holds for no row, as Prisma reads `in: []`. */
-const oneOf = (column: Expression<unknown>, values: readonly (string | number)[], cast = sql.raw('')): Condition =>
-  values.length ? sql<SqlBool>`${column} IN (${sql.join(values.map((v) => sql`${v}${cast}`))})` : sql<SqlBool>`FALSE`;
-const time = (value: Date) => sql`${value.toISOString()}::timestamptz`;
-const all = (conditions: Condition[]): Condition =>
-  conditions.length === 1 ? conditions[0]! : sql<SqlBool>`(${sql.join(conditions, sql` AND `)})`;
-const any = (conditions: Condition[]): Condition => sql<SqlBool>`(${sql.join(conditions, sql` OR `)})`;
-
 /** A sort key's column: statuses and priorities by their place in the workflow (joined tables, as Prisma's orderBy). */
 const ORDER_COLUMN: Record<SeekKey['name'], RawBuilder<unknown>> = {
   createdAt: issueColumn('i', 'createdAt'),
@@ -45,7 +34,7 @@ const VALUE_COLUMN: Record<SeekKey['name'], RawBuilder<unknown>> = {
 };
 
 function keyValue(name: SeekKey['name'], value: Date | string) {
-  if (value instanceof Date) return time(value);
+  if (value instanceof Date) return instant(value);
   return name === 'id' ? sql`${value}::uuid` : sql`${value}`;
 }
 
