@@ -74,6 +74,8 @@ async function stamped(response: Response, requestId: string): Promise<Response>
 
 /** The problems of HTTP itself, made in more than one place. */
 export const problems = {
+  // Not a ValidationError: its fields are already named as the client sent them, and the REST
+  // router renames a ValidationError's fields (src/rest/errors.ts), which would rename them again.
   validation: (all: FieldError[]) => {
     const errors = all
       .slice(0, PROBLEM_LIMITS.fieldErrors)
