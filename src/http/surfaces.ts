@@ -101,6 +101,16 @@ const PUBLIC = {
   idempotent: false,
 } as const;
 
+/** What a person's browser reaches: a session's cookie, CSRF-checked forms, refusals as pages. */
+const BROWSER = {
+  credentials: 'session',
+  csrf: 'always',
+  cors: false,
+  body: 'form',
+  refusal: 'page',
+  idempotent: false,
+} as const;
+
 const SURFACES: readonly Entry[] = [
   // Answered by the operations layer (src/ops/observe.ts) on GET and HEAD, before the pipeline.
   { name: 'operations', matches: exact(PATHS.healthz, PATHS.readyz, PATHS.metrics), ...PUBLIC },
@@ -110,16 +120,7 @@ const SURFACES: readonly Entry[] = [
   { name: 'public-documents', matches: exact(PATHS.apiDocs), ...PUBLIC, csrf: 'with-session' },
   { name: 'public-documents', matches: under(PATHS.apiDocsAssets, PATHS.graphiqlAssets, PATHS.chartAssets), ...PUBLIC },
   // The consent screen is a page a browser posts to.
-  {
-    name: 'oauth-pages',
-    matches: exact(PATHS.authorize),
-    credentials: 'session',
-    csrf: 'always',
-    cors: false,
-    body: 'form',
-    refusal: 'page',
-    idempotent: false,
-  },
+  { name: 'oauth-pages', matches: exact(PATHS.authorize), ...BROWSER },
   // The authorization server's back channel (token, registration, revocation...) and its metadata.
   {
     name: 'oauth',
@@ -163,16 +164,7 @@ const SURFACES: readonly Entry[] = [
     idempotent: true,
   },
   // Last: the API above is most of the traffic, and its paths never match a page's pattern.
-  {
-    name: 'pages',
-    matches: (path) => PAGE_PATHS.some((pattern) => pattern.test(path)),
-    credentials: 'session',
-    csrf: 'always',
-    cors: false,
-    body: 'form',
-    refusal: 'page',
-    idempotent: false,
-  },
+  { name: 'pages', matches: (path) => PAGE_PATHS.some((pattern) => pattern.test(path)), ...BROWSER },
 ];
 
 const NONE: Surface = { name: 'none', ...PUBLIC };

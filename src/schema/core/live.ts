@@ -69,22 +69,28 @@ const CHANGED_FIELDS_MAX = 20;
 
 const kindOf = (event: LiveEvent) => event.type.slice(event.type.indexOf('.') + 1) as 'created' | 'updated' | 'deleted';
 
+/** The fields every change has beside its object: what happened's details. */
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
+const changeFields = (t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, LiveEvent>) => ({
+  fields: t.stringList({
+    description: 'The fields that changed (every field set, for a creation).',
+    complexity: fixedList(CHANGED_FIELDS_MAX),
+    resolve: (event) => event.fields,
+  }),
+  changedAt: t.field({
+    type: 'DateTime',
+    description: 'When the change was committed.',
+    resolve: (event) => new Date(event.at),
+  }),
+});
+
 const IssueChange = builder.objectRef<LiveEvent>('IssueChange').implement({
   description: 'An issue of the organization was created, changed or deleted.',
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, description: 'What happened.', resolve: kindOf }),
     issueId: t.id({ description: 'The issue.', resolve: (event) => event.subjectId }),
     projectId: t.id({ description: "The issue's project.", resolve: (event) => event.projectId }),
-    fields: t.stringList({
-      description: 'The fields that changed (every field set, for a creation).',
-      complexity: fixedList(CHANGED_FIELDS_MAX),
-      resolve: (event) => event.fields,
-    }),
-    changedAt: t.field({
-      type: 'DateTime',
-      description: 'When the change was committed.',
-      resolve: (event) => new Date(event.at),
-    }),
+    ...changeFields(t),
     issue: t.prismaField({
       type: 'Issue',
       nullable: true,
@@ -100,16 +106,7 @@ const ProjectChange = builder.objectRef<LiveEvent>('ProjectChange').implement({
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, description: 'What happened.', resolve: kindOf }),
     projectId: t.id({ description: 'The project.', resolve: (event) => event.subjectId }),
-    fields: t.stringList({
-      description: 'The fields that changed (every field set, for a creation).',
-      complexity: fixedList(CHANGED_FIELDS_MAX),
-      resolve: (event) => event.fields,
-    }),
-    changedAt: t.field({
-      type: 'DateTime',
-      description: 'When the change was committed.',
-      resolve: (event) => new Date(event.at),
-    }),
+    ...changeFields(t),
     project: t.prismaField({
       type: 'Project',
       nullable: true,
