@@ -78,6 +78,31 @@ export function prepared<Values extends SqlValue[], Row>(
   };
 }
 
+/**
+ * A statement of several forms (its SQL differs with what a request asks for, not with its
+ * values), each prepared the first time it is asked for. The forms come from requests, so at
+ * most `max` are kept, the oldest dropped first.
+ */
+export class PreparedForms<Values extends SqlValue[], Row> {
+  private readonly forms = new Map<string, Prepared<Values, Row>>();
+
+  constructor(
+    private readonly arity: Values['length'],
+    private readonly max: number,
+  ) {}
+
+  /** The form `key` names (every choice that changes the SQL), built by `build` if it is not kept. */
+  get(key: string, build: (...values: Values) => Compilable<Row>): Prepared<Values, Row> {
+    let form = this.forms.get(key);
+    if (!form) {
+      form = prepared(build, this.arity);
+      if (this.forms.size >= this.max) this.forms.delete(this.forms.keys().next().value!);
+      this.forms.set(key, form);
+    }
+    return form;
+  }
+}
+
 /** The rows of a Kysely statement, sent through DirectSql, typed as the builder infers them. */
 export function rowsOf<Row>(sql: DirectSql, query: Statement<Row> | CompiledQuery<Row>): Promise<Row[]> {
   return sql.rows<Row>(compiled(query));
