@@ -1,5 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
 import type { Db } from '../src/db/client.js';
+import { DirectSql, registerDirectSql } from '../src/db/direct-sql.js';
 import { recordCircuit } from '../src/webhooks/circuit.js';
 import { ENDPOINT_IN_FLIGHT_MAX, InFlight, ORG_IN_FLIGHT_MAX, type DueEndpoint } from '../src/webhooks/fairness.js';
 
@@ -132,31 +133,35 @@ describe('InFlight.plan', () => {
 });
 
 describe('recordCircuit', () => {
+  /** A client whose DirectSql statements are recorded, not sent. */
   function fakeDb() {
-    return {
-      webhook: { updateMany: vi.fn(async () => ({ count: 1 })) },
-      $executeRawUnsafe: vi.fn(async () => 1),
-    };
+    const db = { webhook: { updateMany: vi.fn(async () => ({ count: 1 })) } };
+    const run = vi.fn(async (_text: string, _values: unknown[]) => ({ rows: [] }));
+    registerDirectSql(db as unknown as Db, new DirectSql(run, { count: 0 }));
+    return { db, run };
   }
 
   test('a final answer (2xx, 4xx but 408 and 429) closes the circuit, writing only if it was not', async () => {
     for (const status of [200, 204, 400, 404, 410]) {
-      const db = fakeDb();
+      const { db, run } = fakeDb();
       await recordCircuit(db as unknown as Db, 'w1', status);
       expect(db.webhook.updateMany).toHaveBeenCalledWith({
         where: { id: 'w1', OR: [{ consecutiveFailures: { gt: 0 } }, { circuitOpenUntil: { not: null } }] },
         data: { consecutiveFailures: 0, circuitOpenUntil: null },
       });
-      expect(db.$executeRawUnsafe).not.toHaveBeenCalled();
+      expect(run).not.toHaveBeenCalled();
     }
   });
 
-  test('no answer, a 5xx, 408 or 429 counts a failure', async () => {
+  test('no answer, a 5xx, 408 or 429 counts a failure; the fifth opens the circuit for 30 s, doubling to an hour', async () => {
     for (const status of [null, 500, 503, 408, 429]) {
-      const db = fakeDb();
+      const { db, run } = fakeDb();
       await recordCircuit(db as unknown as Db, 'w1', status);
-      expect(db.$executeRawUnsafe).toHaveBeenCalledTimes(1);
-      expect(db.$executeRawUnsafe.mock.calls[0]).toEqual([expect.stringContaining('consecutive_failures + 1'), 'w1']);
+      expect(run).toHaveBeenCalledTimes(1);
+      expect(run.mock.calls[0]).toEqual([expect.stringContaining('"consecutive_failures" + 1'), ['w1']]);
+      expect(run.mock.calls[0]![0]).toContain(
+        'when "consecutive_failures" + 1 >= 5 then now() + make_interval(secs => least(3600, 30 * power(2, "consecutive_failures" + 1 - 5)))',
+      );
       expect(db.webhook.updateMany).not.toHaveBeenCalled();
     }
   });

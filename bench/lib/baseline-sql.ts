@@ -5,7 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { issueListStatement } from '../../src/schema/issues/list-sql.js';
 import { IssueOrder } from '../../src/schema/issues/order.js';
+import type { SqlValue } from '../../src/db/direct-sql.js';
 import { compiled } from '../../src/db/sql-builder.js';
+import { CREATE_FIELDS, type IssueField } from '../../src/schema/issues/columns.js';
+import { createIssueStatement } from '../../src/schema/issues/create.js';
 
 /** PAT lookup by SHA-256 hash, joined with the membership for the role: the app's own statement (src/auth/pat.ts). $1 = hash. On a PAT cache hit the app sends no lookup. */
 export { PAT_LOOKUP_SQL } from '../../src/auth/pat.js';
@@ -35,9 +38,10 @@ export const ISSUES_PAGE_SQL = compiled(
 export { CREATE_ISSUE_SQL } from '../../src/schema/issues/create.js';
 
 /**
- * The create statement's 16 arguments, written by hand as the app's prepareEvents and
+ * The create statement's parameters, the values written by hand as the app's prepareEvents and
  * webhookPayload would: the issue, its history row as JSON, and its webhook payload with the
- * placeholders the statement fills with the number and the key.
+ * placeholders the statement fills with the number and the key (placed as the app's
+ * createIssueStatement places them).
  */
 export function createIssueArgs(
   caller: { orgId: string; userId: string; keyId: string | null },
@@ -93,16 +97,18 @@ export function createIssueArgs(
   const events = JSON.stringify([
     { n: 0, id: eventId, type: 'issue.created', subject_id: id, project_id, changes, to_status: status, payload },
   ]);
-  return [
-    now,
-    caller.orgId,
-    project_id,
-    assignee_id,
-    id,
+  const written: Partial<Record<IssueField, SqlValue>> = {
+    projectId: project_id,
     title,
     status,
     priority,
     description,
+    assigneeId: assignee_id,
+  };
+  const statement = createIssueStatement.with(
+    now,
+    caller.orgId,
+    id,
     events,
     caller.userId,
     'pat',
@@ -110,7 +116,9 @@ export function createIssueArgs(
     `"${number}"`,
     number,
     key,
-  ];
+    ...CREATE_FIELDS.map((field) => written[field] ?? null),
+  );
+  return [...statement.parameters];
 }
 
 /** Only for an empty page: does the project exist in the org? */

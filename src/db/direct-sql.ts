@@ -13,11 +13,6 @@ export interface SqlStatement {
   values: SqlValue[];
 }
 
-/** A statement made with Prisma's SQL template tag (`Prisma.sql`), whose values are numbered when it is put together. */
-export function sqlStatement(sql: { text: string; values: unknown[] }): SqlStatement {
-  return { text: sql.text, values: sql.values as SqlValue[] };
-}
-
 /** Sends one statement to the database driver (node-postgres' pool, or the PGlite instance) and gives its rows as objects. */
 export type RunStatement = (text: string, values: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
 

@@ -3,10 +3,12 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import type { InferResult } from 'kysely';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { withMigrationLock } from './migration-lock.js';
+import { builder } from './sql-builder.js';
 import { openSchemaEngine } from './schema-engine.js';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -68,9 +70,26 @@ export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAda
   });
 }
 
+/**
+ * The columns read of `_prisma_migrations`, the schema engine's own table: it is no model of
+ * schema.prisma, so the generated table types do not hold it.
+ */
+interface PrismaMigrationsTable {
+  migration_name: string;
+  finished_at: Date | null;
+  rolled_back_at: Date | null;
+}
+
 /** The migrations a database has finished applying (the rows `prisma migrate` reads too). */
-export const APPLIED_MIGRATIONS_SQL =
-  'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL';
+export const appliedMigrations = builder
+  .withTables<{ _prisma_migrations: PrismaMigrationsTable }>()
+  .selectFrom('_prisma_migrations')
+  .select('migration_name')
+  .where('finished_at', 'is not', null)
+  .where('rolled_back_at', 'is', null);
+export type AppliedMigration = InferResult<typeof appliedMigrations>[number];
+/** Its text, for a plain pg client (start-up's checks, before the database is opened). */
+export const APPLIED_MIGRATIONS_SQL = appliedMigrations.compile().sql;
 
 /** A throwaway in-memory database for the engine to replay migrations into. */
 function scratchAdapter() {

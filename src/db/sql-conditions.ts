@@ -1,4 +1,13 @@
-import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
+import {
+  type ColumnDataType,
+  type Expression,
+  type ExpressionWrapper,
+  expressionBuilder,
+  type RawBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
+import type { Database } from './sql-builder.js';
 
 /**
  * Conditions of the hand-written statements, with Kysely's `sql` tag: values become bind
@@ -27,4 +36,18 @@ export function any(conditions: Condition[]): Condition {
 /** An instant as a timestamptz value (sent as ISO 8601 text with its zone, for no session setting to reinterpret). */
 export function instant(value: Date): RawBuilder<Date> {
   return sql<Date>`${value.toISOString()}::timestamptz`;
+}
+
+const values = expressionBuilder<Database>();
+
+/**
+ * A value bound as a parameter of SQL type `type`. The drivers send each value as text of no
+ * type, which PostgreSQL reads as text where nothing around it says otherwise (a select list,
+ * `IS NULL`, a function's argument). A type Kysely has no name for (an array) is a `sql` piece.
+ */
+export function typedValue<T>(
+  value: T,
+  type: ColumnDataType | Expression<unknown>,
+): ExpressionWrapper<Database, never, T> {
+  return values.cast<T>(values.val(value), type);
 }

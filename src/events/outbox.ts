@@ -1,3 +1,6 @@
+import { type AliasableExpression, sql } from 'kysely';
+import { builder, prepared } from '../db/sql-builder.js';
+import { typedValue } from '../db/sql-conditions.js';
 import type { RecordedEvent } from './event.js';
 
 /** Field names as the REST API and webhooks write them (assigneeId -> assignee_id). */
@@ -31,39 +34,155 @@ export function pingPayload(id: string, orgId: string, webhookId: string, at: Da
   });
 }
 
-/** The events of a write as rows, from a JSON array parameter (what recordEvents sends). */
-export const eventRowsSql = (json: string) =>
-  `SELECT * FROM jsonb_to_recordset(${json}) AS e(n int, id uuid, type text, subject_id uuid, project_id uuid, changes jsonb, to_status text, payload text)`;
-
-/**
- * The CTEs that write a CTE `e` of events (shaped as eventRowsSql gives them): `ev` inserts the
- * history rows (returning seq and id), `outbox` queues each event for every enabled webhook of
- * the organization that wants its type (none: nothing more is written), returning a row for each
- * (the statement counts them: only a write that queued a delivery wakes the worker). The
- * arguments are the SQL of the organization, the actor, through what, its id and the time. The
- * one place the history and the outbox are written: RECORD_EVENTS_SQL and the issue create
- * (src/schema/issues/create.ts) both end with these.
- */
-export function writeEventsCtes(org: string, actor: string, via: string, viaId: string, at: string): string {
-  return `ev AS (
-  INSERT INTO events (id, org_id, type, subject_id, project_id, actor_id, via, via_id, changes, to_status, created_at)
-  SELECT e.id, ${org}, e.type, e.subject_id, e.project_id, ${actor}, ${via}, ${viaId}, e.changes, e.to_status, ${at}
-    FROM e ORDER BY e.n
-  RETURNING seq, id
-), outbox AS (
-  INSERT INTO webhook_deliveries (id, webhook_id, org_id, message_id, event_type, order_key, payload, next_attempt_at)
-  SELECT gen_random_uuid(), w.id, w.org_id, e.id::text, e.type, e.subject_id::text, e.payload, ${at}
-    FROM e JOIN webhooks w ON w.org_id = ${org} AND w.enabled AND (e.type = ANY(w.events) OR '*' = ANY(w.events))
-   ORDER BY e.n, w.id
-  RETURNING 1
-)`;
+/** An event as the statements read it: a row of the JSON array prepareEvents writes (src/events/record.ts). */
+export interface EventRow {
+  n: number;
+  id: string;
+  type: string;
+  subject_id: string;
+  project_id: string;
+  changes: unknown;
+  to_status: string | null;
+  payload: string;
 }
 
 /**
- * One statement for the history rows and their outbox rows. $1 org, $2 actor, $3 via, $4 via
- * id, $5 created at, $6 the events as JSON.
+ * The events of a write as a table named `alias`, from a JSON array parameter (what prepareEvents
+ * sends). A `sql` piece: Kysely has no construct for a set-returning function with a column
+ * definition list.
  */
-export const RECORD_EVENTS_SQL = `
-WITH e AS (${eventRowsSql('$6::jsonb')}),
-${writeEventsCtes('$1::uuid', '$2::uuid', '$3', '$4', '$5::timestamptz')}
-SELECT seq::text AS seq, id::text AS id, (SELECT count(*)::int FROM outbox) AS queued FROM ev`;
+export function eventRows<Alias extends string>(json: string, alias: Alias) {
+  return sql<EventRow>`jsonb_to_recordset(${typedValue(json, 'jsonb')})`.as<Alias>(
+    sql`${sql.id(alias)}(n int, id uuid, type text, subject_id uuid, project_id uuid, changes jsonb, to_status text, payload text)`,
+  );
+}
+
+/** Who wrote a statement's events, and when: the values their history rows and outbox rows take. */
+export interface EventWriter {
+  org: AliasableExpression<string>;
+  actor: AliasableExpression<string | null>;
+  via: AliasableExpression<string>;
+  viaId: AliasableExpression<string | null>;
+  at: AliasableExpression<Date>;
+}
+
+/** The bound values of an EventWriter, cast where PostgreSQL cannot tell their type. */
+export function eventWriter(
+  org: string,
+  actor: string | null,
+  via: string,
+  viaId: string | null,
+  at: Date,
+): EventWriter {
+  return {
+    org: typedValue(org, 'uuid'),
+    actor: typedValue(actor, 'uuid'),
+    via: typedValue(via, 'text'),
+    viaId: typedValue(viaId, 'text'),
+    at: typedValue(at, 'timestamptz'),
+  };
+}
+
+/** Statements that read a table (a CTE) `e` of events. */
+const withEvents = builder.withTables<{ e: EventRow }>();
+
+/**
+ * The two CTEs that follow a CTE `e` of events (EventRow): `ev` inserts the history rows
+ * (returning seq and id), `outbox` queues each event for every enabled webhook of the
+ * organization that wants its type (none: nothing more is written), returning a row for each
+ * (the statement counts them: only a write that queued a delivery wakes the worker). The one
+ * place the history and the outbox are written: recordEvents (src/events/record.ts) and the
+ * issue create (src/schema/issues/create.ts) both end with these.
+ */
+export function eventWrites(writer: EventWriter) {
+  const { org, actor, via, viaId, at } = writer;
+  const history = withEvents
+    .insertInto('events')
+    .columns([
+      'id',
+      'org_id',
+      'type',
+      'subject_id',
+      'project_id',
+      'actor_id',
+      'via',
+      'via_id',
+      'changes',
+      'to_status',
+      'created_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('e')
+        .select([
+          'e.id',
+          org.as('org_id'),
+          'e.type',
+          'e.subject_id',
+          'e.project_id',
+          actor.as('actor_id'),
+          via.as('via'),
+          viaId.as('via_id'),
+          'e.changes',
+          'e.to_status',
+          at.as('created_at'),
+        ])
+        .orderBy('e.n'),
+    )
+    .returning(['seq', 'id']);
+  const outbox = withEvents
+    .insertInto('webhook_deliveries')
+    .columns(['id', 'webhook_id', 'org_id', 'message_id', 'event_type', 'order_key', 'payload', 'next_attempt_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('e')
+        .innerJoin('webhooks as w', (join) =>
+          join.on((on) =>
+            on.and([
+              on('w.org_id', '=', org),
+              on.ref('w.enabled'),
+              on.or([on('e.type', '=', on.fn.any('w.events')), on(sql.lit('*'), '=', on.fn.any('w.events'))]),
+            ]),
+          ),
+        )
+        .select((s) => [
+          s.fn<string>('gen_random_uuid').as('id'),
+          'w.id as webhook_id',
+          'w.org_id',
+          s.cast<string>('e.id', 'text').as('message_id'),
+          'e.type as event_type',
+          s.cast<string>('e.subject_id', 'text').as('order_key'),
+          'e.payload',
+          at.as('next_attempt_at'),
+        ])
+        .orderBy('e.n')
+        .orderBy('w.id'),
+    )
+    .returning((r) => r.lit(1).as('queued'));
+  return { history, outbox };
+}
+
+/**
+ * The history rows and outbox rows of a write, in one statement (run inside the write's
+ * transaction by recordEvents), compiled once: it follows every write but the create.
+ */
+export const recordEventsStatement = prepared(
+  (org: string, actor: string | null, via: string, viaId: string | null, at: Date, json: string) => {
+    const { history, outbox } = eventWrites(eventWriter(org, actor, via, viaId, at));
+    return builder
+      .with('e', (db) => db.selectFrom(eventRows(json, 'e')).selectAll())
+      .with('ev', () => history)
+      .with('outbox', () => outbox)
+      .selectFrom('ev')
+      .select((eb) => [
+        eb.cast<string>('ev.seq', 'text').as('seq'),
+        eb.cast<string>('ev.id', 'text').as('id'),
+        eb
+          .selectFrom('outbox')
+          .select((c) => c.cast<number>(c.fn.countAll(), 'integer').as('queued'))
+          .$asScalar()
+          .as('queued'),
+      ]);
+  },
+  6,
+);

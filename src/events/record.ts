@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
+import { transactionRowsOf } from '../db/sql-builder.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { eventsCommitted } from './committed.js';
 import type { Change, FieldChange, FieldValue, RecordedEvent, Via } from './event.js';
-import { RECORD_EVENTS_SQL, webhookPayload } from './outbox.js';
+import { type EventRow, recordEventsStatement, webhookPayload } from './outbox.js';
 
 /** What an event is about and what happened to it. */
 export { EVENT_TYPES, type Change, type FieldChange, type RecordedEvent } from './event.js';
@@ -61,7 +62,7 @@ export interface PreparedEvents {
   actor: ReturnType<typeof actorOf>;
   createdAt: Date;
   events: Omit<RecordedEvent, 'seq'>[];
-  /** The events as the JSON array the statements read (eventRowsSql in outbox.ts), payloads included. */
+  /** The events as the JSON array the statements read (eventRows in src/events/outbox.ts), payloads included. */
   json: string;
 }
 
@@ -85,16 +86,18 @@ export function prepareEvents(
     toStatus: toStatusOf(change),
     createdAt,
   }));
-  const rows = events.map((event, n) => ({
-    n,
-    id: event.id,
-    type: event.type,
-    subject_id: event.subjectId,
-    project_id: event.projectId,
-    changes: event.changes,
-    to_status: event.toStatus,
-    payload: webhookPayload(event),
-  }));
+  const rows = events.map(
+    (event, n): EventRow => ({
+      n,
+      id: event.id,
+      type: event.type,
+      subject_id: event.subjectId,
+      project_id: event.projectId,
+      changes: event.changes,
+      to_status: event.toStatus,
+      payload: webhookPayload(event),
+    }),
+  );
   return { actor, createdAt, events, json: JSON.stringify(rows) };
 }
 
@@ -108,14 +111,9 @@ async function recordEvents(tx: Tx, ctx: EventContext, orgId: string, changes: C
   const prepared = prepareEvents(ctx, orgId, changes);
   if (prepared.events.length === 0) return { events: [], queued: 0 };
   const { actor, createdAt } = prepared;
-  const inserted = await tx.$queryRawUnsafe<{ seq: string; id: string; queued: number }[]>(
-    RECORD_EVENTS_SQL,
-    orgId,
-    actor.actorId,
-    actor.via,
-    actor.viaId,
-    createdAt,
-    prepared.json,
+  const inserted = await transactionRowsOf(
+    tx,
+    recordEventsStatement.with(orgId, actor.actorId, actor.via, actor.viaId, createdAt, prepared.json),
   );
   const seqs = new Map(inserted.map((row) => [row.id, BigInt(row.seq)]));
   return {

@@ -1,6 +1,8 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
-import { APPLIED_MIGRATIONS_SQL, committedMigrationNames } from '../db/migrations.js';
+import { directSql } from '../db/direct-sql.js';
+import { appliedMigrations, committedMigrationNames } from '../db/migrations.js';
+import { builder, rowsOf } from '../db/sql-builder.js';
 import { clientIp } from '../http/client-ip.js';
 import { requestIdFor } from '../http/request-id.js';
 import type { RateLimiter } from '../limits/limiter.js';
@@ -31,14 +33,17 @@ export interface OpsDeps {
   limiter: RateLimiter;
 }
 
+/** The database answers a statement. */
+const answers = builder.selectNoFrom((eb) => eb.lit(1).as('one'));
+
 function readinessChecks(db: Database, limiter: RateLimiter, committed: string[]): ReadinessCheck[] {
   const checks: ReadinessCheck[] = [
-    { name: 'database', run: async () => void (await db.prisma.$queryRawUnsafe('SELECT 1')) },
+    { name: 'database', run: async () => void (await rowsOf(directSql(db.prisma), answers)) },
     {
       name: 'migrations',
       needs: 'database',
       run: async () => {
-        const rows = await db.prisma.$queryRawUnsafe<{ migration_name: string }[]>(APPLIED_MIGRATIONS_SQL);
+        const rows = await rowsOf(directSql(db.prisma), appliedMigrations);
         const applied = new Set(rows.map((r) => r.migration_name));
         const missing = committed.filter((name) => !applied.has(name));
         if (missing.length) throw new Error(`not applied: ${missing.join(', ')}`);

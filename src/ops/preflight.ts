@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { isPostgresUrl, type Config } from '../config.js';
-import { APPLIED_MIGRATIONS_SQL, committedMigrationNames } from '../db/migrations.js';
+import { APPLIED_MIGRATIONS_SQL, type AppliedMigration, committedMigrationNames } from '../db/migrations.js';
 import { errorCode, StartupError } from './startup-error.js';
 
 /** How long a start-up check waits for PostgreSQL or Redis to answer. */
@@ -104,9 +104,7 @@ async function checkPostgres(url: string, migrate: boolean): Promise<void> {
     );
     const facts = rows[0]!;
     const applied = facts.tracked
-      ? new Set(
-          (await client.query<{ migration_name: string }>(APPLIED_MIGRATIONS_SQL)).rows.map((r) => r.migration_name),
-        )
+      ? new Set((await client.query<AppliedMigration>(APPLIED_MIGRATIONS_SQL)).rows.map((r) => r.migration_name))
       : new Set<string>();
     const pending = (await committedMigrationNames()).filter((name) => !applied.has(name));
     if (pending.length === 0) return;

@@ -1,4 +1,8 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/client.js';
+import { directSql } from '../db/direct-sql.js';
+import { builder, prepared, rowsOf } from '../db/sql-builder.js';
+import { typedValue } from '../db/sql-conditions.js';
 import { retryable } from './schedule.js';
 
 /**
@@ -16,15 +20,33 @@ const CIRCUIT_OPEN_MAX_SECONDS = 3600;
 
 /**
  * Counts a failure; the count reaching the threshold (or passing it: a failed probe) opens the
- * circuit for 30 s x 2^(failures - threshold), at most an hour. $1 webhook id.
+ * circuit for 30 s x 2^(failures - threshold), at most an hour. Compiled once.
  */
-const FAILED_SQL = `
-UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
-  circuit_open_until = CASE WHEN consecutive_failures + 1 >= ${CIRCUIT_OPEN_AFTER_FAILURES}
-    THEN now() + make_interval(secs => LEAST(${CIRCUIT_OPEN_MAX_SECONDS},
-      ${CIRCUIT_OPEN_SECONDS} * power(2, consecutive_failures + 1 - ${CIRCUIT_OPEN_AFTER_FAILURES})))
-    ELSE circuit_open_until END
- WHERE id = $1::uuid`;
+const failed = prepared(
+  (webhookId: string) =>
+    builder
+      .updateTable('webhooks')
+      .set((eb) => {
+        const failures = eb('consecutive_failures', '+', eb.lit(1));
+        const beyond = eb(failures, '-', eb.lit(CIRCUIT_OPEN_AFTER_FAILURES));
+        const seconds = eb.fn<number>('least', [
+          eb.lit(CIRCUIT_OPEN_MAX_SECONDS),
+          eb(eb.lit<number>(CIRCUIT_OPEN_SECONDS), '*', eb.fn<number>('power', [eb.lit(2), beyond])),
+        ]);
+        return {
+          consecutive_failures: failures,
+          circuit_open_until: eb
+            .case()
+            .when(failures, '>=', eb.lit(CIRCUIT_OPEN_AFTER_FAILURES))
+            // make_interval's named argument has no Kysely construct.
+            .then(sql<Date>`now() + make_interval(secs => ${seconds})`)
+            .else(eb.ref('circuit_open_until'))
+            .end(),
+        };
+      })
+      .where('id', '=', typedValue(webhookId, 'uuid')),
+  1,
+);
 
 /** Updates the endpoint's circuit after an attempt that got `status` (null: no answer). */
 export async function recordCircuit(db: Db, webhookId: string, status: number | null): Promise<void> {
@@ -36,6 +58,6 @@ export async function recordCircuit(db: Db, webhookId: string, status: number | 
       data: { consecutiveFailures: 0, circuitOpenUntil: null },
     });
   } else {
-    await db.$executeRawUnsafe(FAILED_SQL, webhookId);
+    await rowsOf(directSql(db), failed.with(webhookId));
   }
 }

@@ -1,4 +1,7 @@
+import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from '../db/client.js';
+import { directSql } from '../db/direct-sql.js';
+import { builder, prepared, rowsOf } from '../db/sql-builder.js';
 
 /**
  * How long delivery rows are kept. A finished delivery (delivered or failed) goes once it is one
@@ -13,31 +16,70 @@ const DELIVERY_RETENTION_DAYS = 30;
 export const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const PRUNE_BATCH = 5000;
 
-/** Finished deliveries older than the newest DELIVERIES_KEPT_PER_WEBHOOK of their endpoint. $1 kept, $2 batch. */
-const PRUNE_BEYOND_COUNT_SQL = `
-DELETE FROM webhook_deliveries WHERE seq IN (
-  SELECT d.seq FROM webhooks w
-   CROSS JOIN LATERAL (
-     SELECT x.seq FROM webhook_deliveries x WHERE x.webhook_id = w.id ORDER BY x.seq DESC OFFSET $1 LIMIT 1) cut
-    JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.seq <= cut.seq AND d.state <> 'pending'
-   LIMIT $2)`;
+/**
+ * Deletes the deliveries `doomed` selects (by seq); how many, as a row (DirectSql answers rows,
+ * not a statement's count).
+ */
+function deleteDeliveries<DB, TB extends keyof DB>(doomed: SelectQueryBuilder<DB, TB, { seq: string }>) {
+  return builder
+    .with('gone', (db) => db.deleteFrom('webhook_deliveries').where('seq', 'in', doomed).returning('seq'))
+    .selectFrom('gone')
+    .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('deleted'));
+}
 
-/** Finished deliveries whose last attempt was due more than $1 days ago. $2 batch. */
-const PRUNE_BEYOND_AGE_SQL = `
-DELETE FROM webhook_deliveries WHERE seq IN (
-  SELECT seq FROM webhook_deliveries
-   WHERE state IN ('delivered', 'failed') AND next_attempt_at < now() - make_interval(days => $1)
-   LIMIT $2)`;
+/** Finished deliveries older than the newest `kept` of their endpoint, at most `batch`. */
+const pruneBeyondCount = prepared(
+  (kept: number, batch: number) =>
+    deleteDeliveries(
+      builder
+        .selectFrom('webhooks as w')
+        .crossJoinLateral((eb) =>
+          eb
+            .selectFrom('webhook_deliveries as x')
+            .select('x.seq')
+            .whereRef('x.webhook_id', '=', 'w.id')
+            .orderBy('x.seq', 'desc')
+            .offset(kept)
+            .limit(eb.lit(1))
+            .as('cut'),
+        )
+        .innerJoin('webhook_deliveries as d', (join) =>
+          join
+            .onRef('d.webhook_id', '=', 'w.id')
+            .onRef('d.seq', '<=', 'cut.seq')
+            .on('d.state', '<>', sql.lit('pending')),
+        )
+        .select('d.seq')
+        .limit(batch),
+    ),
+  2,
+);
+
+/** Finished deliveries whose last attempt was due more than `days` days ago, at most `batch`. */
+const pruneBeyondAge = prepared(
+  (days: number, batch: number) =>
+    deleteDeliveries(
+      builder
+        .selectFrom('webhook_deliveries')
+        .select('seq')
+        .where('state', 'in', [sql.lit('delivered'), sql.lit('failed')])
+        // make_interval's named argument has no Kysely construct.
+        .where('next_attempt_at', '<', sql<Date>`now() - make_interval(days => ${days})`)
+        .limit(batch),
+    ),
+  2,
+);
 
 /** Deletes the deliveries past their retention; how many. */
 export async function pruneDeliveries(db: Db): Promise<number> {
   let deleted = 0;
-  for (const [sql, bound] of [
-    [PRUNE_BEYOND_COUNT_SQL, DELIVERIES_KEPT_PER_WEBHOOK],
-    [PRUNE_BEYOND_AGE_SQL, DELIVERY_RETENTION_DAYS],
+  for (const [prune, bound] of [
+    [pruneBeyondCount, DELIVERIES_KEPT_PER_WEBHOOK],
+    [pruneBeyondAge, DELIVERY_RETENTION_DAYS],
   ] as const) {
     for (;;) {
-      const n = await db.$executeRawUnsafe(sql, bound, PRUNE_BATCH);
+      const [row] = await rowsOf(directSql(db), prune.with(bound, PRUNE_BATCH));
+      const n = row?.deleted ?? 0;
       deleted += n;
       if (n < PRUNE_BATCH) break;
     }

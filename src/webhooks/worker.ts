@@ -1,8 +1,9 @@
 import type { WebhookSettings } from '../config.js';
-import { sql } from 'kysely';
+import { expressionBuilder, type InferResult, sql } from 'kysely';
 import type { Db } from '../db/client.js';
 import { directSql } from '../db/direct-sql.js';
-import { builder, rowsOf } from '../db/sql-builder.js';
+import { builder, type Database, prepared, rowsOf } from '../db/sql-builder.js';
+import { typedValue } from '../db/sql-conditions.js';
 import type { Webhook } from '../generated/prisma/client.js';
 import { committedEvents } from '../events/committed.js';
 import type { Logger } from '../logger.js';
@@ -13,6 +14,11 @@ import { DISABLE_AFTER_MS, MAX_ATTEMPTS, nextDelaySeconds, retryable } from './s
 import { openSecret } from './secret-box.js';
 import { sendWebhook, type SendResult } from './send.js';
 import { signatureHeaders } from './signing.js';
+
+/** The database's clock: every instance reads the same one. */
+const now = expressionBuilder<Database>().fn<Date>('now');
+/** A delivery's state, written in the statements compiled once (`prepared` binds nothing else). */
+const PENDING = sql.lit('pending');
 
 /**
  * The endpoints with deliveries due, the longest-waiting first: enabled, their circuit not open
@@ -27,7 +33,6 @@ import { signatureHeaders } from './signing.js';
  * looked at.
  */
 function dueEndpoints(failuresThatOpen: number, max: number, full: { endpoints: string[]; orgs: string[] }) {
-  const now = sql<Date>`now()`;
   return builder
     .selectFrom('webhooks as w')
     .crossJoinLateral((eb) =>
@@ -56,41 +61,85 @@ function dueEndpoints(failuresThatOpen: number, max: number, full: { endpoints: 
 }
 
 /**
- * Claims due deliveries, as many of each endpoint as the plan says ($2: [{ webhook_id, n }]): the
- * oldest first, at most one per webhook and issue at a time (a later event of an issue waits
- * until the earlier one is delivered or given up), skipping rows another instance is claiming
- * (FOR UPDATE SKIP LOCKED) and leasing the claimed ones for $1 seconds, so no two instances send
- * one delivery at once. A worker killed mid-send leaves its lease to expire; the delivery is then
- * claimed again.
+ * Claims due deliveries, as many of each endpoint as the plan says (`wanted`: JSON of
+ * [{ webhook_id, n }]): the oldest first, at most one per webhook and issue at a time (a later
+ * event of an issue waits until the earlier one is delivered or given up), skipping rows another
+ * instance is claiming (FOR UPDATE SKIP LOCKED) and leasing the claimed ones for `leaseSeconds`,
+ * so no two instances send one delivery at once. A worker killed mid-send leaves its lease to
+ * expire; the delivery is then claimed again. Compiled once: it runs at every refill.
  */
-const CLAIM_SQL = `
-UPDATE webhook_deliveries d
-   SET lease_until = now() + make_interval(secs => $1), attempts = d.attempts + 1, last_attempt_at = now()
- WHERE d.seq IN (
-   SELECT c.seq FROM jsonb_to_recordset($2::jsonb) AS q(webhook_id uuid, n int)
-    CROSS JOIN LATERAL (
-     SELECT c.seq FROM webhook_deliveries c
-      WHERE c.webhook_id = q.webhook_id
-        AND c.state = 'pending' AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now())
-        AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = q.webhook_id AND w.enabled
-                      AND (w.circuit_open_until IS NULL OR w.circuit_open_until <= now()))
-        AND (c.order_key IS NULL OR NOT EXISTS (
-          SELECT 1 FROM webhook_deliveries p
-           WHERE p.webhook_id = c.webhook_id AND p.order_key = c.order_key AND p.state = 'pending' AND p.seq < c.seq))
-      ORDER BY c.seq
-      LIMIT q.n
-      FOR UPDATE OF c SKIP LOCKED) c)
-RETURNING d.id::text AS id, d.webhook_id::text AS "webhookId", d.org_id::text AS "orgId",
-          d.message_id AS "messageId", d.payload, d.attempts`;
+const claim = prepared(
+  (leaseSeconds: number, wanted: string) =>
+    builder
+      .updateTable('webhook_deliveries as d')
+      .set((eb) => ({
+        // make_interval's named argument has no Kysely construct.
+        lease_until: sql<Date>`${now} + make_interval(secs => ${leaseSeconds})`,
+        attempts: eb('d.attempts', '+', eb.lit(1)),
+        last_attempt_at: now,
+      }))
+      .where('d.seq', 'in', (eb) =>
+        eb
+          // A set-returning function with a column definition list has no Kysely construct.
+          .selectFrom(
+            sql<{ webhook_id: string; n: number }>`jsonb_to_recordset(${typedValue(wanted, 'jsonb')})`.as<'q'>(
+              sql`q(webhook_id uuid, n int)`,
+            ),
+          )
+          .crossJoinLateral((lateral) =>
+            lateral
+              .selectFrom('webhook_deliveries as c')
+              .select('c.seq')
+              .whereRef('c.webhook_id', '=', 'q.webhook_id')
+              .where('c.state', '=', PENDING)
+              .where('c.next_attempt_at', '<=', now)
+              .where((c) => c.or([c('c.lease_until', 'is', null), c('c.lease_until', '<', now)]))
+              .where((c) =>
+                c.exists(
+                  c
+                    .selectFrom('webhooks as w')
+                    .select(c.lit(1).as('open'))
+                    .whereRef('w.id', '=', 'q.webhook_id')
+                    .where((w) => w.ref('w.enabled'))
+                    .where((w) => w.or([w('w.circuit_open_until', 'is', null), w('w.circuit_open_until', '<=', now)])),
+                ),
+              )
+              .where((c) =>
+                c.or([
+                  c('c.order_key', 'is', null),
+                  c.not(
+                    c.exists(
+                      c
+                        .selectFrom('webhook_deliveries as p')
+                        .select(c.lit(1).as('earlier'))
+                        .whereRef('p.webhook_id', '=', 'c.webhook_id')
+                        .whereRef('p.order_key', '=', 'c.order_key')
+                        .where('p.state', '=', PENDING)
+                        .whereRef('p.seq', '<', 'c.seq'),
+                    ),
+                  ),
+                ]),
+              )
+              .orderBy('c.seq')
+              .limit((l) => l.ref('q.n'))
+              .forUpdate('c')
+              .skipLocked()
+              .as('c'),
+          )
+          .select('c.seq'),
+      )
+      .returning((eb) => [
+        eb.cast<string>('d.id', 'text').as('id'),
+        eb.cast<string>('d.webhook_id', 'text').as('webhookId'),
+        eb.cast<string>('d.org_id', 'text').as('orgId'),
+        'd.message_id as messageId',
+        'd.payload',
+        'd.attempts',
+      ]),
+  2,
+);
 
-interface Claimed {
-  id: string;
-  webhookId: string;
-  orgId: string;
-  messageId: string;
-  payload: string;
-  attempts: number;
-}
+type Claimed = InferResult<ReturnType<typeof claim.with>>[number];
 
 /** Endpoints the fairness plan looks at in one refill. */
 const DUE_ENDPOINTS_MAX = 500;
@@ -175,7 +224,7 @@ export class DeliveryWorker {
     const plan = this.inFlight.plan(due, free);
     if (plan.size === 0) return false;
     const wanted = JSON.stringify([...plan].map(([webhookId, n]) => ({ webhook_id: webhookId, n })));
-    const claimed = await this.db.$queryRawUnsafe<Claimed[]>(CLAIM_SQL, this.settings.leaseSeconds, wanted);
+    const claimed = await rowsOf(directSql(this.db), claim.with(this.settings.leaseSeconds, wanted));
     if (claimed.length === 0) return false;
     const ids = [...new Set(claimed.map((d) => d.webhookId))];
     const webhooks = new Map((await this.db.webhook.findMany({ where: { id: { in: ids } } })).map((w) => [w.id, w]));

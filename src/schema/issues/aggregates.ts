@@ -2,7 +2,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { z } from 'zod';
 import type { Context } from '../../context.js';
 import { directSql } from '../../db/direct-sql.js';
-import { builder, compiled } from '../../db/sql-builder.js';
+import { builder, rowsOf } from '../../db/sql-builder.js';
 import { NotFoundError } from '../core/errors.js';
 import { filterReads, IssueFilter, type IssueFilterShape } from './filter.js';
 import type { IssueField } from './columns.js';
@@ -222,7 +222,7 @@ async function groupedCounts(
       ...groupings.map((g) => grouping(g).as(`g_${g}`)),
     ])
     .groupBy(sql`GROUPING SETS (${sets})`);
-  return directSql(ctx.prisma).rows<Row>(compiled(query));
+  return rowsOf(directSql(ctx.prisma), query);
 }
 
 /** Issues created per week, from the weekly counts (the whole organization, or one project). */
@@ -239,7 +239,7 @@ async function createdPerWeek(
     .where('w.week', '>=', weeks[0]!)
     .groupBy('w.week');
   if (input.projectId) query = query.where('w.project_id', '=', input.projectId);
-  return weekSeries(await directSql(ctx.prisma).rows<{ week: Date; count: number }>(compiled(query)), weeks);
+  return weekSeries(await rowsOf(directSql(ctx.prisma), query), weeks);
 }
 
 /** A count for every week of `weeks`, zeros included, from the weeks that have one. */
@@ -285,7 +285,7 @@ async function completedPerWeek(
       ),
     );
   }
-  return weekSeries(await directSql(ctx.prisma).rows<{ week: Date; count: number }>(compiled(query)), weeks);
+  return weekSeries(await rowsOf(directSql(ctx.prisma), query), weeks);
 }
 
 /** Every group's value as text, so that one column holds them all (weeks as ISO 8601 instants). */

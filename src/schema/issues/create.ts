@@ -1,53 +1,160 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Context } from '../../context.js';
-import { eventRowsSql, writeEventsCtes } from '../../events/outbox.js';
-import { directSql } from '../../db/direct-sql.js';
+import { type AliasableExpression, type ColumnDataType, type Expression, sql } from 'kysely';
+import { directSql, type SqlValue } from '../../db/direct-sql.js';
+import { builder, prepared, rowsOf } from '../../db/sql-builder.js';
+import { typedValue } from '../../db/sql-conditions.js';
+import { type EventRow, eventRows, eventWriter, eventWrites } from '../../events/outbox.js';
 import { announceEvents, prepareEvents, type RecordedEvent } from '../../events/record.js';
 import { issueChange, issueData } from '../../events/subjects.js';
 import type { Issue } from '../../generated/prisma/client.js';
 import { NotFoundError } from '../core/errors.js';
-import { ISSUE_FIELD_NAMES, ISSUE_TABLE } from './columns.js';
+import { CREATE_FIELDS, ISSUE_FIELD_NAMES, ISSUE_TABLE, type IssueField } from './columns.js';
+import { issueSelection } from './select.js';
 import { checkAssignee, type CreateIssue } from './input.js';
 
 /** An issue row as the GraphQL Issue object reads it, with its project's key (for `key`). */
 export type CreatedIssue = Issue & { project: { key: string } };
 
-type Row = Omit<CreatedIssue, 'project'> & { projectKey: string; seq: string; queued: number };
+type IssueTable = typeof ISSUE_TABLE;
+/** The fields createIssue writes (CREATE_FIELDS): each comes from the input, sent as its kind says. */
+type WrittenField = { [F in IssueField]: IssueTable[F] extends { write: object } ? F : never }[IssueField];
+const WRITTEN = CREATE_FIELDS as readonly WrittenField[];
 
-/** Every declared column of the inserted row, by its field name (uuids as text, as Prisma gives them). */
-const ISSUE_ROW = ISSUE_FIELD_NAMES.map((field) => {
-  const { column, kind } = ISSUE_TABLE[field];
-  return `issue.${column}${kind === 'uuid' ? '::text' : ''} AS "${field}"`;
-}).join(', ');
+/** How a value of each kind is sent: PostgreSQL reads one left uncast in INSERT ... SELECT as text. */
+const SENT_AS: Record<IssueTable[IssueField]['kind'], ColumnDataType | null> = {
+  uuid: 'uuid',
+  int: 'integer',
+  time: 'timestamptz',
+  text: null,
+  status: null,
+  priority: null,
+};
 
 /**
- * $1 now, $2 org, $3 project, $4 assignee or null, $5 new id, $6 title, $7 status, $8 priority,
- * $9 description; the history: $10 the event as JSON (prepareEvents), $11 actor, $12 via,
- * $13 via id, and the placeholders its webhook payload holds for what only this statement knows:
- * $14 the number's (quoted, as the JSON number's place), $15 the number's inside the key, $16 the
- * project key's. Exported for the benchmark's baseline, which sends the same statement.
+ * The create statement's values: those the service sets, the events (prepareEvents' JSON, who and
+ * how), the placeholders its webhook payload holds for what only the statement knows (the
+ * number's, quoted as the JSON number's place, the number's inside the key, the project key's),
+ * then the written fields' in CREATE_FIELDS' order.
  */
-export const CREATE_ISSUE_SQL = `
-WITH project AS (
-  UPDATE projects SET issue_count = issue_count + 1, updated_at = $1::timestamptz
-   WHERE org_id = $2::uuid AND id = $3::uuid
-     AND ($4::uuid IS NULL OR EXISTS (SELECT 1 FROM memberships WHERE org_id = $2::uuid AND user_id = $4::uuid))
-  RETURNING key, issue_count
-), issue AS (
-  INSERT INTO issues (id, org_id, project_id, number, title, status, priority, description, assignee_id, created_at, updated_at)
-  SELECT $5::uuid, $2::uuid, $3::uuid, project.issue_count, $6, $7, $8, $9, $4::uuid, $1::timestamptz, $1::timestamptz
-    FROM project
-  RETURNING *
-), e AS (
-  SELECT r.n, r.id, r.type, r.subject_id, r.project_id, r.changes, r.to_status,
-         replace(replace(replace(r.payload, $14, issue.number::text), $15, issue.number::text), $16, project.key) AS payload
-    FROM (${eventRowsSql('$10::jsonb')}) AS r, issue, project
-),
-${writeEventsCtes('$2::uuid', '$11::uuid', '$12', '$13', '$1::timestamptz')}
-SELECT ${ISSUE_ROW}, project.key AS "projectKey",
-       (SELECT seq::text FROM ev) AS seq, (SELECT count(*)::int FROM outbox) AS queued
-  FROM issue, project`;
+type CreateValues = [
+  now: Date,
+  orgId: string,
+  id: string,
+  events: string,
+  actorId: string | null,
+  via: string,
+  viaId: string | null,
+  quotedNumber: string,
+  number: string,
+  key: string,
+  ...written: SqlValue[],
+];
+
+function createStatement(...values: CreateValues) {
+  const [now, orgId, id, events, actorId, via, viaId, quotedNumber, number, key, ...written] = values;
+  const at = typedValue(now, 'timestamptz');
+  const org = typedValue(orgId, 'uuid');
+  const input = {} as Record<WrittenField, AliasableExpression<unknown>>;
+  WRITTEN.forEach((field, i) => {
+    const type = SENT_AS[ISSUE_TABLE[field].kind];
+    input[field] = type ? typedValue(written[i], type) : sql.val(written[i]);
+  });
+  const serviceSet: Record<Exclude<IssueField, WrittenField>, AliasableExpression<unknown>> = {
+    id: typedValue(id, 'uuid'),
+    orgId: org,
+    number: sql.ref('project.issue_count'),
+    createdAt: at,
+    updatedAt: at,
+  };
+  const inserted: Record<IssueField, AliasableExpression<unknown>> = { ...serviceSet, ...input };
+  const columns = ISSUE_FIELD_NAMES.map((field) => ISSUE_TABLE[field].column);
+  const assignee = input.assigneeId;
+  const writes = eventWrites(eventWriter(orgId, actorId, via, viaId, now));
+  return builder
+    .with('project', (db) =>
+      db
+        .updateTable('projects')
+        .set((eb) => ({ issue_count: eb('issue_count', '+', eb.lit(1)), updated_at: at }))
+        .where('org_id', '=', org)
+        .where('id', '=', input.projectId as Expression<string>)
+        .where((eb) =>
+          eb.or([
+            eb(assignee, 'is', null),
+            eb.exists(
+              eb
+                .selectFrom('memberships')
+                .select(eb.lit(1).as('member'))
+                .where('org_id', '=', org)
+                .where('user_id', '=', assignee as Expression<string>),
+            ),
+          ]),
+        )
+        .returning(['key', 'issue_count']),
+    )
+    .with('issue', (db) =>
+      db
+        .insertInto('issues')
+        .columns(columns)
+        .expression(
+          db
+            .selectFrom('project')
+            .select(ISSUE_FIELD_NAMES.map((field) => inserted[field].as(ISSUE_TABLE[field].column))),
+        )
+        .returning(columns),
+    )
+    .with(
+      'e',
+      (db): Expression<EventRow> =>
+        db
+          .selectFrom([eventRows(events, 'r'), 'issue', 'project'])
+          .select((eb) => [
+            'r.n',
+            'r.id',
+            'r.type',
+            'r.subject_id',
+            'r.project_id',
+            'r.changes',
+            'r.to_status',
+            eb
+              .fn<string>('replace', [
+                eb.fn('replace', [
+                  eb.fn('replace', ['r.payload', eb.val(quotedNumber), eb.cast('issue.number', 'text')]),
+                  eb.val(number),
+                  eb.cast('issue.number', 'text'),
+                ]),
+                eb.val(key),
+                'project.key',
+              ])
+              .as('payload'),
+          ]),
+    )
+    .with('ev', () => writes.history)
+    .with('outbox', () => writes.outbox)
+    .selectFrom(['issue', 'project'])
+    .select(issueSelection('issue', ISSUE_FIELD_NAMES, { uuidAsText: true }))
+    .select((eb) => [
+      'project.key as projectKey',
+      eb
+        .selectFrom('ev')
+        .select((s) => s.cast<string>('ev.seq', 'text').as('seq'))
+        .$asScalar()
+        .as('seq'),
+      eb
+        .selectFrom('outbox')
+        .select((c) => c.cast<number>(c.fn.countAll(), 'integer').as('queued'))
+        .$asScalar()
+        .as('queued'),
+    ]);
+}
+
+/**
+ * The create, compiled once (prepared). Exported for the benchmark's baseline, which sends the
+ * same statement.
+ */
+export const createIssueStatement = prepared(createStatement, 10 + WRITTEN.length);
+export const CREATE_ISSUE_SQL = createIssueStatement.text;
 
 /**
  * Creates an issue in one statement: the project's counter is incremented and the issue
@@ -76,34 +183,23 @@ export async function insertIssue(
   const number = `n${randomUUID().replaceAll('-', '')}`;
   const key = `k${randomUUID().replaceAll('-', '')}`;
   const provisional = {
+    ...Object.fromEntries(WRITTEN.map((field) => [field, input[field] ?? null])),
     id,
     orgId,
-    projectId: input.projectId,
     number: number as unknown as number,
-    title: input.title,
-    status: input.status,
-    priority: input.priority,
-    description: input.description ?? null,
-    assigneeId,
     createdAt: now,
     updatedAt: now,
     project: { key },
-  };
+  } as CreatedIssue;
   const prepared = prepareEvents(ctx, orgId, [issueChange('issue.created', null, provisional)], now);
   const { actor } = prepared;
   // One statement, its own transaction: sent without Prisma's client (src/db/direct-sql.ts).
-  const rows = await directSql(ctx.prisma).rows<Row>({
-    text: CREATE_ISSUE_SQL,
-    values: [
+  const rows = await rowsOf(
+    directSql(ctx.prisma),
+    createIssueStatement.with(
       now,
       orgId,
-      input.projectId,
-      assigneeId,
       id,
-      input.title,
-      input.status,
-      input.priority,
-      input.description ?? null,
       prepared.json,
       actor.actorId,
       actor.via,
@@ -111,8 +207,9 @@ export async function insertIssue(
       `"${number}"`,
       number,
       key,
-    ],
-  });
+      ...WRITTEN.map((field) => input[field] ?? null),
+    ),
+  );
   const row = rows[0];
   if (!row) {
     // Nothing written: say why, the assignee first (as a validation error), else the project.

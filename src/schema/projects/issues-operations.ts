@@ -1,12 +1,21 @@
 import { prismaConnectionHelpers } from '@pothos/plugin-prisma';
 import { z } from 'zod';
 import type { Context } from '../../context.js';
-import { directSql, sqlStatement } from '../../db/direct-sql.js';
-import { Prisma } from '../../generated/prisma/client.js';
+import { directSql } from '../../db/direct-sql.js';
+import { rowsOf } from '../../db/sql-builder.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import { builder } from '../core/builder.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type IssueQuery } from '../issues/operations.js';
 import { defineOperation } from '../core/operation.js';
-import { countStatement, issueFromRow, pageShape, pageStatement, type PageArgs, type PageRow } from './issues-sql.js';
+import {
+  countStatement,
+  issueFromRow,
+  pageShape,
+  pageStatement,
+  type PageArgs,
+  type PageRow,
+  type ReadableOrgs,
+} from './issues-sql.js';
 import { uuid } from '../core/uuid.js';
 import { viewer } from '../people/viewer.js';
 
@@ -16,16 +25,14 @@ import { viewer } from '../people/viewer.js';
  */
 
 /**
- * The condition on an organization id (`column`) that admits the organizations the caller reads
- * in: the one a key or token is bound to (or the console's), else every organization the user
- * is a member of now, as `memberships` lists them.
+ * The organizations the caller reads in: the one a key or token is bound to (or the console's),
+ * else every organization the user is a member of now, as `memberships` lists them.
  */
-function readableOrgs(ctx: Context, column: Prisma.Sql): Prisma.Sql {
-  if (ctx.principal.kind === 'operator')
-    return ctx.principal.org ? Prisma.sql`${column} = ${ctx.principal.org.id}::uuid` : Prisma.sql`false`;
+function readableOrgs(ctx: Context): ReadableOrgs {
+  if (ctx.principal.kind === 'operator') return ctx.principal.org ? { org: ctx.principal.org.id } : null;
   const me = viewer(ctx);
-  if (me.orgBound) return me.org ? Prisma.sql`${column} = ${me.org.id}::uuid` : Prisma.sql`false`;
-  return Prisma.sql`${column} IN (SELECT m.org_id FROM memberships m WHERE m.user_id = ${me.userId}::uuid)`;
+  if (me.orgBound) return me.org ? { org: me.org.id } : null;
+  return { memberOf: me.userId };
 }
 
 /**
@@ -82,14 +89,12 @@ export const listProjectIssues = defineOperation({
   async run(ctx, { projectIds, ...args }, query: ProjectIssuesQuery): Promise<Map<string, ProjectIssuePage>> {
     const page = pageArgs(ctx, args);
     const shape = pageShape(query.select, query.fields ?? null, query.relationFields);
-    const rows = await directSql(ctx.prisma).rows<Record<string, unknown>>(
-      sqlStatement(pageStatement(projectIds, readableOrgs(ctx, Prisma.sql`p.org_id`), page, shape)),
-    );
+    const rows = await rowsOf(directSql(ctx.prisma), pageStatement(projectIds, readableOrgs(ctx), page, shape));
     const byProject = new Map<string, PageRow[]>();
     const issues: PageRow[] = [];
     const toIssue = issueFromRow(shape);
     for (const row of rows) {
-      const projectId = projectIds[(row.pageOf as number) - 1]!;
+      const projectId = projectIds[row.pageOf - 1]!;
       const issue = toIssue(row);
       issues.push(issue);
       const list = byProject.get(projectId);
@@ -139,9 +144,7 @@ export const countProjectIssues = defineOperation({
   access: {},
   input: z.strictObject({ projectIds: z.array(uuid) }),
   async run(ctx, { projectIds }): Promise<Map<string, number>> {
-    const rows = await directSql(ctx.prisma).rows<{ id: string; count: number }>(
-      sqlStatement(countStatement(projectIds, readableOrgs(ctx, Prisma.sql`p.org_id`))),
-    );
+    const rows = await rowsOf(directSql(ctx.prisma), countStatement(projectIds, readableOrgs(ctx)));
     const counts = new Map(rows.map((row) => [row.id, row.count]));
     return new Map(projectIds.map((id) => [id, counts.get(id) ?? 0]));
   },

@@ -1,4 +1,8 @@
-import { Prisma } from '../../generated/prisma/client.js';
+import { type ExpressionBuilder, type InferResult, type SqlBool, sql } from 'kysely';
+import { builder, type Database, PreparedForms } from '../../db/sql-builder.js';
+import { typedValue } from '../../db/sql-conditions.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { issueSelection } from '../issues/select.js';
 import { ISSUE_COLUMNS, ISSUE_TABLE, LOADED_FIELDS, type IssueRow, type LoadedField } from '../issues/columns.js';
 import { LOADED_ON_ROW } from '../core/loaded-on-row.js';
 import { USER_COLUMNS } from '../people/columns.js';
@@ -142,60 +146,142 @@ export interface PageRow extends IssueRow {
   [field: string]: unknown;
 }
 
-/**
- * The page of every project of `projectIds` that `readable` admits (a condition on `p.org_id`),
- * in the page's order, grouped by project; `pageOf` is the project's place in `projectIds`, from 1.
- */
-export function pageStatement(
-  projectIds: string[],
-  readable: Prisma.Sql,
-  page: PageArgs,
-  shape: PageShape,
-): Prisma.Sql {
-  const backwards = page.take < 0;
-  const order = Prisma.raw(backwards ? 'ASC' : 'DESC');
-  const atOrAfter = Prisma.raw(backwards ? '>=' : '<=');
-  // Prisma pages a relation per parent: a cursor that is not one of the project's own issues
-  // (another project's, another organization's, or none) gives an empty page.
-  const cursor = page.cursor
-    ? Prisma.sql`AND (i.created_at, i.id) ${atOrAfter} (SELECT c.created_at, c.id FROM issues c WHERE c.id = ${page.cursor.id}::uuid AND c.org_id = p.org_id AND c.project_id = p.id)`
-    : Prisma.empty;
-  const extra: string[] = [];
-  if (shape.description) extra.push('i.description');
-  for (const [relation, fields] of Object.entries(shape.joined) as [Joinable, string[]][]) {
-    const { alias, columns } = JOINABLE[relation];
-    for (const field of fields)
-      extra.push(`${alias}.${(columns as Record<string, string>)[field]} AS "${relation}.${field}"`);
-  }
-  const columns = Prisma.raw(extra.map((column) => `, ${column}`).join(''));
-  const own = Prisma.raw(shape.columns.map((column) => `i.${ISSUE_TABLE[column].column} AS "${column}"`).join(', '));
-  const description = Prisma.raw(shape.description ? ', i.description' : '');
-  const lateralColumns = Prisma.raw(LOADED_FIELDS.map((field) => `i.${ISSUE_TABLE[field].column}`).join(', '));
-  const users = shape.joined.assignee ? Prisma.raw('LEFT JOIN users u ON u.id = i.assignee_id') : Prisma.empty;
-  // A row names its project by its place in `projectIds` (a small number, where the id was a
-  // 36-character column to read on every row of the page).
-  return Prisma.sql`
-    SELECT ids.n::int AS "pageOf", ${own}${columns}
-      FROM unnest(${projectIds}::uuid[]) WITH ORDINALITY AS ids(id, n)
-      JOIN projects p ON p.id = ids.id
-      CROSS JOIN LATERAL (
-        SELECT ${lateralColumns}${description}
-          FROM issues i
-         WHERE i.org_id = p.org_id AND i.project_id = p.id ${cursor}
-         ORDER BY i.created_at ${order}, i.id ${order}
-         LIMIT ${Math.abs(page.take)} OFFSET ${page.skip}
-      ) i
-      ${users}
-     WHERE ${readable}
-     ORDER BY ids.n, i.created_at DESC, i.id DESC`;
+/** The organizations a caller reads in: one (`org`), every one a user is a member of (`memberOf`), or none (null). */
+export type ReadableOrgs = { org: string } | { memberOf: string } | null;
+
+const readableKind = (readable: ReadableOrgs) => (readable === null ? 'none' : 'org' in readable ? 'org' : 'member');
+const readableValue = (readable: ReadableOrgs) =>
+  readable === null ? null : 'org' in readable ? readable.org : readable.memberOf;
+
+/** The condition on a project's organization (`p.org_id`) that admits `kind`'s organizations, `value` its id. */
+function readableCondition(kind: ReturnType<typeof readableKind>, value: string | null) {
+  return (eb: ExpressionBuilder<Database & { p: Database['projects'] }, 'p'>) => {
+    if (kind === 'none') return eb.lit(false);
+    if (kind === 'org') return eb('p.org_id', '=', typedValue(value, 'uuid'));
+    return eb(
+      'p.org_id',
+      'in',
+      eb.selectFrom('memberships as m').select('m.org_id').where('m.user_id', '=', typedValue(value, 'uuid')),
+    );
+  };
 }
 
+/** A list of ids, sent as an array of uuids (Kysely has no name for an array type). */
+const uuids = (ids: string[]) => typedValue(ids, sql`uuid[]`);
+
+/** Kept forms of the statements: a page's form follows the fields its query selects. */
+const FORMS_MAX = 500;
+
+/** The issue columns the page reads from each project's issues (every loaded one: the outer select picks). */
+const LATERAL_COLUMNS = LOADED_FIELDS.map((field) => `i.${ISSUE_TABLE[field].column}` as const);
+
+type PageValues = [projectIds: string[], limit: number, offset: number, cursor: string | null, reader: string | null];
+
+function pageForm(shape: PageShape, backwards: boolean, cursor: boolean, readable: ReturnType<typeof readableKind>) {
+  const order = backwards ? 'asc' : 'desc';
+  return (projectIds: string[], limit: number, offset: number, cursorId: string | null, reader: string | null) =>
+    builder
+      // WITH ORDINALITY and a column alias list have no Kysely construct.
+      .selectFrom(
+        sql<{ id: string; n: string }>`unnest(${uuids(projectIds)}) with ordinality`.as<'ids'>(sql`ids(id, n)`),
+      )
+      .innerJoin('projects as p', 'p.id', 'ids.id')
+      .crossJoinLateral((eb) =>
+        eb
+          .selectFrom('issues as i')
+          .select(LATERAL_COLUMNS)
+          .$if(shape.description, (q) => q.select('i.description'))
+          .whereRef('i.org_id', '=', 'p.org_id')
+          .whereRef('i.project_id', '=', 'p.id')
+          // Prisma pages a relation per parent: a cursor that is not one of the project's own
+          // issues (another project's, another organization's, or none) gives an empty page.
+          .$if(cursor, (q) =>
+            q.where((c) => {
+              const cursorRow = c
+                .selectFrom('issues as c')
+                .select(['c.created_at', 'c.id'])
+                .where('c.id', '=', typedValue(cursorId, 'uuid'))
+                .whereRef('c.org_id', '=', 'p.org_id')
+                .whereRef('c.project_id', '=', 'p.id');
+              // Kysely types no comparison of a row with a subquery's row: a `sql` piece.
+              return sql<SqlBool>`${c.refTuple('i.created_at', 'i.id')} ${sql.raw(backwards ? '>=' : '<=')} ${cursorRow}`;
+            }),
+          )
+          .orderBy('i.created_at', order)
+          .orderBy('i.id', order)
+          .limit(limit)
+          .offset(offset)
+          .as('i'),
+      )
+      .$if(!!shape.joined.assignee, (q) => q.leftJoin('users as u', 'u.id', 'i.assignee_id'))
+      // A row names its project by its place in `projectIds` (a small number, where the id was a
+      // 36-character column to read on every row of the page).
+      .select((eb) => eb.cast<number>('ids.n', 'integer').as('pageOf'))
+      .select(issueSelection('i', shape.columns))
+      .$if(shape.description, (q) => q.select('i.description'))
+      .select(
+        (Object.entries(shape.joined) as [Joinable, string[]][]).flatMap(([relation, fields]) => {
+          const { alias, columns } = JOINABLE[relation];
+          return fields.map((field) =>
+            sql.ref(`${alias}.${(columns as Record<string, string>)[field]}`).as(`${relation}.${field}`),
+          );
+        }),
+      )
+      .where(readableCondition(readable, reader))
+      .orderBy('ids.n')
+      .orderBy('i.created_at', 'desc')
+      .orderBy('i.id', 'desc');
+}
+
+const pageForms = new PreparedForms<PageValues, InferResult<ReturnType<ReturnType<typeof pageForm>>>[number]>(
+  5,
+  FORMS_MAX,
+);
+
+/**
+ * The page of every project of `projectIds` that `readable` admits, in the page's order,
+ * grouped by project; `pageOf` is the project's place in `projectIds`, from 1. Each form (the
+ * shape, the direction, a cursor or none, whose organizations) is compiled once.
+ */
+export function pageStatement(projectIds: string[], readable: ReadableOrgs, page: PageArgs, shape: PageShape) {
+  const backwards = page.take < 0;
+  const cursor = page.cursor ? (page.cursor.id as string) : null;
+  const kind = readableKind(readable);
+  const joined = Object.entries(shape.joined).map(([relation, fields]) => `${relation}:${fields.join()}`);
+  const key = `${kind} ${+backwards}${+(cursor !== null)}${+shape.description} ${shape.columns.join()} ${joined.join(' ')}`;
+  return pageForms
+    .get(key, pageForm(shape, backwards, cursor !== null, kind))
+    .with(projectIds, Math.abs(page.take), page.skip, cursor, readableValue(readable));
+}
+
+const countForm = (readable: ReturnType<typeof readableKind>) => (projectIds: string[], reader: string | null) =>
+  builder
+    .selectFrom('projects as p')
+    .select((eb) => [
+      'p.id',
+      eb
+        .cast<number>(
+          eb
+            .selectFrom('issues as i')
+            .select(eb.fn.countAll().as('count'))
+            .whereRef('i.org_id', '=', 'p.org_id')
+            .whereRef('i.project_id', '=', 'p.id'),
+          'integer',
+        )
+        .as('count'),
+    ])
+    .where((eb) => eb('p.id', '=', eb.fn.any(uuids(projectIds))))
+    .where(readableCondition(readable, reader));
+
+const countForms = new PreparedForms<
+  [projectIds: string[], reader: string | null],
+  InferResult<ReturnType<ReturnType<typeof countForm>>>[number]
+>(2, 3);
+
 /** How many issues each project of `projectIds` that `readable` admits holds. */
-export function countStatement(projectIds: string[], readable: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`
-    SELECT p.id, (SELECT count(*) FROM issues i WHERE i.org_id = p.org_id AND i.project_id = p.id)::int AS count
-      FROM projects p
-     WHERE p.id = ANY(${projectIds}::uuid[]) AND ${readable}`;
+export function countStatement(projectIds: string[], readable: ReadableOrgs) {
+  const kind = readableKind(readable);
+  return countForms.get(kind, countForm(kind)).with(projectIds, readableValue(readable));
 }
 
 /**
