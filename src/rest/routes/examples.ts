@@ -1,4 +1,5 @@
 import { ISSUE_EXAMPLE } from '../../schema/issues/representation.js';
+import { USER_EXAMPLE } from '../../schema/people/representation.js';
 import { PROJECT_EXAMPLE } from '../../schema/projects/representation.js';
 import { EX } from '../../schema/core/example-values.js';
 
@@ -16,7 +17,7 @@ const apiKey = {
 };
 
 export const EXAMPLE = {
-  user: { id: EX.userId, email: 'olivia@example.com', name: 'Olivia Owner', username: 'olivia', locale: 'en' },
+  user: USER_EXAMPLE,
   project: PROJECT_EXAMPLE,
   issue: ISSUE_EXAMPLE,
   apiKey,

@@ -13,24 +13,27 @@ const SCALAR_TYPES = { uuid: 'ID', int: 'Int', text: 'String', time: 'DateTime' 
 
 type KindOf<Table extends TableDeclaration> = Table[FieldOf<Table>]['kind'];
 type OwnKind<Table extends TableDeclaration> = Exclude<KindOf<Table>, keyof typeof SCALAR_TYPES>;
-type RestrictedFieldOf<Table extends TableDeclaration> = {
-  [F in FieldOf<Table>]: Table[F] extends { graphql: { restricted: true } } ? F : never;
-}[FieldOf<Table>];
+type RestrictedFieldOf<Table extends TableDeclaration, Name extends FieldOf<Table>> = {
+  [F in Name]: Table[F] extends { graphql: { restricted: true } } ? F : never;
+}[Name];
 
 /** Whether the caller may see a restricted field of this row (`row`: the object's parent, `ctx`: the request's context). */
 type VisibilityRule = (row: never, ctx: never) => boolean;
 
-/** The GraphQL types of a table's own kinds, and the rule of each restricted field: required where the table has them. */
-type ColumnFieldOptions<Table extends TableDeclaration> = ([OwnKind<Table>] extends [never]
+/**
+ * The GraphQL types of a table's own kinds, and the rule of each restricted field among those
+ * named: required where there are any, so a restricted field without its rule does not compile.
+ */
+type ColumnFieldOptions<Table extends TableDeclaration, Name extends FieldOf<Table>> = ([OwnKind<Table>] extends [never]
   ? { types?: undefined }
   : { types: Record<OwnKind<Table>, unknown> }) &
-  ([RestrictedFieldOf<Table>] extends [never]
+  ([RestrictedFieldOf<Table, Name>] extends [never]
     ? { rules?: undefined }
-    : { rules: { [F in RestrictedFieldOf<Table>]: VisibilityRule } });
-type Options<Table extends TableDeclaration> =
-  object extends ColumnFieldOptions<Table>
-    ? [options?: ColumnFieldOptions<Table>]
-    : [options: ColumnFieldOptions<Table>];
+    : { rules: { [F in RestrictedFieldOf<Table, Name>]: VisibilityRule } });
+type Options<Table extends TableDeclaration, Name extends FieldOf<Table>> =
+  object extends ColumnFieldOptions<Table, Name>
+    ? [options?: ColumnFieldOptions<Table, Name>]
+    : [options: ColumnFieldOptions<Table, Name>];
 
 function graphqlType(kind: string, types: Record<string, unknown> | undefined): unknown {
   const type = types?.[kind] ?? SCALAR_TYPES[kind as keyof typeof SCALAR_TYPES];
@@ -43,12 +46,11 @@ function graphqlType(kind: string, types: Record<string, unknown> | undefined): 
  * A column loaded with every row is a plain field (`column`); another selects its column when a
  * query asks for it; a restricted one answers null to the callers its rule turns away.
  */
-export function columnFields<Fields extends { field(options: never): unknown }, Table extends TableDeclaration>(
-  t: Fields,
-  table: Table,
-  names: readonly FieldOf<Table>[],
-  ...[options]: Options<Table>
-) {
+export function columnFields<
+  Fields extends { field(options: never): unknown },
+  Table extends TableDeclaration,
+  Name extends FieldOf<Table>,
+>(t: Fields, table: Table, names: readonly Name[], ...[options]: Options<Table, Name>) {
   const { types, rules } = (options ?? {}) as {
     types?: Record<string, unknown>;
     rules?: Record<string, VisibilityRule>;
@@ -82,7 +84,7 @@ export function inputFields<Fields extends { field(options: never): unknown }, T
   t: Fields,
   table: Table,
   step: 'create' | 'update',
-  ...[options]: Options<Table>
+  ...[options]: Options<Table, never>
 ) {
   const types = options?.types as Record<string, unknown> | undefined;
   const fields: Record<string, ReturnType<Fields['field']>> = {};
