@@ -7,7 +7,7 @@ import {
   ISSUE_FIELD_NAMES,
   ISSUE_TABLE,
   LOADED_FIELDS,
-  type ColumnDeclaration,
+  type IssueColumnDeclaration,
 } from '../src/schema/issues/columns.js';
 import { CreateIssue, UpdateIssue } from '../src/schema/issues/input.js';
 import { issueListStatement } from '../src/schema/issues/list-sql.js';
@@ -23,7 +23,7 @@ import { startTestApp, type TestApp } from './support/app.js';
  * operations' rules), the fields history records and the statements' select lists.
  */
 
-const declared = ISSUE_FIELD_NAMES.map((field) => [field, ISSUE_TABLE[field] as ColumnDeclaration] as const);
+const declared = ISSUE_FIELD_NAMES.map((field) => [field, ISSUE_TABLE[field] as IssueColumnDeclaration] as const);
 /** The JSON fields: the shown columns in declaration order, the key after the id. */
 const jsonNames = (() => {
   const [id, ...rest] = declared.filter(([, d]) => d.json).map(([, d]) => d.json!.name);
@@ -40,7 +40,7 @@ describe('the issue column declaration', () => {
   test('every column of the model is declared (a missing one does not compile)', () => {
     const { description: _left, ...withoutOne } = ISSUE_TABLE;
     // @ts-expect-error the declaration must name every field of the Prisma model
-    withoutOne satisfies { [Field in keyof Issue]: ColumnDeclaration };
+    withoutOne satisfies { [Field in keyof Issue]: IssueColumnDeclaration };
     expect(Object.keys(ISSUE_TABLE).sort()).toEqual(Object.values(Prisma.IssueScalarFieldEnum).sort());
   });
 

@@ -1,16 +1,17 @@
 import type { Issue, Project } from '../generated/prisma/client.js';
 import { IssueJson } from '../schema/issues/representation.js';
 import { ProjectJson } from '../schema/projects/representation.js';
-import { sql } from 'kysely';
 import { builder, transactionRowsOf } from '../db/sql-builder.js';
+import { declaredSelection } from '../schema/core/column-select.js';
 import { ISSUE_FIELD_NAMES, UPDATE_FIELDS } from '../schema/issues/columns.js';
+import { PROJECT_FIELD_NAMES, PROJECT_TABLE, PROJECT_UPDATE_FIELDS } from '../schema/projects/columns.js';
 import { issueSelection } from '../schema/issues/select.js';
 import { fieldChanges, type Change, type Tx } from './record.js';
 
 /** The fields whose changes an issue's history records (as the GraphQL API names them): those an update changes. */
 export const ISSUE_FIELDS = UPDATE_FIELDS;
 /** Likewise for a project. */
-const PROJECT_FIELDS = ['name', 'key'] as const;
+const PROJECT_FIELDS = PROJECT_UPDATE_FIELDS;
 
 export type IssueSnapshot = Issue & { project: { key: string } };
 export type ProjectSnapshot = Project & { _count: { issues: number } };
@@ -57,20 +58,15 @@ export async function lockProjectIssues(tx: Tx, orgId: string, projectId: string
 /** A project of an organization, by id or by key (the unique where of src/schema/projects/operations.ts). */
 export type ProjectRef = { orgId_id: { orgId: string; id: string } } | { orgId_key: { orgId: string; key: string } };
 
+/** A project's declared columns as a select list (src/schema/core/column-select.ts). */
+const projectSelection = declaredSelection<Project>(PROJECT_TABLE);
+
 /** The project before a write, locked as lockIssue locks an issue; with its issue count for the representation. */
 export async function lockProject(tx: Tx, ref: ProjectRef): Promise<ProjectSnapshot | null> {
   const orgId = 'orgId_id' in ref ? ref.orgId_id.orgId : ref.orgId_key.orgId;
   const statement = builder
     .selectFrom('projects as p')
-    .select([
-      sql<string>`${sql.ref('p.id')}::text`.as('id'),
-      sql<string>`${sql.ref('p.org_id')}::text`.as('orgId'),
-      'p.name',
-      'p.key',
-      'p.issue_count as issueCount',
-      'p.created_at as createdAt',
-      'p.updated_at as updatedAt',
-    ])
+    .select(projectSelection('p', PROJECT_FIELD_NAMES, { uuidAsText: true }))
     .$if('orgId_id' in ref, (q) => q.where('p.id', '=', (ref as { orgId_id: { id: string } }).orgId_id.id))
     .$if('orgId_key' in ref, (q) => q.where('p.key', '=', (ref as { orgId_key: { key: string } }).orgId_key.key))
     .where('p.org_id', '=', orgId)

@@ -1,4 +1,4 @@
-import { ProjectJson } from '../schema/projects/representation.js';
+import { ProjectJson, type ProjectJsonShape } from '../schema/projects/representation.js';
 import { listProjects } from '../schema/projects/operations.js';
 import { listMembers, type Member } from '../schema/organizations/team.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from '../schema/issues/workflow.js';
@@ -6,14 +6,7 @@ import type { OrgPage } from './org-page.js';
 
 /** What several pages of an organization show: its projects, its people, the workflow's values. */
 
-export type ProjectView = {
-  id: string;
-  name: string;
-  key: string;
-  issue_count: number;
-  created_at: string;
-  updated_at: string;
-};
+export type ProjectView = ProjectJsonShape;
 
 export async function projectsOf(p: OrgPage): Promise<ProjectView[]> {
   const rows = await listProjects.call(p.ctx, {}, { select: ProjectJson.select });

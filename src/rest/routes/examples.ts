@@ -1,4 +1,6 @@
 import { ISSUE_EXAMPLE } from '../../schema/issues/representation.js';
+import { USER_EXAMPLE } from '../../schema/people/representation.js';
+import { PROJECT_EXAMPLE } from '../../schema/projects/representation.js';
 import { EX } from '../../schema/core/example-values.js';
 
 const organization = { id: EX.orgId, name: 'Acme Corp', slug: 'acme', is_public: true };
@@ -15,15 +17,8 @@ const apiKey = {
 };
 
 export const EXAMPLE = {
-  user: { id: EX.userId, email: 'olivia@example.com', name: 'Olivia Owner', username: 'olivia', locale: 'en' },
-  project: {
-    id: EX.projectId,
-    name: 'Website',
-    key: 'WEB',
-    issue_count: 12,
-    created_at: EX.created,
-    updated_at: EX.updated,
-  },
+  user: USER_EXAMPLE,
+  project: PROJECT_EXAMPLE,
   issue: ISSUE_EXAMPLE,
   apiKey,
   createdApiKey: { ...apiKey, last_used_at: null, token: 'tok_live_A1b2C3d4E5f6G7h8J9k0L1m2N3p4Q5r6' },

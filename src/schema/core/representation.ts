@@ -23,7 +23,7 @@ export function timeColumn<Row, K extends keyof Row & string>(
   description: string,
   nullable = false,
 ): Field<Row> {
-  const schema = z.iso.datetime().meta({ description });
+  const schema = time(description);
   return {
     schema: nullable ? schema.nullable() : schema,
     select: { [name]: true },
@@ -101,5 +101,7 @@ export const uuid = (description?: string) => (description ? z.uuid().meta({ des
 /** Text of at most `max` characters: the limit of the operation that writes it. */
 export const text = (max: number, description?: string) =>
   description ? z.string().max(max).meta({ description }) : z.string().max(max);
+/** A time as the representations answer it: ISO 8601 in UTC, with milliseconds. */
+export const time = (description: string) => z.iso.datetime().meta({ description });
 /** PostgreSQL's int4: issue numbers and counts. */
 export const INT4_MAX = 2 ** 31 - 1;

@@ -1,9 +1,17 @@
 import { z } from 'zod';
 import type { DB } from '../../generated/kysely/types.js';
 import type { Issue } from '../../generated/prisma/client.js';
+import {
+  type ColumnDeclaration,
+  fieldsOf,
+  type LoadedFieldOf,
+  loadedColumnsOf,
+  loadedFieldsOf,
+  writtenFieldsOf,
+} from '../core/column-declaration.js';
 import { EX } from '../core/example-values.js';
 import { notNull } from '../core/messages.js';
-import { INT4_MAX, text, uuid } from '../core/representation.js';
+import { INT4_MAX, text, time, uuid } from '../core/representation.js';
 import { storableString } from '../core/text.js';
 import { uuid as uuidRule } from '../core/uuid.js';
 import { projectRef } from '../projects/lookup.js';
@@ -31,33 +39,8 @@ import {
 /** A column's type, from which its GraphQL type (src/schema/issues/issue.ts) and its JSON value follow. */
 type ColumnKind = 'uuid' | 'int' | 'text' | 'time' | 'status' | 'priority';
 
-export interface ColumnDeclaration {
-  /** The SQL column. */
-  column: keyof DB['issues'] & string;
-  kind: ColumnKind;
-  nullable: boolean;
-  /**
-   * Loaded with every issue row (the GraphQL object's base selection and every list's columns);
-   * false: loaded only when a query asks for it (the long description), or never shown.
-   */
-  loaded: boolean;
-  /** The field of the JSON representation (REST, webhooks' `data`, pages); absent: not shown. */
-  json?: { name: string; schema: z.ZodType; example: unknown };
-  /** The GraphQL Issue field of the column's name; absent: not shown. `textCost`: its length counts in a query's cost. */
-  graphql?: { description: string; textCost?: number };
-  /**
-   * Written by createIssue and updateIssue, on every surface (src/schema/issues/input.ts gives the
-   * operations' inputs, src/schema/issues/issue.ts GraphQL's input types); absent: the service sets it.
-   * `rule` checks a value, the same on create and update; a nullable column also takes null (none).
-   */
-  write?: {
-    rule: z.ZodType;
-    /** On create: required, or the default a left-out field takes (neither: optional, none when left out). */
-    create: { description: string; required?: true; default?: string };
-    /** On update (absent: fixed once created); an issue's history records the changes of these fields. */
-    update?: { description: string };
-  };
-}
+/** An issue column's declaration: a column of the issues table. */
+export type IssueColumnDeclaration = ColumnDeclaration<keyof DB['issues'] & string, ColumnKind>;
 
 const IssueStatusSchema = z.enum(ISSUE_STATUSES).meta({
   id: 'IssueStatus',
@@ -70,7 +53,6 @@ const IssuePrioritySchema = z.enum(ISSUE_PRIORITIES).meta({
   examples: [DEFAULT_PRIORITY],
 });
 
-const time = (description: string) => z.iso.datetime().meta({ description });
 const oneOf = (values: readonly string[]) => `must be one of: ${values.join(', ')}`;
 
 // In the order the representations list them (the JSON's `key` and GraphQL's `key` follow `id`).
@@ -215,29 +197,24 @@ export const ISSUE_TABLE = {
     json: { name: 'updated_at', schema: time('Last change.'), example: EX.updated },
     graphql: { description: 'When it last changed.' },
   },
-} as const satisfies { [Field in keyof Issue]: ColumnDeclaration };
+} as const satisfies { [Field in keyof Issue]: IssueColumnDeclaration };
 
 type IssueTable = typeof ISSUE_TABLE;
 /** An issue field (Prisma's name, camelCase). */
 export type IssueField = keyof IssueTable;
 /** The fields every issue row is loaded with. */
-export type LoadedField = { [F in IssueField]: IssueTable[F]['loaded'] extends true ? F : never }[IssueField];
+export type LoadedField = LoadedFieldOf<IssueTable>;
 
-const fields = Object.keys(ISSUE_TABLE) as IssueField[];
 /** The issue fields in declaration order. */
-export const ISSUE_FIELD_NAMES: readonly IssueField[] = fields;
+export const ISSUE_FIELD_NAMES: readonly IssueField[] = fieldsOf(ISSUE_TABLE);
 /** Those loaded with every row, in declaration order. */
-export const LOADED_FIELDS = fields.filter((field) => ISSUE_TABLE[field].loaded) as LoadedField[];
+export const LOADED_FIELDS = loadedFieldsOf(ISSUE_TABLE);
 
 /** The columns every Issue row is loaded with, as a Prisma selection (the Issue object's base selection): the short ones a list shows; not the description. */
-export const ISSUE_COLUMNS = Object.fromEntries(LOADED_FIELDS.map((field) => [field, true])) as {
-  readonly [F in LoadedField]: true;
-};
+export const ISSUE_COLUMNS = loadedColumnsOf(ISSUE_TABLE);
 
 /** An issue row with those columns. */
 export type IssueRow = Pick<Issue, LoadedField>;
 
-/** The fields createIssue writes, in declaration order. */
-export const CREATE_FIELDS = fields.filter((field) => (ISSUE_TABLE[field] as ColumnDeclaration).write);
 /** The fields updateIssue changes (and an issue's history records), in declaration order. */
-export const UPDATE_FIELDS = fields.filter((field) => (ISSUE_TABLE[field] as ColumnDeclaration).write?.update);
+export const UPDATE_FIELDS = writtenFieldsOf(ISSUE_TABLE, 'update');

@@ -1,17 +1,10 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from '../core/builder.js';
 import { column } from '../core/column-fields.js';
-import { connectionPage, fixedList, textCost } from '../core/list-bounds.js';
+import { connectionPage, fixedList } from '../core/list-bounds.js';
 import { NodeRef } from '../core/node.js';
-import {
-  CREATE_FIELDS,
-  ISSUE_COLUMNS,
-  ISSUE_FIELD_NAMES,
-  ISSUE_TABLE,
-  UPDATE_FIELDS,
-  type ColumnDeclaration,
-  type IssueField,
-} from './columns.js';
+import { columnFields, inputFields } from '../core/column-graphql.js';
+import { ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, UPDATE_FIELDS } from './columns.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import { IssueFilterInput } from './filter.js';
 import { ANSWERS_FROM_ROW } from '../core/loaded-on-row.js';
@@ -21,41 +14,8 @@ import { IssuePriorityEnum, IssueStatusEnum } from './enums.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
 import { outcome } from '../core/outcome.js';
 
-/** The GraphQL type of each kind of column (src/schema/issues/columns.ts). */
-const GRAPHQL_TYPE = {
-  uuid: 'ID',
-  int: 'Int',
-  text: 'String',
-  time: 'DateTime',
-  status: IssueStatusEnum,
-  priority: IssuePriorityEnum,
-} as const;
-
-/**
- * The Issue fields of the declared columns that GraphQL shows, in declaration order. A column
- * loaded with every row is a plain field (`column`); another (the description) selects its
- * column when a query asks for it.
- */
-function columnFields<Fields extends { field(options: never): unknown }>(t: Fields, names: readonly IssueField[]) {
-  const fields: Record<string, ReturnType<Fields['field']>> = {};
-  for (const name of names) {
-    const declared: ColumnDeclaration = ISSUE_TABLE[name];
-    if (!declared.graphql) continue;
-    const { description, textCost: maxLength } = declared.graphql;
-    const options = {
-      type: GRAPHQL_TYPE[declared.kind],
-      nullable: declared.nullable,
-      description,
-      ...(maxLength ? { complexity: textCost(maxLength) } : {}),
-      ...(declared.loaded
-        ? { resolve: column(name) }
-        : { select: { [name]: true }, resolve: (issue: Record<string, unknown>) => issue[name] }),
-    };
-    // Each field's type follows from its declared kind, which the option types cannot follow through the loop.
-    fields[name] = t.field(options as never) as ReturnType<Fields['field']>;
-  }
-  return fields;
-}
+/** The GraphQL types of the issue's own kinds of column (src/schema/issues/columns.ts). */
+const COLUMN_OPTIONS = { types: { status: IssueStatusEnum, priority: IssuePriorityEnum } };
 
 export const IssueRef = builder.prismaObject('Issue', {
   description: 'A piece of work in a project: its title, status, priority and assignee.',
@@ -66,7 +26,7 @@ export const IssueRef = builder.prismaObject('Issue', {
   // resolves, which cost more CPU than the whole query on a 100-issue page.
   select: ISSUE_COLUMNS,
   fields: (t) => ({
-    ...columnFields(t, ['id']),
+    ...columnFields(t, ISSUE_TABLE, ['id'], COLUMN_OPTIONS),
     key: t.string({
       description: 'The human key: project key and number, e.g. WEB-12.',
       // Selected with the issue (a join in the same statement), so a list costs no extra query.
@@ -75,7 +35,9 @@ export const IssueRef = builder.prismaObject('Issue', {
     }),
     ...columnFields(
       t,
+      ISSUE_TABLE,
       ISSUE_FIELD_NAMES.filter((field) => field !== 'id'),
+      COLUMN_OPTIONS,
     ),
     project: t.relation('project', { description: 'The project the issue belongs to.' }),
     assignee: t.relation('assignee', {
@@ -169,35 +131,13 @@ builder.queryField('issues', (t) =>
   ),
 );
 
-/** The GraphQL input fields of the written columns (their `write` declarations), in declaration order. */
-function inputFields<Fields extends { field(options: never): unknown }>(
-  t: Fields,
-  names: readonly IssueField[],
-  step: 'create' | 'update',
-) {
-  const fields: Record<string, ReturnType<Fields['field']>> = {};
-  for (const name of names) {
-    const declared: ColumnDeclaration = ISSUE_TABLE[name];
-    const written = declared.write?.[step];
-    if (!written) continue;
-    const required = 'required' in written && written.required === true;
-    // As in columnFields: the type follows from the declared kind, which the option types cannot follow.
-    fields[name] = t.field({
-      type: GRAPHQL_TYPE[declared.kind],
-      required,
-      description: written.description,
-    } as never) as ReturnType<Fields['field']>;
-  }
-  return fields;
-}
-
 /** "a", "a and b", "a, b and c". */
 const listed = (names: readonly string[]) =>
   names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 
 const CreateIssueInput = builder.inputType('CreateIssueInput', {
   description: 'A new issue. Fields left out take their defaults.',
-  fields: (t) => inputFields(t, CREATE_FIELDS, 'create'),
+  fields: (t) => inputFields(t, ISSUE_TABLE, 'create', COLUMN_OPTIONS),
 });
 
 builder.mutationField('createIssue', (t) =>
@@ -212,7 +152,7 @@ builder.mutationField('createIssue', (t) =>
 
 const UpdateIssueInput = builder.inputType('UpdateIssueInput', {
   description: `Fields left out stay as they are; null clears ${listed(UPDATE_FIELDS.filter((field) => ISSUE_TABLE[field].nullable))} (and is refused for the others).`,
-  fields: (t) => inputFields(t, UPDATE_FIELDS, 'update'),
+  fields: (t) => inputFields(t, ISSUE_TABLE, 'update', COLUMN_OPTIONS),
 });
 
 builder.mutationField('updateIssue', (t) =>

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { hashPassword, verifyPassword } from '../../auth/password.js';
 import { passwordProblem } from '../../auth/password-setup.js';
-import { notNull } from '../core/messages.js';
 import { defineOperation } from '../core/operation.js';
-import { storableString } from '../core/text.js';
+import { createShape, updateShape } from '../core/column-input.js';
 import { ValidationError } from '../core/errors.js';
+import { USER_TABLE } from './columns.js';
 import { viewer } from './viewer.js';
 
 /**
@@ -13,38 +13,17 @@ import { viewer } from './viewer.js';
  * one organization and must not be able to take over the account behind it.
  */
 
-const PERSON_NAME_MAX = 100;
-
-const personName = storableString(notNull('must be a string'))
-  .trim()
-  .min(1, 'must not be empty')
-  .max(PERSON_NAME_MAX, `must be at most ${PERSON_NAME_MAX} characters`);
-
-/** A new account's fields; the password is checked by passwordProblem, like every password. */
-export const NewAccount = z.strictObject({
-  name: personName,
-  email: z
-    .string(notNull('must be a string'))
-    .trim()
-    .toLowerCase()
-    .pipe(z.email('must be an email address').max(254, 'must be at most 254 characters')),
-  username: z
-    .string(notNull('must be a string'))
-    .trim()
-    .regex(
-      /^[a-zA-Z0-9][a-zA-Z0-9_.-]{1,38}$/,
-      'must be 2-39 letters, digits, dots, dashes or underscores, starting with a letter or digit',
-    ),
-});
+/** A new account's fields (src/schema/people/columns.ts); the password is checked by passwordProblem, like every password. */
+export const NewAccount = z.strictObject(createShape(USER_TABLE));
 
 export const updateProfile = defineOperation({
   name: 'updateProfile',
   description: 'Changes your own name.',
   kind: 'write',
   access: { notPat: true },
-  input: z.strictObject({ name: personName }),
-  run: (ctx, { name }) =>
-    ctx.prisma.user.update({ where: { id: viewer(ctx).userId }, data: { name }, select: { id: true, name: true } }),
+  input: z.strictObject(updateShape(USER_TABLE)),
+  run: (ctx, data) =>
+    ctx.prisma.user.update({ where: { id: viewer(ctx).userId }, data, select: { id: true, name: true } }),
 });
 
 export const changePassword = defineOperation({

@@ -4,6 +4,8 @@ import { ROUTE_POLICIES } from '../../limits/policy.js';
 import { builder } from '../core/builder.js';
 import { fixedList, textCost } from '../core/list-bounds.js';
 import { EMAIL_MAX } from './fields.js';
+import { columnFields } from '../core/column-graphql.js';
+import { USER_TABLE } from './columns.js';
 import { defineOperation } from '../core/operation.js';
 import { RoleEnum } from '../organizations/membership.js';
 import { findRanked, insensitive, matchTier, SEARCH_LIMIT, SearchArgs, type TextMatch } from '../core/search-text.js';
@@ -23,9 +25,8 @@ export interface PersonShape {
 const PersonRef = builder.objectRef<Omit<PersonShape, 'email'> & { email: string | null }>('Person').implement({
   description: 'A member of the organization the caller acts in.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The user id (what assigneeId holds).' }),
-    name: t.exposeString('name', { description: 'The name they go by.' }),
-    username: t.exposeString('username', { description: 'Their unique handle.' }),
+    // A member is a user: their columns as the User object shows them.
+    ...columnFields(t, USER_TABLE, ['id', 'name', 'username']),
     role: t.field({ type: RoleEnum, description: 'Their role in the organization.', resolve: (person) => person.role }),
     email: t.string({
       nullable: true,

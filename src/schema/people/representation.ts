@@ -6,22 +6,18 @@ import type { PaletteHitShape } from './palette.js';
 import { EMAIL_VISIBLE_FROM } from './person.js';
 import { PROJECT_KEY_MAX, PROJECT_NAME_MAX } from '../projects/fields.js';
 import { column, representation, text, uuid } from '../core/representation.js';
-import { EMAIL_MAX, LOCALE_MAX, USER_NAME_MAX, USERNAME_MAX } from './fields.js';
+import { EMAIL_MAX, USER_NAME_MAX, USERNAME_MAX } from './fields.js';
+import { jsonExampleOf, jsonFieldsOf, type JsonShape } from '../core/column-json.js';
+import { USER_TABLE } from './columns.js';
 import { TITLE_MAX } from '../issues/workflow.js';
 
 /** People as REST answers them: the signed-in user, the organization's members, the command palette's hits. */
 
-export const UserJson = representation<Pick<User, 'id' | 'email' | 'name' | 'username' | 'locale'>>(
-  'User',
-  'The signed-in user.',
-  {
-    id: column('id', uuid('The user id.')),
-    email: column('email', z.email().max(EMAIL_MAX).meta({ description: 'Sign-in address, lowercase.' })),
-    name: column('name', text(USER_NAME_MAX, 'Display name.')),
-    username: column('username', text(USERNAME_MAX, 'Unique handle.')),
-    locale: column('locale', text(LOCALE_MAX, 'Language code, e.g. `en`.')),
-  },
-);
+/** The signed-in user: the fields of the column declaration that have a `json` entry (src/schema/people/columns.ts). */
+export const UserJson = representation<User>('User', 'The signed-in user.', jsonFieldsOf<User>(USER_TABLE));
+
+/** The example user of the API reference, from the declared examples. */
+export const USER_EXAMPLE = jsonExampleOf(USER_TABLE) as JsonShape<typeof USER_TABLE>;
 
 interface PersonRow {
   id: string;
@@ -30,13 +26,16 @@ interface PersonRow {
   role: string;
   email: string | null;
 }
+/** The user's columns a person shows, as the signed-in user shows them. */
+const userFields = jsonFieldsOf<PersonRow>(USER_TABLE);
+
 export const PersonJson = representation<PersonRow>(
   'Person',
   `A member of the organization. \`email\` is present only for callers whose role is ${EMAIL_VISIBLE_FROM} or above.`,
   {
     id: column('id', uuid('The user id (what `assignee_id` holds).')),
-    name: column('name', text(USER_NAME_MAX, 'Display name.')),
-    username: column('username', text(USERNAME_MAX, 'Unique handle.')),
+    name: userFields.name!,
+    username: userFields.username!,
     role: column('role', RoleSchema),
     email: {
       ...column(

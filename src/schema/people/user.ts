@@ -1,18 +1,18 @@
 import { z } from 'zod';
+import type { Context } from '../../context.js';
 import { sql } from 'kysely';
 import { directSql } from '../../db/direct-sql.js';
 import { builder as sqlBuilder, prepared, rowsOf } from '../../db/sql-builder.js';
 import type { Prisma, User } from '../../generated/prisma/client.js';
 import { builder } from '../core/builder.js';
-import { column } from '../core/column-fields.js';
-import { textCost } from '../core/list-bounds.js';
+import { columnFields } from '../core/column-graphql.js';
+import { declaredSelection } from '../core/column-select.js';
 import { NotFoundError } from '../core/errors.js';
 import { defineOperation } from '../core/operation.js';
 import { NodeRef } from '../core/node.js';
 import { seesEmail } from './person.js';
 import { selectionCovered } from '../core/selection.js';
-import { USER_COLUMNS } from './columns.js';
-import { EMAIL_MAX } from './fields.js';
+import { USER_COLUMNS, USER_FIELD_NAMES, USER_TABLE } from './columns.js';
 import { viewer } from './viewer.js';
 
 builder.prismaObject('User', {
@@ -21,19 +21,10 @@ builder.prismaObject('User', {
   // every row and resolve as plain fields (see the Issue object for why not `t.expose*`).
   select: USER_COLUMNS,
   description: 'A person with an account: you (me), or a member of your organization (an assignee, a node).',
-  fields: (t) => ({
-    id: t.id({ description: 'The user id (what assigneeId holds).', resolve: column('id') }),
-    email: t.string({
-      nullable: true,
-      description: "Your own, always; other people's only for managers, admins and owners (null otherwise).",
-      complexity: textCost(EMAIL_MAX),
-      select: { email: true },
-      resolve: (user, _args, ctx) => (user.id === viewer(ctx).userId || seesEmail(ctx) ? user.email : null),
+  fields: (t) =>
+    columnFields(t, USER_TABLE, USER_FIELD_NAMES, {
+      rules: { email: (user: User, ctx: Context) => user.id === viewer(ctx).userId || seesEmail(ctx) },
     }),
-    name: t.string({ description: 'The name they go by.', resolve: column('name') }),
-    username: t.string({ description: 'Their unique handle.', resolve: column('username') }),
-    locale: t.string({ description: 'Language code, e.g. en.', resolve: column('locale') }),
-  }),
 });
 
 export const getMe = defineOperation({
@@ -56,13 +47,19 @@ export const getMe = defineOperation({
   },
 });
 
-/** The columns the statement of `me` reads: the public ones and the email, never the password hash. */
-const ME_COLUMNS = { ...USER_COLUMNS, email: true } as const;
-/** A User's fields are its columns' names, so the declaration's keys are the statement's columns. */
-const ME_SELECT = Object.keys(ME_COLUMNS) as (keyof typeof ME_COLUMNS)[];
+/**
+ * The columns the statement of `me` reads: those of the REST representation and of the User
+ * object's base selection (the public ones and the email), never the password hash.
+ */
+const ME_FIELDS = USER_FIELD_NAMES.filter((field) => USER_TABLE[field].loaded || 'json' in USER_TABLE[field]);
+const ME_COLUMNS = Object.fromEntries(ME_FIELDS.map((field) => [field, true]));
 /** Compiled once (prepared): it runs on every GET /me. */
 const meStatement = prepared(
-  (id: string) => sqlBuilder.selectFrom('users').select(ME_SELECT).where('id', '=', sql<string>`${id}::uuid`),
+  (id: string) =>
+    sqlBuilder
+      .selectFrom('users')
+      .select(declaredSelection<User>(USER_TABLE)('users', ME_FIELDS))
+      .where('id', '=', sql<string>`${id}::uuid`),
   1,
 );
 /** Exported for the benchmark's baseline, which sends the same statement. */

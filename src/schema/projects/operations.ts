@@ -4,31 +4,18 @@ import { definedFields, lockProject, lockProjectIssues, issueChange, projectChan
 import { Prisma } from '../../generated/prisma/client.js';
 import { ROUTE_POLICIES } from '../../limits/policy.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
-import { notNull } from '../core/messages.js';
 import { defineOperation } from '../core/operation.js';
 import { nonEmpty, selectionCovered } from '../core/selection.js';
 import { projectWhere } from './lookup.js';
 import { activeOrgId } from '../people/viewer.js';
 import { firstInput, LIST_BOUNDS } from '../core/list-bounds.js';
-import { storableString } from '../core/text.js';
-import { PROJECT_KEY_MAX, PROJECT_KEY_PATTERN, PROJECT_NAME_MAX } from './fields.js';
+import { createShape, updateShape } from '../core/column-input.js';
+import { PROJECT_TABLE } from './columns.js';
 
 /** The Prisma selection a surface wants for each project. */
 export interface ProjectQuery {
   select?: Prisma.ProjectSelect;
 }
-
-const name = storableString(notNull('must be a string'))
-  .trim()
-  .min(1, 'must not be empty')
-  .max(PROJECT_NAME_MAX, `must be at most ${PROJECT_NAME_MAX} characters`);
-// Not trimmed: a key is an identifier, and " WEB" is a mistake to report, not to mend.
-const key = z
-  .string(notNull('must be a string'))
-  .toUpperCase()
-  .regex(PROJECT_KEY_PATTERN, 'must be 2 to 10 letters or digits, starting with a letter')
-  // The pattern is the check; the bound it implies is written out for OpenAPI.
-  .meta({ maxLength: PROJECT_KEY_MAX });
 
 const projectId = z.string().min(1, 'is required');
 
@@ -89,7 +76,7 @@ export const createProject = defineOperation({
   kind: 'write',
   access: { role: 'manager' },
   rateLimit: projectWrites,
-  input: z.strictObject({ name, key }),
+  input: z.strictObject(createShape(PROJECT_TABLE)),
   async run(ctx, input, query: ProjectQuery) {
     const orgId = activeOrgId(ctx);
     const { result: project } = await projectWrite(
@@ -112,7 +99,7 @@ export const updateProject = defineOperation({
   kind: 'write',
   access: { role: 'manager' },
   rateLimit: projectWrites,
-  input: z.strictObject({ id: projectId, name: name.optional(), key: key.optional() }),
+  input: z.strictObject({ id: projectId, ...updateShape(PROJECT_TABLE) }),
   async run(ctx, { id, ...input }, query: ProjectQuery) {
     const orgId = activeOrgId(ctx);
     const where = projectWhere(orgId, id);

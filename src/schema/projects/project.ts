@@ -1,27 +1,23 @@
 import { builder } from '../core/builder.js';
+import { columnFields, inputFields } from '../core/column-graphql.js';
 import { boundedList, connectionPage, firstArg, LIST_BOUNDS } from '../core/list-bounds.js';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../core/errors.js';
 import { NodeRef } from '../core/node.js';
 import { IssueConnection, IssueRef } from '../issues/issue.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../issues/operations.js';
 import { issueSelection, projectIssues } from './issues-connection.js';
-import { PROJECT_NAME_MAX } from './fields.js';
+import { PROJECT_COLUMNS, PROJECT_FIELD_NAMES, PROJECT_TABLE } from './columns.js';
 import * as ops from './operations.js';
 import { outcome } from '../core/outcome.js';
 
 builder.prismaObject('Project', {
   description: 'A project of the organization: it holds issues, numbered in it (KEY-1, KEY-2, ...).',
   interfaces: [NodeRef],
-  select: { id: true },
+  select: PROJECT_COLUMNS,
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The project id.' }),
-    name: t.exposeString('name', { description: 'Its display name.' }),
-    key: t.exposeString('key', {
-      description: 'Short uppercase key, unique in the organization; issue keys read KEY-123.',
-    }),
+    ...columnFields(t, PROJECT_TABLE, PROJECT_FIELD_NAMES),
+    // Not the column of that name (the last number handed out): how many issues there are now.
     issueCount: t.relationCount('issues', { description: 'How many issues the project has now.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it or its issue numbering last changed.' }),
     organization: t.relation('org', { description: 'The organization it belongs to.' }),
     // Batched over every project of the response (src/schema/projects/issues-connection.ts, over the
     // operations of src/schema/projects/issues-operations.ts): one statement per request for the
@@ -59,24 +55,12 @@ builder.queryField('project', (t) =>
 
 const CreateProjectInput = builder.inputType('CreateProjectInput', {
   description: 'A new project: its name and key.',
-  fields: (t) => ({
-    name: t.string({ description: `1 to ${PROJECT_NAME_MAX} characters.` }),
-    key: t.string({
-      description:
-        '2 to 10 letters or digits, starting with a letter; stored in uppercase. Unique in the organization.',
-    }),
-  }),
+  fields: (t) => inputFields(t, PROJECT_TABLE, 'create'),
 });
 
 const UpdateProjectInput = builder.inputType('UpdateProjectInput', {
   description: 'Fields left out stay as they are. A new key renames every issue key of the project.',
-  fields: (t) => ({
-    name: t.string({ required: false, description: `A new name, 1 to ${PROJECT_NAME_MAX} characters.` }),
-    key: t.string({
-      required: false,
-      description: 'A new key: 2 to 10 letters or digits, starting with a letter; unique in the organization.',
-    }),
-  }),
+  fields: (t) => inputFields(t, PROJECT_TABLE, 'update'),
 });
 
 builder.mutationField('createProject', (t) =>

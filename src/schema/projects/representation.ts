@@ -1,31 +1,45 @@
 import { z } from 'zod';
 import type { Project } from '../../generated/prisma/client.js';
-import { PROJECT_KEY_MAX, PROJECT_KEY_PATTERN, PROJECT_NAME_MAX } from './fields.js';
-import { column, INT4_MAX, representation, text, timeColumn, uuid } from '../core/representation.js';
+import { jsonExampleOf, jsonFieldsOf, type JsonShape, placedAfter } from '../core/column-json.js';
+import { INT4_MAX, representation, type Field } from '../core/representation.js';
+import { PROJECT_TABLE } from './columns.js';
 
-/** The project as REST answers it, webhooks send it (`data`) and pages show it. */
+/**
+ * The project as REST answers it, webhooks send it (`data`) and pages show it: the fields of the
+ * column declaration that have a `json` entry (src/schema/projects/columns.ts), and the number of
+ * its issues.
+ */
 
 export type ProjectRow = Project & { _count: { issues: number } };
-const projectSummary = {
-  id: column<ProjectRow, 'id'>('id', uuid('The project id.')),
-  name: column<ProjectRow, 'name'>('name', text(PROJECT_NAME_MAX, `1 to ${PROJECT_NAME_MAX} characters.`)),
-  key: column<ProjectRow, 'key'>(
-    'key',
-    text(PROJECT_KEY_MAX, 'Uppercase, unique in the organization; issue keys read `KEY-12`.').regex(
-      PROJECT_KEY_PATTERN,
-    ),
-  ),
+
+/** The JSON of a project, by the declaration: what a page receives from the REST list. */
+export type ProjectJsonShape = JsonShape<typeof PROJECT_TABLE> & { issue_count: number };
+
+const ISSUE_COUNT: Field<ProjectRow> = {
+  schema: z.int().min(0).max(INT4_MAX).meta({ description: 'How many issues the project has now.' }),
+  select: { _count: { select: { issues: true } } },
+  value: (row) => row._count.issues,
 };
 
-export const ProjectJson = representation<ProjectRow>('Project', 'A project of the organization.', {
-  ...projectSummary,
-  issue_count: {
-    schema: z.int().min(0).max(INT4_MAX).meta({ description: 'How many issues the project has now.' }),
-    select: { _count: { select: { issues: true } } },
-    value: (row) => row._count.issues,
-  },
-  created_at: timeColumn('createdAt', 'Creation time (ISO 8601, UTC).'),
-  updated_at: timeColumn('updatedAt', 'Last change (ISO 8601, UTC).'),
-});
+const columns = jsonFieldsOf<ProjectRow>(PROJECT_TABLE);
 
-export const ProjectSummaryJson = representation<ProjectRow>('ProjectSummary', 'A project, briefly.', projectSummary);
+// The issue count follows the key.
+export const ProjectJson = representation<ProjectRow>(
+  'Project',
+  'A project of the organization.',
+  placedAfter(columns, 'key', { issue_count: ISSUE_COUNT }),
+);
+
+/** The fields of a project that name it, where a list of projects goes with another resource (an organization). */
+const SUMMARY: readonly (keyof ProjectJsonShape)[] = ['id', 'name', 'key'];
+
+export const ProjectSummaryJson = representation<ProjectRow>(
+  'ProjectSummary',
+  'A project, briefly.',
+  Object.fromEntries(SUMMARY.map((name) => [name, columns[name]!])),
+);
+
+/** The example project of the API reference, from the declared examples. */
+export const PROJECT_EXAMPLE = placedAfter(jsonExampleOf(PROJECT_TABLE), 'key', {
+  issue_count: 12,
+}) as ProjectJsonShape;
