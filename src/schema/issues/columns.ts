@@ -24,12 +24,13 @@ import {
  * events/subjects.ts), the REST JSON and its OpenAPI schema, which webhooks send as `data` and
  * pages show (src/schema/issues/representation.ts), the plain fields of the GraphQL Issue object
  * (src/schema/issues/issue.ts), the create and update inputs (src/schema/issues/input.ts and
- * GraphQL's input types) and the fields history records (src/events/subjects.ts). The declaration is checked against the Prisma model and the generated table type:
+ * GraphQL's input types), the fields history records (src/events/subjects.ts) and the issue pages'
+ * fields and forms (src/web/issue-fields.ts). The declaration is checked against the Prisma model and the generated table type:
  * a column of the model without an entry here, or an entry naming no SQL column, does not compile.
  */
 
 /** A column's type, from which its GraphQL type (src/schema/issues/issue.ts) and its JSON value follow. */
-type ColumnKind = 'uuid' | 'int' | 'text' | 'time' | 'status' | 'priority';
+export type ColumnKind = 'uuid' | 'int' | 'text' | 'time' | 'status' | 'priority';
 
 export interface ColumnDeclaration {
   /** The SQL column. */
@@ -56,6 +57,22 @@ export interface ColumnDeclaration {
     create: { description: string; required?: true; default?: string };
     /** On update (absent: fixed once created); an issue's history records the changes of these fields. */
     update?: { description: string };
+  };
+  /**
+   * How the issue pages show the field and, when it is written, edit it (src/web/issue-fields.ts);
+   * it needs a `json` entry, which is what pages read. Absent: pages do not list it (the id and key
+   * lead to the issue, the times are the page's byline).
+   */
+  page?: {
+    label: string;
+    /**
+     * text: one line; markdown: long text, shown rendered; number: an integer; select: the values of
+     * its kind (status, priority); person: a member of the organization, or nobody when nullable;
+     * project: one of the organization's projects.
+     */
+    control: 'text' | 'markdown' | 'number' | 'select' | 'person' | 'project';
+    /** The issue page's heading or its body section; absent: a property in the sidebar. */
+    place?: 'heading' | 'body';
   };
 }
 
@@ -98,6 +115,7 @@ export const ISSUE_TABLE = {
         description: 'The project to create it in (of your organization): its id or its key (`WEB`, any case).',
       },
     },
+    page: { label: 'Project', control: 'project' },
   },
   number: {
     column: 'number',
@@ -134,6 +152,7 @@ export const ISSUE_TABLE = {
       create: { required: true, description: `A one-line summary, 1 to ${TITLE_MAX} characters.` },
       update: { description: `A new summary, 1 to ${TITLE_MAX} characters.` },
     },
+    page: { label: 'Title', control: 'text', place: 'heading' },
   },
   status: {
     column: 'status',
@@ -147,6 +166,7 @@ export const ISSUE_TABLE = {
       create: { default: DEFAULT_STATUS, description: `Default ${enumValueName(DEFAULT_STATUS)}.` },
       update: { description: 'A new status.' },
     },
+    page: { label: 'Status', control: 'select' },
   },
   priority: {
     column: 'priority',
@@ -160,6 +180,7 @@ export const ISSUE_TABLE = {
       create: { default: DEFAULT_PRIORITY, description: `Default ${enumValueName(DEFAULT_PRIORITY)}.` },
       update: { description: 'A new priority.' },
     },
+    page: { label: 'Priority', control: 'select' },
   },
   description: {
     column: 'description',
@@ -181,6 +202,7 @@ export const ISSUE_TABLE = {
       create: { description: `The details, up to ${DESCRIPTION_MAX.toLocaleString('en')} characters.` },
       update: { description: 'New details; null clears them.' },
     },
+    page: { label: 'Description', control: 'markdown', place: 'body' },
   },
   assigneeId: {
     column: 'assignee_id',
@@ -198,6 +220,7 @@ export const ISSUE_TABLE = {
       create: { description: 'A member of the organization.' },
       update: { description: 'A member of the organization.' },
     },
+    page: { label: 'Assignee', control: 'person' },
   },
   createdAt: {
     column: 'created_at',
