@@ -98,6 +98,10 @@ export const ISSUE_PAGE = {
   create: [...shown.filter((f) => f.create && f !== body), ...(body.create ? [body] : [])],
 };
 
+const byField = new Map(shown.map((f) => [f.field as string, f]));
+/** The page field of an operation's field name (`assigneeId`), as history records it; none for a field pages do not show. */
+export const pageFieldOf = (field: string): PageField | undefined => byField.get(field);
+
 type Form = Record<string, string>;
 
 /** A form's text as the operation takes it: an integer as a number (other text goes on, for the operation to refuse). */
