@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { withErrorTables } from '../src/schema/core/error-docs.js';
 import { ERROR_TABLE, isErrorCode } from '../src/schema/core/error-table.js';
 import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
 
@@ -59,12 +58,6 @@ describe('the error table', () => {
     }
     const unknown = [...written].filter(([code]) => !isErrorCode(code) && !isErrorCode(code.toUpperCase()));
     expect(unknown).toEqual([]);
-  });
-
-  test("docs/api.md's error tables are the table's (npm run docs:errors)", () => {
-    const document = readFileSync(new URL('../docs/api.md', import.meta.url), 'utf8');
-    expect(document).toBe(withErrorTables(document));
-    expect(document).toContain('| 503 Service Unavailable | `too_many_connections` |');
   });
 });
 

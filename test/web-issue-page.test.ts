@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ISSUE_FIELD_NAMES, ISSUE_TABLE, type IssueColumnDeclaration } from '../src/schema/issues/columns.js';
 import { ACTIVITY_PAGE } from '../src/web/issue-activity.js';
 import { formPost, ORIGIN, startTestApp, type TestApp } from './support/app.js';
 
@@ -80,6 +81,38 @@ describe('the issue page', () => {
     // No tag has an attribute but those (an "onerror=" in the text is text).
     expect(html).not.toMatch(/<[^>]*\son[a-z]+=/i);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  test('the issue page and its forms list what the declaration says pages show and the API writes', async () => {
+    const declared = ISSUE_FIELD_NAMES.map((field) => ISSUE_TABLE[field] as IssueColumnDeclaration).filter(
+      (d) => d.page,
+    );
+    expect(declared.length).toBeGreaterThan(0);
+    const [maya, victor] = [await t.signIn('maya@example.com'), await t.signIn('victor@example.com')];
+    const createForm = /<details class="card create" id="new-issue"[\s\S]*?<\/details>/.exec(
+      await (await get('/orgs/acme/issues', maya)).text(),
+    )![0];
+    const editable = await (await get('/orgs/acme/issues/WEB-1', maya)).text();
+    const readable = await (await get('/orgs/acme/issues/WEB-1', victor)).text();
+    for (const { json, page, write } of declared) {
+      const { name } = json!;
+      const { label, place } = page!;
+      expect(createForm.includes(`name="${name}"`), name).toBe(Boolean(write));
+      if (place) {
+        // The heading and the body: edited in the edit form, never a property.
+        expect(
+          editable.includes(`<input id="e-${name}" name="${name}"`) ||
+            editable.includes(`<textarea id="e-${name}" name="${name}"`),
+          name,
+        ).toBe(Boolean(write?.update));
+        expect(readable, name).not.toContain(`<dt>${label}</dt>`);
+      } else {
+        // A property: a form of its own when it changes; for a viewer (or when fixed), a line of the list.
+        expect(editable.includes(`id="property-${name}"`), name).toBe(Boolean(write?.update));
+        expect(editable.includes(`<dt>${label}</dt>`), name).toBe(!write?.update);
+        expect(readable, name).toContain(`<dt>${label}</dt>`);
+      }
+    }
   });
 
   test('the sidebar sets the one property its form sends; a bad value is shown next to its select', async () => {

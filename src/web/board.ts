@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { roleAtLeast } from '../auth/principal.js';
-import { issueListData, newIssueForm } from './issues.js';
+import { ISSUE_PAGE, newIssueForm } from './issue-fields.js';
+import { issueListData } from './issues.js';
 import { membersOf, namesOf, projectsOf, WORKFLOW } from './org-data.js';
 import { orgPage, orgView, type PageRequest } from './org-page.js';
 import { Response } from '../http/fetch-api.js';
@@ -48,6 +49,7 @@ export async function showBoard(request: PageRequest, ctx: Context): Promise<Res
     initials: Object.fromEntries(Object.entries(names).map(([id, name]) => [id, initialsOf(name)])),
     members,
     workflow: WORKFLOW,
+    issueFields: ISSUE_PAGE,
     form: newIssueForm(projectId),
     errors: {},
     formError: null,

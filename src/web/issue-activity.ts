@@ -1,6 +1,7 @@
 import type { FieldChange } from '../events/record.js';
 import { AppError, ValidationError } from '../schema/core/errors.js';
 import { listIssueHistory, type HistoryEntry } from '../schema/issues/history-operations.js';
+import { pageFieldOf } from './issue-fields.js';
 import type { OrgPage } from './org-page.js';
 
 /**
@@ -14,7 +15,10 @@ export const ACTIVITY_PAGE = 20;
 
 /** One field's change as a sentence shows it; values are already names (an assignee's, "nobody"). */
 interface ActivityChange {
+  /** The field as the sentence names it: its page label, in lower case. */
   field: string;
+  /** The heading is renamed; long text is edited (the feed does not quote it); the rest change from a value to another. */
+  how: 'renamed' | 'edited' | 'changed';
   from: string | null;
   to: string | null;
 }
@@ -38,8 +42,6 @@ export interface Activity {
   error: string | null;
 }
 
-const FIELD_NAMES: Record<string, string> = { assigneeId: 'assignee' };
-
 const VIA: Record<string, string | null> = {
   pat: 'with an API key',
   oauth: 'through an authorized application',
@@ -48,13 +50,16 @@ const VIA: Record<string, string | null> = {
 };
 
 function describe(change: FieldChange, names: Record<string, string>): ActivityChange {
-  const value = (v: FieldChange['old']) => {
-    if (change.field === 'assigneeId') return v === null ? 'nobody' : (names[String(v)] ?? 'a former member');
-    return v === null ? null : String(v);
-  };
+  const shown = pageFieldOf(change.field);
+  const field = shown?.label.toLowerCase() ?? change.field;
   // A description can be 50,000 characters: the feed says that it changed, not what it says.
-  if (change.field === 'description') return { field: 'description', from: null, to: null };
-  return { field: FIELD_NAMES[change.field] ?? change.field, from: value(change.old), to: value(change.new) };
+  if (shown?.control === 'markdown') return { field, how: 'edited', from: null, to: null };
+  const value = (v: FieldChange['old']) => {
+    if (shown?.control === 'person') return v === null ? 'nobody' : (names[String(v)] ?? 'a former member');
+    return v === null ? 'none' : String(v);
+  };
+  const how = shown?.place === 'heading' ? 'renamed' : 'changed';
+  return { field, how, from: value(change.old), to: value(change.new) };
 }
 
 function toActivityEntry(entry: HistoryEntry, names: Record<string, string>): ActivityEntry {

@@ -4,6 +4,7 @@ import { IssueJson, type IssueJsonShape } from '../schema/issues/representation.
 import { ISSUE_FILTER_PARAMETERS } from '../schema/issues/filter.js';
 import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issues/operations.js';
 import { flashCookie } from './flash.js';
+import { createInput, editForm, ISSUE_PAGE, newIssueForm, sentFields } from './issue-fields.js';
 import { issueActivity } from './issue-activity.js';
 import { renderMarkdown } from './markdown.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
@@ -27,16 +28,6 @@ export type IssueView = IssueJsonShape;
 const perm = (p: OrgPage) => ({
   canEdit: roleAtLeast(p.org.role, 'member'),
   canDelete: roleAtLeast(p.org.role, 'manager'),
-});
-
-/** The empty issue form (create), with a project chosen when the page is about one. */
-export const newIssueForm = (projectId = '') => ({
-  project_id: projectId,
-  title: '',
-  status: 'Backlog',
-  priority: 'none',
-  assignee_id: '',
-  description: '',
 });
 
 /** The list page's data: one page of issues for the URL's query, or the query's mistakes. */
@@ -104,6 +95,7 @@ async function listPage(
       members,
       names: namesOf(members),
       workflow: WORKFLOW,
+      issueFields: ISSUE_PAGE,
       form,
       errors: failure?.errors ?? {},
       formError: failure?.formError ?? null,
@@ -119,17 +111,6 @@ export async function showIssues(request: PageRequest, ctx: Context): Promise<Re
   return p instanceof Response ? p : listPage(p, new URL(request.url));
 }
 
-/** The issue form's fields as the operation's input (empty selects are "not given" or "nobody"). */
-function issueInput(form: Record<string, string>) {
-  return {
-    title: form.title ?? '',
-    status: form.status || undefined,
-    priority: form.priority || undefined,
-    description: form.description ? form.description : null,
-    assigneeId: form.assignee_id ? form.assignee_id : null,
-  };
-}
-
 /** POST /orgs/:slug/issues: from the list, the board or a project; back to where it was made. */
 export async function createIssuePage(request: PageRequest, ctx: Context): Promise<Response> {
   const p = await orgPage(request, ctx);
@@ -137,17 +118,13 @@ export async function createIssuePage(request: PageRequest, ctx: Context): Promi
   const form = await readForm(request);
   const back = safeNextPath(form.back || `${p.base}/issues`, ctx.config.baseUrl);
   try {
-    const issue = await createIssue.call(
-      p.ctx,
-      { projectId: form.project_id ?? '', ...issueInput(form) },
-      { select: IssueJson.select },
-    );
+    const issue = await createIssue.call(p.ctx, createInput(form), { select: IssueJson.select });
     const key = IssueJson.present(issue as never).key as string;
     return redirect(back, { 'set-cookie': flashCookie(ctx.config, { notice: `Created ${key}: ${issue.title}` }) });
   } catch (error) {
     const failure = formFailure(error);
     const url = new URL(request.url);
-    return listPage(p, url, { ...newIssueForm(), ...form } as ReturnType<typeof newIssueForm>, failure);
+    return listPage(p, url, { ...newIssueForm(), ...form }, failure);
   }
 }
 
@@ -179,21 +156,24 @@ async function issuePage(p: OrgPage, issue: IssueView, state: IssuePageState = {
   const names = namesOf(members);
   const activity = await issueActivity(p, issue.id, names, state.activityAfter ?? null);
   const editFailed = state.failed === 'edit';
+  const shown = issue as Record<string, unknown>;
+  const body = shown[ISSUE_PAGE.body.name] as string | null;
   return orgView(
     p,
     'issue',
     {
-      title: `${issue.key} ${issue.title}`,
+      title: `${issue.key} ${shown[ISSUE_PAGE.heading.name]}`,
       section: 'Issues',
       issue,
-      description: issue.description ? renderMarkdown(issue.description) : null,
+      bodyHtml: body ? renderMarkdown(body) : null,
       activity,
       activityAfter: state.activityAfter ?? null,
       project: projects.find((project) => project.id === issue.project_id),
+      projects,
       members,
       names,
-      workflow: WORKFLOW,
-      form: editFailed && state.form ? state.form : { title: issue.title, description: issue.description ?? '' },
+      issueFields: ISSUE_PAGE,
+      form: editFailed && state.form ? state.form : editForm(issue),
       editOpen: editFailed,
       // Each field's error shows next to its field, wherever that is; an error of no one field, where the write came from.
       errors: failure?.errors ?? {},
@@ -214,30 +194,7 @@ export async function showIssue(request: PageRequest, ctx: Context): Promise<Res
   return issue ? issuePage(p, issue, { activityAfter }) : issueNotFound(p);
 }
 
-const FORM_FIELDS = {
-  title: 'title',
-  description: 'description',
-  status: 'status',
-  priority: 'priority',
-  assignee_id: 'assigneeId',
-} as const;
-
-/**
- * The fields of `names` a form sends, as the operation names them: a field left out stays as it
- * is; an empty description or assignee clears it (the other fields have no empty value, and the
- * operation says so).
- */
-function sentFields(form: Record<string, string>, names: (keyof typeof FORM_FIELDS)[]): Record<string, string | null> {
-  const input: Record<string, string | null> = {};
-  for (const name of names) {
-    if (!(name in form)) continue;
-    const clears = (name === 'description' || name === 'assignee_id') && form[name] === '';
-    input[FORM_FIELDS[name]] = clears ? null : form[name]!;
-  }
-  return input;
-}
-
-/** POST /orgs/:slug/issues/:key: the edit form (title and description; the sidebar sets the rest, and the fields it sends). */
+/** POST /orgs/:slug/issues/:key: the edit form (the heading and the body; the sidebar sets the rest, and the fields it sends). */
 export async function editIssue(request: PageRequest, ctx: Context): Promise<Response> {
   const p = await orgPage(request, ctx);
   if (p instanceof Response) return p;
@@ -247,7 +204,7 @@ export async function editIssue(request: PageRequest, ctx: Context): Promise<Res
   try {
     await updateIssue.call(
       p.ctx,
-      { id: issue.id, ...sentFields(form, ['title', 'description', 'status', 'priority', 'assignee_id']) },
+      { id: issue.id, ...sentFields(form, [...ISSUE_PAGE.edit, ...ISSUE_PAGE.changeable]) },
       { select: { id: true } },
     );
     return redirect(`${p.base}/issues/${issue.key}`, {
@@ -268,8 +225,9 @@ export async function setIssueProperties(request: PageRequest, ctx: Context): Pr
   if (p instanceof Response) return p;
   const issue = await issueOf(p, request.params?.key);
   if (!issue) return issueNotFound(p);
-  const input = sentFields(await readForm(request), ['status', 'priority', 'assignee_id']);
-  const changed = Object.keys(input).map((field) => (field === 'assigneeId' ? 'assignee' : field));
+  const form = await readForm(request);
+  const input = sentFields(form, ISSUE_PAGE.changeable);
+  const changed = ISSUE_PAGE.changeable.filter((f) => f.field in input).map((f) => f.label.toLowerCase());
   try {
     if (changed.length) await updateIssue.call(p.ctx, { id: issue.id, ...input }, { select: { id: true } });
     const notice = changed.length ? `Saved the ${changed.join(', ')} of ${issue.key}.` : 'Nothing to save.';

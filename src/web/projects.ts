@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { createProject, deleteProject, updateProject } from '../schema/projects/operations.js';
 import { flashCookie } from './flash.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
+import { ISSUE_PAGE, newIssueForm } from './issue-fields.js';
 import { issueListData } from './issues.js';
 import { membersOf, namesOf, projectsOf, WORKFLOW, type ProjectView } from './org-data.js';
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
@@ -89,14 +90,8 @@ async function projectPage(
       members,
       names: namesOf(members),
       workflow: WORKFLOW,
-      form: {
-        project_id: project.id,
-        title: '',
-        status: 'Backlog',
-        priority: 'none',
-        assignee_id: '',
-        description: '',
-      },
+      issueFields: ISSUE_PAGE,
+      form: newIssueForm(project.id),
       errors: {},
       formError: null,
       edit: form ?? { name: project.name, key: project.key },

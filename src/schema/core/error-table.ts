@@ -3,7 +3,7 @@
  * answered, whether its message reaches the client, and the headers every answer with it
  * carries. Statuses are read from here (src/schema/core/errors.ts), the OpenAPI problem schemas
  * list the `problem` codes from here (src/rest/openapi-protocol.ts), and so does the error
- * table of docs/api.md (`npm run docs:errors`). test/error-table.test.ts fails on a code
+ * table of docs/api.md (`npm run docs:tables`). test/error-table.test.ts fails on a code
  * written anywhere in src that is not a key.
  *
  * Keys are spelled as the code is written in the service: upper case for problems (whose

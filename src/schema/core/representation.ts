@@ -63,7 +63,7 @@ function mergeSelect(into: Record<string, unknown>, more: Record<string, unknown
 /**
  * A resource as the REST API shows it, declared once: the OpenAPI schema, the database
  * selection and the JSON all come from this list of fields, so a field added here appears in
- * all three (and in the field tables of docs/api.md, `npm run docs:fields`).
+ * all three (and in the field tables of docs/api.md, `npm run docs:tables`).
  */
 export function representation<Row>(
   name: string,

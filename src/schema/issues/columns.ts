@@ -32,15 +32,35 @@ import {
  * events/subjects.ts), the REST JSON and its OpenAPI schema, which webhooks send as `data` and
  * pages show (src/schema/issues/representation.ts), the plain fields of the GraphQL Issue object
  * (src/schema/issues/issue.ts), the create and update inputs (src/schema/issues/input.ts and
- * GraphQL's input types) and the fields history records (src/events/subjects.ts). The declaration is checked against the Prisma model and the generated table type:
+ * GraphQL's input types), the fields history records (src/events/subjects.ts) and the issue pages'
+ * fields and forms (src/web/issue-fields.ts). The declaration is checked against the Prisma model and the generated table type:
  * a column of the model without an entry here, or an entry naming no SQL column, does not compile.
  */
 
 /** A column's type, from which its GraphQL type (src/schema/issues/issue.ts) and its JSON value follow. */
-type ColumnKind = 'uuid' | 'int' | 'text' | 'time' | 'status' | 'priority';
+export type ColumnKind = 'uuid' | 'int' | 'text' | 'time' | 'status' | 'priority';
 
-/** An issue column's declaration: a column of the issues table. */
-export type IssueColumnDeclaration = ColumnDeclaration<keyof DB['issues'] & string, ColumnKind>;
+/** How the issue pages show a field and, when it is written, edit it (src/web/issue-fields.ts). */
+interface IssuePageEntry {
+  page?: {
+    label: string;
+    /**
+     * text: one line; markdown: long text, shown rendered; number: an integer; select: the values of
+     * its kind (status, priority); person: a member of the organization, or nobody when nullable;
+     * project: one of the organization's projects.
+     */
+    control: 'text' | 'markdown' | 'number' | 'select' | 'person' | 'project';
+    /** The issue page's heading or its body section; absent: a property in the sidebar. */
+    place?: 'heading' | 'body';
+  };
+}
+
+/**
+ * An issue column's declaration: a column of the issues table, and (`page`, which needs a `json`
+ * entry, what pages read) how the issue pages show it; absent: pages do not list it (the id and
+ * key lead to the issue, the times are the page's byline).
+ */
+export type IssueColumnDeclaration = ColumnDeclaration<keyof DB['issues'] & string, ColumnKind> & IssuePageEntry;
 
 const IssueStatusSchema = z.enum(ISSUE_STATUSES).meta({
   id: 'IssueStatus',
@@ -80,6 +100,7 @@ export const ISSUE_TABLE = {
         description: 'The project to create it in (of your organization): its id or its key (`WEB`, any case).',
       },
     },
+    page: { label: 'Project', control: 'project' },
   },
   number: {
     column: 'number',
@@ -116,6 +137,7 @@ export const ISSUE_TABLE = {
       create: { required: true, description: `A one-line summary, 1 to ${TITLE_MAX} characters.` },
       update: { description: `A new summary, 1 to ${TITLE_MAX} characters.` },
     },
+    page: { label: 'Title', control: 'text', place: 'heading' },
   },
   status: {
     column: 'status',
@@ -129,6 +151,7 @@ export const ISSUE_TABLE = {
       create: { default: DEFAULT_STATUS, description: `Default ${enumValueName(DEFAULT_STATUS)}.` },
       update: { description: 'A new status.' },
     },
+    page: { label: 'Status', control: 'select' },
   },
   priority: {
     column: 'priority',
@@ -142,6 +165,7 @@ export const ISSUE_TABLE = {
       create: { default: DEFAULT_PRIORITY, description: `Default ${enumValueName(DEFAULT_PRIORITY)}.` },
       update: { description: 'A new priority.' },
     },
+    page: { label: 'Priority', control: 'select' },
   },
   description: {
     column: 'description',
@@ -163,6 +187,7 @@ export const ISSUE_TABLE = {
       create: { description: `The details, up to ${DESCRIPTION_MAX.toLocaleString('en')} characters.` },
       update: { description: 'New details; null clears them.' },
     },
+    page: { label: 'Description', control: 'markdown', place: 'body' },
   },
   assigneeId: {
     column: 'assignee_id',
@@ -180,6 +205,7 @@ export const ISSUE_TABLE = {
       create: { description: 'A member of the organization.' },
       update: { description: 'A member of the organization.' },
     },
+    page: { label: 'Assignee', control: 'person' },
   },
   createdAt: {
     column: 'created_at',
@@ -216,5 +242,7 @@ export const ISSUE_COLUMNS = loadedColumnsOf(ISSUE_TABLE);
 /** An issue row with those columns. */
 export type IssueRow = Pick<Issue, LoadedField>;
 
+/** The fields createIssue writes, in declaration order. */
+export const CREATE_FIELDS = writtenFieldsOf(ISSUE_TABLE, 'create');
 /** The fields updateIssue changes (and an issue's history records), in declaration order. */
 export const UPDATE_FIELDS = writtenFieldsOf(ISSUE_TABLE, 'update');
