@@ -19,6 +19,8 @@ import { signatureHeaders } from './signing.js';
 const now = expressionBuilder<Database>().fn<Date>('now');
 /** A delivery's state, written in the statements compiled once (`prepared` binds nothing else). */
 const PENDING = sql.lit('pending');
+/** Ids sent as one array of uuids (Kysely has no name for an array type). */
+const uuids = (ids: string[]) => typedValue(ids, sql`uuid[]`);
 
 /**
  * The endpoints with deliveries due, the longest-waiting first: enabled, their circuit not open
@@ -29,36 +31,38 @@ const PENDING = sql.lit('pending');
  *
  * One look per endpoint at its first due delivery, through the index of pending deliveries,
  * rather than a pass over every pending delivery: an organization whose endpoints never answer
- * piles up thousands of them, and this runs at every refill. Its endpoints at their cap are not
- * looked at.
+ * piles up thousands of them, and this runs at every refill (compiled once). Its endpoints at
+ * their cap are not looked at.
  */
-function dueEndpoints(failuresThatOpen: number, max: number, full: { endpoints: string[]; orgs: string[] }) {
-  return builder
-    .selectFrom('webhooks as w')
-    .crossJoinLateral((eb) =>
-      eb
-        .selectFrom('webhook_deliveries as c')
-        .select('c.seq')
-        .whereRef('c.webhook_id', '=', 'w.id')
-        .where('c.state', '=', 'pending')
-        .where('c.next_attempt_at', '<=', now)
-        .where((c) => c.or([c('c.lease_until', 'is', null), c('c.lease_until', '<', now)]))
-        .orderBy('c.seq')
-        .limit(1)
-        .as('due'),
-    )
-    .select((eb) => [
-      eb.cast<string>('w.id', 'text').as('webhookId'),
-      eb.cast<string>('w.org_id', 'text').as('orgId'),
-      eb('w.consecutive_failures', '>=', failuresThatOpen).$castTo<boolean>().as('halfOpen'),
-    ])
-    .where('w.enabled', '=', true)
-    .where((eb) => eb.or([eb('w.circuit_open_until', 'is', null), eb('w.circuit_open_until', '<=', now)]))
-    .where((eb) => eb.not(eb('w.id', '=', eb.fn.any(sql<string[]>`${full.endpoints}::uuid[]`))))
-    .where((eb) => eb.not(eb('w.org_id', '=', eb.fn.any(sql<string[]>`${full.orgs}::uuid[]`))))
-    .orderBy('due.seq')
-    .limit(max);
-}
+const dueEndpoints = prepared(
+  (failuresThatOpen: number, max: number, fullEndpoints: string[], fullOrgs: string[]) =>
+    builder
+      .selectFrom('webhooks as w')
+      .crossJoinLateral((eb) =>
+        eb
+          .selectFrom('webhook_deliveries as c')
+          .select('c.seq')
+          .whereRef('c.webhook_id', '=', 'w.id')
+          .where('c.state', '=', PENDING)
+          .where('c.next_attempt_at', '<=', now)
+          .where((c) => c.or([c('c.lease_until', 'is', null), c('c.lease_until', '<', now)]))
+          .orderBy('c.seq')
+          .limit(eb.lit(1))
+          .as('due'),
+      )
+      .select((eb) => [
+        eb.cast<string>('w.id', 'text').as('webhookId'),
+        eb.cast<string>('w.org_id', 'text').as('orgId'),
+        eb('w.consecutive_failures', '>=', failuresThatOpen).$castTo<boolean>().as('halfOpen'),
+      ])
+      .where((eb) => eb.ref('w.enabled'))
+      .where((eb) => eb.or([eb('w.circuit_open_until', 'is', null), eb('w.circuit_open_until', '<=', now)]))
+      .where((eb) => eb.not(eb('w.id', '=', eb.fn.any(uuids(fullEndpoints)))))
+      .where((eb) => eb.not(eb('w.org_id', '=', eb.fn.any(uuids(fullOrgs)))))
+      .orderBy('due.seq')
+      .limit(max),
+  4,
+);
 
 /**
  * Claims due deliveries, as many of each endpoint as the plan says (`wanted`: JSON of
@@ -219,7 +223,7 @@ export class DeliveryWorker {
     const full = this.inFlight.full();
     const due: DueEndpoint[] = await rowsOf(
       directSql(this.db),
-      dueEndpoints(CIRCUIT_OPEN_AFTER_FAILURES, DUE_ENDPOINTS_MAX, full),
+      dueEndpoints.with(CIRCUIT_OPEN_AFTER_FAILURES, DUE_ENDPOINTS_MAX, full.endpoints, full.orgs),
     );
     const plan = this.inFlight.plan(due, free);
     if (plan.size === 0) return false;
