@@ -327,8 +327,8 @@ async function layer(iterations: number, fn: (i: number) => Promise<unknown>): P
 
 /**
  * Where a request's time goes, layer by layer, measured in this process on the same database:
- * the raw pg query (the baseline's work without HTTP), the same data through Prisma (what the app
- * no longer sends on these paths, for comparison) and through the schema operation over DirectSql,
+ * the raw pg query (the baseline's work without HTTP), the same data through Prisma (which the app
+ * does not use on these paths: for comparison) and through the schema operation over DirectSql,
  * the REST handler (the route calling the operation, JSON), the handler behind the router (no
  * auth), and the whole app.fetch (rate limit + authentication + routing). Sequential calls.
  */

@@ -21,7 +21,7 @@ import type { Context } from '../context.js';
  *
  * graphql-tools' executor, yoga's default, walks the document for every field of every object:
  * on the nested dashboard query (organizations > projects > 50 issues > assignee, about 3,500
- * fields) that walk and the promises and paths it made for each field were half of the
+ * fields) that walk and the promises and paths it makes for each field are half of the
  * request's CPU. The compiled function calls the same resolvers with the same arguments and
  * builds the same result (test/graphql-compiled.test.ts compares the two executors).
  *

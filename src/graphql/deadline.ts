@@ -47,7 +47,7 @@ class DeadlineSignal {
     // it already made for earlier list items unobserved; the abort happens as soon as that
     // work yields, as a timer's would, only without waiting for the event loop. The clock is
     // read once every CLOCK_EVERY questions: a few microseconds of fields apart, and reading
-    // it for each of the thousands of fields of a large response was 2% of its CPU.
+    // it for each of the thousands of fields of a large response would cost 2% of its CPU.
     if (++this.asked === CLOCK_EVERY) {
       this.asked = 0;
       this.passed();

@@ -178,7 +178,7 @@ function tooManyRunning(options: QueryBoundsOptions): RateLimitedError {
 /**
  * The documents without variables that passed the checks, with their cost, per operation and
  * cost scope (src/schema/core/list-bounds.ts): their cost cannot change from one request to the next,
- * and computing it was 3% of a dashboard query's CPU. Refusals are not kept (they are rare, and
+ * and computing it each time would cost 3% of a dashboard query's CPU. Refusals are not kept (they are rare, and
  * their message is computed each time).
  */
 function admittedDocuments() {

@@ -43,7 +43,7 @@ export function createGraphQLServer(config: Config, logger: Logger): Yoga {
         maxAliases: { n: QUERY_LIMITS.maxAliases },
         maxTokens: { n: QUERY_LIMITS.maxTokens },
         maxDirectives: { n: QUERY_LIMITS.maxDirectives },
-        // Replaced by useQueryBounds' cost, which counts lists by their size.
+        // Off: useQueryBounds' cost is the one cost limit, as it counts lists by their size.
         costLimit: { enabled: false },
         // "Did you mean ...?" hints reveal the schema; off wherever introspection is.
         blockFieldSuggestion: { enabled: !config.graphqlIntrospection },

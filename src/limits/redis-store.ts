@@ -13,7 +13,7 @@
  * decided it, and a request is admitted only if that local bucket has room too. So across
  * Redis going away, coming back, or coming back empty (a restart without persistence, a
  * failover to a replica that missed writes), one instance never admits more than the limit per
- * window: a switch no longer starts a fresh bucket. While Redis keeps its data the local
+ * window: a switch never starts a fresh bucket. While Redis keeps its data the local
  * bucket never refuses what Redis admits (it holds a subset of the same admissions); a request
  * it refuses is answered without a round trip to Redis.
  *

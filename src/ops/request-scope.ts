@@ -7,8 +7,8 @@
  * response is ready.
  *
  * The scope travels as an argument, not in an AsyncLocalStorage: on Node 20 a storage turns on
- * promise hooks for every promise of the process, and they were a quarter of the CPU of a
- * `GET /api/me` in process (bench/SUMMARY.md, session 8). So a log line carries the request's
+ * promise hooks for every promise of the process, which cost a quarter of the CPU of a
+ * `GET /api/me` in process (bench/SUMMARY.md). So a log line carries the request's
  * id when it is written through `requestLogger(logger, scope)`: every handler that logs about
  * a request does.
  *

@@ -41,16 +41,16 @@ const assets = assetSet(ASSET_PREFIX, SOURCES);
 const assetUrls = assets.urls;
 
 /**
- * The page's Content-Security-Policy: that of the other pages (render.ts) with three changes.
+ * The page's Content-Security-Policy: that of the other pages (render.ts) but for two sources.
  * - script-src 'self' (as there): Swagger UI's bundle and our start-up script are files served
  *   from here; no inline script, no eval (the bundle's one `new Function("return this")` is
  *   never reached: webpack returns globalThis first). The browser test fails on any violation.
  * - style-src 'self' (as there): swagger-ui.css and ours; no inline <style>.
- * - img-src 'self' data: (added data:): swagger-ui.css draws its icons as data: SVG images, and
+ * - img-src 'self' data: (theirs: 'self'): swagger-ui.css draws its icons as data: SVG images, and
  *   a data: image cannot send anything anywhere.
- * - connect-src 'self' (added): the OpenAPI document and the "try it" calls, to this origin only
+ * - connect-src 'self' (as there): the OpenAPI document and the "try it" calls, to this origin only
  *   (the document's server is BASE_URL, where this page is served).
- * - form-action 'none' (was 'self'): Swagger UI handles its forms in script, never submits them.
+ * - form-action 'none' (theirs: 'self'): Swagger UI handles its forms in script, never submits them.
  */
 const apiDocsContentSecurityPolicy =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";

@@ -9,7 +9,7 @@
  * Parsing `next` with the same parser against BASE_URL and comparing origins judges it exactly
  * as the browser will; and the result is re-serialized (pathname, search and hash are
  * percent-encoded ASCII), so it is always a valid header value: a control character or U+3000
- * in `next` can no longer make the redirect itself throw.
+ * in `next` cannot make the redirect itself throw.
  *
  * A same-origin URL can still have a path that starts with `//` (`/a/..//evil.example` and
  * `/.//evil.example` resolve to `https://wm.example//evil.example`): sent as the path alone, the

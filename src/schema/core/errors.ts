@@ -26,7 +26,8 @@ export interface AppErrorOptions {
 export class AppError extends GraphQLError {
   readonly headers: Record<string, string>;
   // Not named `errors`: graphql-yoga takes any thrown object with an `errors` property for an
-  // AggregateError and masks what it cannot unpack (a deadline's error became INTERNAL_SERVER_ERROR).
+  // AggregateError and masks what it cannot unpack (a deadline's error would reach the client
+  // as INTERNAL_SERVER_ERROR).
   readonly fieldErrors: FieldError[] | undefined;
   constructor(
     message: string,

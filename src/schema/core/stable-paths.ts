@@ -17,14 +17,14 @@ type Interned = Path & { [CHILDREN]?: Map<string | number, Interned> };
  * field under the field's `info.path` object, and a field below finds that record by walking up
  * its own `info.path.prev` chain comparing objects. graphql-tools' executor builds each link
  * once and shares it with everything below; graphql-jit (src/graphql/compiled-execution.ts)
- * builds a new chain for every resolver call, so the lookup always missed and every relation
- * was loaded again by its own statement. Interning the chain restores what the lookup relies
- * on, whichever executor runs.
+ * builds a new chain for every resolver call, where the lookup would always miss and every
+ * relation be loaded again by its own statement. Interning the chain gives the lookup what it
+ * relies on, whichever executor runs.
  *
  * Only for the fields that record or read those mappings: the fields of Prisma objects that
  * return objects or that the prisma plugin wraps, and the root fields that return objects (where
  * a query is planned from `info`). Connection wrappers (`edges`, `node`) and fields returning
- * scalars read nothing: interning their paths was 8% of the nested dashboard query's CPU.
+ * scalars read nothing: interning their paths would cost 8% of the nested dashboard query's CPU.
  */
 class StablePathsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(

@@ -36,10 +36,10 @@ const idOrKey = z.string().min(1, 'is required');
 /*
  * Edges and page info are class instances, never object literals with getters: each literal
  * `{ get cursor() { ... } }` gives V8 a new accessor pair and closure per object, which stay
- * reachable from V8's own structures until a full collection. Every row of a page then survived
- * the young generation and was copied into the old one: the REST list's collector time was 14%
- * of its CPU (7x the raw baseline's); with these classes it is back near the baseline's
- * (bench/SUMMARY.md, session 8). test/no-literal-accessors.test.ts keeps src/ free of them.
+ * reachable from V8's own structures until a full collection. Every row of a page would then
+ * survive the young generation and be copied into the old one: measured, the REST list's
+ * collector time is 14% of its CPU that way (7x the raw baseline's) and near the baseline's with
+ * these classes (bench/SUMMARY.md). test/no-literal-accessors.test.ts keeps src/ free of them.
  */
 
 /** An edge whose cursor is encoded only when read. */
@@ -135,7 +135,7 @@ export const listIssues = defineOperation({
     if (inverted) nodes.reverse();
     // Relay's connection (what resolveCursorConnection builds), with each cursor made when it is
     // read: a REST page reads only the last one, a GraphQL query only those it selects, and
-    // encoding a cursor for each of 100 rows was 7% of a REST page's CPU.
+    // encoding a cursor for each of 100 rows would cost 7% of a REST page's CPU.
     const page = {
       edges: nodes.map((node) => new IssueEdge(node, order)),
       pageInfo: new IssuePageInfo(
