@@ -1,10 +1,20 @@
-import { ApiProblem, exportIssues, verifyWebhook, WebhookVerificationError, WorkmgmtClient } from '@workmgmt/client';
+import {
+  ApiProblem,
+  authorizeWithLoopback,
+  exportIssues,
+  type OAuthTokens,
+  OAuthSession,
+  verifyWebhook,
+  WebhookVerificationError,
+  WorkmgmtClient,
+} from '@workmgmt/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ClientService, startClientService } from './support/client-service.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
 // The client package against the real service on a socket: every operation of the contract,
-// paging, the bulk export and webhook verification, as a user of the package writes them.
+// paging, the bulk export, webhook verification and an OAuth sign-in from a command line (loopback
+// redirect, PKCE, dynamic registration) with its refreshes, as a user of the package writes them.
 let s: ClientService;
 let receiver: WebhookReceiver;
 let hookUrl: string;
@@ -169,8 +179,8 @@ describe('the bulk export', () => {
     const statuses = new Set<number>();
     const counting: typeof fetch = async (input, init) => {
       const token = (input as Request).headers.get('authorization')!.slice('Bearer '.length);
-      requestsByToken.set(token, (requestsByToken.get(token) ?? 0) + 1);
       const response = await fetch(input, init);
+      requestsByToken.set(token, (requestsByToken.get(token) ?? 0) + 1);
       statuses.add(response.status);
       return response;
     };
@@ -187,7 +197,7 @@ describe('the bulk export', () => {
     expect(emitted).toBe(10_000);
     expect(seen.size).toBe(10_000);
     expect([...statuses]).toEqual([200]);
-    // 8 projects of 13 pages each (100 issues a page), shared among the 4 keys.
+    // 8 projects of 13 pages each (100 issues a page), shared among the 4 keys: answers counted.
     expect([...requestsByToken.keys()].sort()).toEqual([...tokens].sort());
     expect([...requestsByToken.values()].reduce((a, b) => a + b)).toBe(8 * 13);
   });
@@ -225,5 +235,105 @@ describe('webhooks', () => {
     const otherSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     await expect(verifyWebhook(asSent(delivered!.body), otherSecret)).rejects.toBeInstanceOf(WebhookVerificationError);
     await wm.deleteWebhook({ path: { id: hook.id } });
+  });
+});
+
+/** What the person does in the browser: sees the consent page, allows Globex, is sent to the loopback address. */
+async function personAllows(url: string, cookie: string, orgId: string): Promise<void> {
+  const authorize = new URL(url);
+  expect(authorize.href.startsWith(`${s.base}/oauth/authorize?`)).toBe(true);
+  const shown = await fetch(authorize, { headers: { cookie } });
+  expect(shown.status).toBe(200);
+  await shown.body?.cancel();
+  const allowed = await fetch(`${s.base}/oauth/authorize`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, origin: s.base, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...Object.fromEntries(authorize.searchParams), org_id: orgId, decision: 'allow' }),
+  });
+  expect(allowed.status).toBe(302);
+  const back = await fetch(allowed.headers.get('location')!);
+  expect(back.status).toBe(200);
+  expect(await back.text()).toMatch(/close this window/);
+}
+
+describe('OAuth through the client', () => {
+  test('a CLI signs in through a loopback redirect with PKCE, calls the API, and refreshes its token', async () => {
+    const cookie = await s.t.signIn('bella@example.com');
+    const saved: OAuthTokens[] = [];
+    const opened: string[] = [];
+    const session = await authorizeWithLoopback({
+      baseUrl: s.base,
+      clientName: 'client package test',
+      openUrl: async (url) => {
+        opened.push(url);
+        await personAllows(url, cookie, s.t.org('globex').id);
+      },
+      onTokens: (tokens) => void saved.push(tokens),
+    });
+    const asked = new URL(opened[0]!).searchParams;
+    expect(asked.get('code_challenge_method')).toBe('S256');
+    expect(asked.get('resource')).toBe(`${s.base}/api`);
+    expect(asked.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    expect(saved).toHaveLength(1);
+    expect(saved[0]!.refresh_token).toMatch(/^rt_/);
+    expect(saved[0]!.expires_at).toBeGreaterThan(Date.now());
+
+    const wm = new WorkmgmtClient({ baseUrl: s.base, token: session, sleep: s.sleep });
+    expect((await wm.listMyOrgs()).data.orgs.map((o) => o.org_slug)).toEqual(['globex']);
+    // A person's OAuth token may mint keys (an API key may not).
+    const { data: key } = await wm.createApiKey({ body: { name: 'minted over OAuth' } });
+    expect(key.token).toMatch(/^tok_live_/);
+    expect((await wm.revokeApiKey({ path: { id: key.id } })).response.status).toBe(204);
+
+    // The access token no longer valid (here: never was): the first 401 refreshes once, then the call succeeds.
+    const { client_id } = Object.fromEntries(asked) as { client_id: string };
+    const rotated: OAuthTokens[] = [];
+    const stale = new OAuthSession({
+      baseUrl: s.base,
+      clientId: client_id,
+      tokens: { ...session.tokens, access_token: 'not-a-valid-access-token' },
+      onTokens: (tokens) => void rotated.push(tokens),
+    });
+    const statuses: number[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      statuses.push(response.status);
+      return response;
+    };
+    const refreshed = new WorkmgmtClient({ baseUrl: s.base, token: stale, fetch: counting, sleep: s.sleep });
+    expect((await refreshed.getMe()).data.username).toBe('bella');
+    expect(statuses).toEqual([401, 200]);
+    expect(rotated).toHaveLength(1);
+    expect(rotated[0]!.refresh_token).not.toBe(session.tokens.refresh_token);
+
+    // An access token past its expiry is refreshed before the request: no 401 at all.
+    statuses.length = 0;
+    const expiring = new OAuthSession({
+      baseUrl: s.base,
+      clientId: client_id,
+      tokens: { ...rotated[0]!, access_token: 'expired', expires_at: Date.now() - 1000 },
+      onTokens: (tokens) => void rotated.push(tokens),
+    });
+    const early = new WorkmgmtClient({ baseUrl: s.base, token: expiring, fetch: counting, sleep: s.sleep });
+    expect((await early.getMe()).data.username).toBe('bella');
+    expect(statuses).toEqual([200]);
+    expect(rotated).toHaveLength(2);
+
+    // A refresh token used twice: the service revokes the grant; the client stops with the refusal.
+    const replayed = new OAuthSession({
+      baseUrl: s.base,
+      clientId: client_id,
+      tokens: { ...rotated[0]!, access_token: 'not-a-valid-access-token' },
+    });
+    statuses.length = 0;
+    const refused = await new WorkmgmtClient({ baseUrl: s.base, token: replayed, fetch: counting, sleep: s.sleep })
+      .getMe()
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect(refused).not.toBeInstanceOf(ApiProblem);
+    // oauth4webapi's ResponseBodyError, carrying the token endpoint's RFC 6749 error.
+    expect(refused).toMatchObject({ error: 'invalid_grant', status: 400 });
+    expect(statuses).toEqual([401]);
   });
 });

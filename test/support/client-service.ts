@@ -32,6 +32,9 @@ export async function startClientService(overrides: Partial<Config> = {}): Promi
   let clock = 5_000_000;
   let app: App | undefined;
   const server = createNodeServer({ fetch: (request, info) => app!.fetch(request, info), config: t.app.config });
+  // Long keep-alive: a loaded machine must not race an idle socket's close against fetch reusing it
+  // (the client would retry, rightly, and the tests that count requests would count one more).
+  server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
