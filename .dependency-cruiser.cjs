@@ -101,6 +101,15 @@ module.exports = {
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'client-package-standalone',
+      severity: 'error',
+      comment:
+        'The client package (clients/typescript) is published on its own: it talks to the service over HTTP ' +
+        'and imports none of its modules.',
+      from: { path: '^clients/' },
+      to: { path: '^src/' },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'This import resolves to no file or package.',
@@ -118,7 +127,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     // Generated code is not ours to shape; the .js files under src are browser scripts served as files.
-    exclude: { path: ['^src/generated/', '^src/.+\\.js$'] },
+    exclude: { path: ['^src/generated/', '^clients/typescript/src/generated/', '^src/.+\\.js$'] },
     // Type-only imports count: a type imported across a layer couples the layers as much as a value.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

@@ -9,13 +9,16 @@
 // change containing `BREAKING`.
 //
 // OpenAPI: api-smart-diff (OpenAPI 3.1 documents; the npm ports of oasdiff and openapi-diff read
-// 3.0 only) classifies each change; GraphQL: `graphql-inspector diff`, whose exit status says
+// 3.0 only) classifies each change, and the client package generated from both versions must keep
+// its public types compatible (scripts/client-type-check.mjs: a renamed operationId breaks its
+// users though the HTTP contract holds); GraphQL: `graphql-inspector diff`, whose exit status says
 // whether a change breaks.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiCompare } from 'api-smart-diff';
+import { clientTypeBreaks } from './client-type-check.mjs';
 
 // The repository checked is the working directory (npm and .ci/run run from the project's root).
 const root = process.cwd();
@@ -93,8 +96,14 @@ function graphqlBreaks(before, after) {
   }
 }
 
+/** What breaks users of the HTTP API, then what breaks users of the generated client. */
+const openApiAndClientBreaks = async (before, after) => [
+  ...openApiBreaks(before, after),
+  ...(await clientTypeBreaks(before, after)),
+];
+
 const CONTRACTS = [
-  { file: 'openapi.json', breaks: openApiBreaks },
+  { file: 'openapi.json', breaks: openApiAndClientBreaks },
   { file: 'schema.graphql', breaks: graphqlBreaks },
 ];
 
@@ -105,7 +114,7 @@ for (const { file, breaks } of CONTRACTS) {
     console.log(`${file}: no earlier version to compare with`);
     continue;
   }
-  const found = breaks(change.before, change.current);
+  const found = await breaks(change.before, change.current);
   if (!found.length) {
     console.log(`${file}: no breaking change since ${change.base} (${change.what})`);
     continue;

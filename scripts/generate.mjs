@@ -1,4 +1,5 @@
-// Generates the Prisma client and the Pothos types (run by `npm install` through postinstall).
+// Generates the Prisma client, the Pothos types and the client package's operations from openapi.json
+// (run by `npm install` through postinstall).
 //
 // Every Prisma CLI command first tries to download the native schema engine, which machines
 // without internet access cannot do. `prisma generate` never uses that engine, so where it is
@@ -27,4 +28,8 @@ if (!hasNativeEngine && !env.PRISMA_SCHEMA_ENGINE_BINARY)
 
 const prisma = require.resolve('prisma/build/index.js');
 const result = spawnSync(process.execPath, [prisma, 'generate'], { stdio: 'inherit', env });
-process.exit(result.status ?? 1);
+if (result.status !== 0) process.exit(result.status ?? 1);
+
+// The typed client (clients/typescript, an npm workspace of this repository) from the committed contract.
+const { generate } = await import('../clients/typescript/scripts/generate.mjs');
+await generate();

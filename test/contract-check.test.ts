@@ -88,6 +88,34 @@ describe('contract check', () => {
     expect(check().status).toBe(0);
   });
 
+  test("a renamed operationId keeps the HTTP contract but breaks the generated client's users: it fails unless said", () => {
+    const document = JSON.parse(OPENAPI);
+    document.paths['/issues'].get.operationId = 'getIssues';
+    write('openapi.json', `${JSON.stringify(document, null, 2)}\n`);
+    commit('listIssues is getIssues');
+    const refused = check();
+    expect(refused.status).toBe(1);
+    expect(refused.output).toContain('client method listIssues() removed');
+    expect(refused.output).toContain('client type ListIssuesData removed');
+    expect(refused.output).not.toContain('remove paths');
+
+    write('CHANGELOG.md', '# Changelog\n\n- **BREAKING** (client): `listIssues` is `getIssues`.\n');
+    git('add', '-A');
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--amend', '--no-edit');
+    expect(check().status).toBe(0);
+  });
+
+  test('a response field made optional fails through the client types too', () => {
+    const document = JSON.parse(OPENAPI);
+    const issue = document.components.schemas.Issue;
+    issue.required = issue.required.filter((field: string) => field !== 'title');
+    write('openapi.json', `${JSON.stringify(document, null, 2)}\n`);
+    commit('Issue.title optional');
+    const refused = check();
+    expect(refused.status).toBe(1);
+    expect(refused.output).toContain('client type Issue may now hold what code written for it does not expect');
+  });
+
   test('an uncommitted change is compared with HEAD', () => {
     write('openapi.json', withoutRoute('/projects'));
     const { status, output } = check();

@@ -2,9 +2,8 @@
 // Writes every issue of the projects (default: all projects of the token's org) as NDJSON on stdout,
 // through the public API, with one worker per token and the spec's rate-limit behaviour.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ApiClient, ApiError } from '../client/api-client.js';
-import { checkReachable, clientBaseUrl } from '../client/base-url.js';
-import { exportIssues } from '../client/bulk-export.js';
+import { ApiProblem, exportIssues, WorkmgmtClient } from '@workmgmt/client';
+import { checkReachable, clientBaseUrl } from './service-address.js';
 
 const HELP = `Usage: npm run export -- [--base-url URL] --token TOKEN [--token TOKEN ...] [--project ID ...]
 
@@ -47,10 +46,8 @@ try {
   await checkReachable(baseUrl);
   let projectIds = values.project;
   if (projectIds.length === 0) {
-    const { body } = await new ApiClient({ baseUrl, token: values.token[0]! }).json<{
-      orgs: { projects: { id: string }[] }[];
-    }>('GET', '/api/me/orgs');
-    projectIds = body.orgs.flatMap((o) => o.projects.map((p) => p.id));
+    const { data } = await new WorkmgmtClient({ baseUrl, token: values.token[0]! }).listMyOrgs();
+    projectIds = data.orgs.flatMap((o) => o.projects.map((p) => p.id));
   }
   const started = Date.now();
   const result = await exportIssues({ baseUrl, tokens: values.token, projectIds }, (issue) =>
@@ -60,6 +57,12 @@ try {
     `exported ${result.issues} issues from ${projectIds.length} projects with ${values.token.length} workers in ${Date.now() - started} ms (waited ${result.waitedMs} ms for rate limits)\n`,
   );
 } catch (error) {
-  process.stderr.write(`${error instanceof ApiError || error instanceof Error ? error.message : String(error)}\n`);
+  const message =
+    error instanceof ApiProblem
+      ? `HTTP ${error.status}: ${error.detail}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  process.stderr.write(`${message}\n`);
   process.exit(1);
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { clientBaseUrl } from '../../src/client/base-url.js';
+import { clientBaseUrl } from '../../src/cli/service-address.js';
 import { run, runAsync, startServer, type ServerProcess } from '../support/server-process.js';
 
 // `npm run export` against a real service process on a port of this suite's own (4621), found
