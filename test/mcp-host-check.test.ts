@@ -43,8 +43,11 @@ describe('the Host of an MCP request', () => {
     expect(response.headers.get('x-ratelimit-limit')).toBeNull();
   });
 
-  test('an address of the same machine is refused too: only the name BASE_URL gives is ours', async () => {
-    expect((await post(t, 'http://127.0.0.1:4000')).status).toBe(403);
+  test('a loopback BASE_URL answers to every loopback name, and to no other', async () => {
+    expect((await post(t, 'http://127.0.0.1:4000')).status).toBe(200);
+    expect((await post(t, 'http://[::1]:4000')).status).toBe(200);
+    expect((await post(t, 'http://127.0.0.2:4000')).status).toBe(403);
+    expect((await post(t, 'http://localhost.attacker.example:4000')).status).toBe(403);
   });
 
   test('the rest of the API is not host-bound', async () => {
@@ -127,8 +130,8 @@ describe('behind a trusted proxy (TRUST_PROXY)', () => {
   afterAll(() => t.close());
 
   test('a Host the proxy rewrote is served; the X-Forwarded-Host it sends is checked', async () => {
-    expect((await post(t, 'http://127.0.0.1:9000')).status).toBe(200);
-    expect((await post(t, 'http://127.0.0.1:9000', { 'x-forwarded-host': 'localhost' })).status).toBe(200);
-    expect((await post(t, 'http://127.0.0.1:9000', { 'x-forwarded-host': 'attacker.example' })).status).toBe(403);
+    expect((await post(t, 'http://10.1.2.3:9000')).status).toBe(200);
+    expect((await post(t, 'http://10.1.2.3:9000', { 'x-forwarded-host': 'localhost' })).status).toBe(200);
+    expect((await post(t, 'http://10.1.2.3:9000', { 'x-forwarded-host': 'attacker.example' })).status).toBe(403);
   });
 });
