@@ -2,7 +2,8 @@ import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/
 import type { Context } from '../context.js';
 import type { Logger } from '../logger.js';
 import { requestLogger } from '../ops/request-scope.js';
-import { callTool, type McpTool } from './tools.js';
+import type { ToolSet } from './tool-selection.js';
+import { callTool } from './tools.js';
 
 const SERVER_INFO = { name: 'workmgmt', version: '1.0.0' };
 
@@ -17,18 +18,12 @@ const INSTRUCTIONS =
  */
 const LIST_CACHE = { ttlMs: 5 * 60_000, cacheScope: 'private' } as const;
 
-/** The tools a request may see, and how a tools/call finds one of them. */
-export interface ToolSet {
-  listed: Omit<McpTool, 'route'>[];
-  byName: ReadonlyMap<string, McpTool>;
-}
-
 /**
  * A protocol server (the SDK's low-level `Server`: we own the tool list and the dispatch) for one
- * request, bound to that request's context: its principal, org and rate limits are the REST
+ * request, serving the tools it selected (src/mcp/tool-selection.ts), bound to that request's context: its principal, org and rate limits are the REST
  * request's, and a fresh instance per request keeps nothing between requests.
  */
-export function protocolServer(tools: ToolSet, ctx: Context, request: Request, logger: Logger): Server {
+export function protocolServer(tools: ToolSet, every: ToolSet, ctx: Context, request: Request, logger: Logger): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
@@ -42,12 +37,15 @@ export function protocolServer(tools: ToolSet, ctx: Context, request: Request, l
   });
   server.setRequestHandler('tools/list', () => ({ tools: tools.listed }));
   server.setRequestHandler('tools/call', async (call) => {
-    const tool = tools.byName.get(call.params.name);
-    if (!tool)
+    const { name } = call.params;
+    const tool = tools.byName.get(name);
+    if (!tool && every.byName.has(name))
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `No tool named ${call.params.name}. tools/list names them.`,
+        `The tool ${name} is not among this connection's tools (its toolsets or read-only mode leave it out). tools/list names them.`,
       );
+    if (!tool)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No tool named ${name}. tools/list names them.`);
     return callTool(tool, ctx, call.params.arguments ?? {}, request);
   });
   server.onerror = (error) => requestLogger(logger, ctx.scope).warn({ err: error }, 'MCP protocol error');

@@ -15,7 +15,9 @@ import { InFlight } from '../limits/in-flight.js';
 import { invalidParams, isRecord, jsonRpcError, jsonRpcResponse } from './messages.js';
 import { problemBody, problems } from '../http/problem.js';
 import { jsonShapeError, type InputAt } from '../schema/core/json-shape.js';
-import { protocolServer, type ToolSet } from './protocol-server.js';
+import { requestUrl } from '../http/request-url.js';
+import { protocolServer } from './protocol-server.js';
+import { selectionOf, toolSelector, toolSetOf, type ToolSet } from './tool-selection.js';
 import { buildTools, type McpTool } from './tools.js';
 import type { Response } from '../http/fetch-api.js';
 
@@ -42,17 +44,17 @@ function messagesOf(body: unknown): Message[] {
  */
 export function createMcpEndpoint(config: Config, logger: Logger) {
   // Made on the first MCP request, not at start: generating the OpenAPI document is not free, and most apps never serve MCP.
-  let made: ToolSet | undefined;
-  const tools = (): ToolSet => {
-    if (!made) {
-      const all = buildTools(config);
-      made = {
-        byName: new Map(all.map((tool) => [tool.name, tool])),
-        listed: all.map(({ route: _route, ...tool }) => tool),
-      };
-    }
+  let made: McpTool[] | undefined;
+  const allTools = () => {
+    made ??= buildTools(config);
     return made;
   };
+  let every: ToolSet | undefined;
+  const everyTool = () => {
+    every ??= toolSetOf(allTools());
+    return every;
+  };
+  const select = toolSelector(allTools);
 
   /** The step-up challenge (MCP authorization, "scope challenge handling"; RFC 6750 §3.1): 403 before any tool runs. */
   function insufficientScope(ctx: Context, tool: McpTool): Response | null {
@@ -131,15 +133,22 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
       } catch {
         body = undefined; // the transport answers the parse error in JSON-RPC's words
       }
-      const visible = tools();
-      // A write tool anywhere in the POST without its scope: the step-up challenge, before anything runs.
+      // A write tool anywhere in the POST without its scope: the step-up challenge, before anything runs,
+      // whether or not the read-only credential lists the tool.
       for (const message of messagesOf(body)) {
         const name = message.method === 'tools/call' && isRecord(message.params) ? message.params.name : undefined;
-        const tool = typeof name === 'string' ? visible.byName.get(name) : undefined;
+        const tool = typeof name === 'string' ? everyTool().byName.get(name) : undefined;
         const refused = tool && insufficientScope(ctx, tool);
         if (refused) return refused;
       }
-      const server = () => protocolServer(visible, ctx, request, logger);
+      const selection = selectionOf(request, requestUrl(request));
+      if (typeof selection === 'string')
+        return jsonRpcResponse(
+          jsonRpcError(null, ProtocolErrorCode.InvalidRequest, `Invalid Request: ${selection}`),
+          400,
+        );
+      const visible = select(selection, ctx.principal);
+      const server = () => protocolServer(visible, everyTool(), ctx, request, logger);
       const answerOne = async (message: unknown) => {
         const invalid = invalidParams(message);
         if (invalid) return jsonRpcResponse(invalid);

@@ -32,6 +32,8 @@ export const CORS_ALLOW_HEADERS = [
   'Mcp-Protocol-Version',
   'Mcp-Session-Id',
   'X-Auth-Token',
+  'X-MCP-Readonly',
+  'X-MCP-Toolsets',
   'X-Org-Id',
   'X-Request-Id',
 ] as const;
