@@ -26,6 +26,7 @@ import { body } from './pipeline/body.js';
 import { createCors } from './pipeline/cors.js';
 import { credentials } from './pipeline/credentials.js';
 import { csrf } from './pipeline/csrf.js';
+import { hostCheck } from './pipeline/host-check.js';
 import { createDispatch } from './pipeline/dispatch.js';
 import { idempotency } from './pipeline/idempotency.js';
 import { pipeline, type Step } from './pipeline/pipeline.js';
@@ -144,6 +145,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       responseHeaders,
       unexpectedErrors,
       httpsPolicy,
+      hostCheck(config),
       rateLimit(limiter),
       csrf(config.baseUrl),
       routeLabel((method, path) => routeTemplate(rest, method, path)),

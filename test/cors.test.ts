@@ -63,6 +63,8 @@ describe('preflights', () => {
         'idempotency-key',
         'mcp-protocol-version',
         'mcp-session-id',
+        'mcp-method',
+        'mcp-name',
         'last-event-id',
         'x-org-id',
       ]) {

@@ -215,7 +215,7 @@ interface Cell {
 }
 
 interface Row {
-  surface: 'REST' | 'GraphQL' | 'MCP';
+  surface: 'REST' | 'GraphQL' | 'MCP' | 'MCP 2026';
   name: string;
   action: Action;
   target: Target;
@@ -1184,7 +1184,19 @@ function toolRoute(method: string, pathname: string) {
   return null;
 }
 
-async function sendMcp(caller: Caller, req: Req): Promise<Answer> {
+/** A tools/call as a 2026-07-28 client sends it: its version in `_meta`, its method and tool in headers. */
+function modernCall(name: string, args: object) {
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  return {
+    headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
+    params: { name, arguments: args, _meta },
+  };
+}
+
+async function sendMcp(caller: Caller, req: Req, modern: boolean): Promise<Answer> {
   const url = new URL(req.path, ORIGIN);
   const target = toolRoute(req.method, url.pathname)!;
   const query: Record<string, string | string[]> = {};
@@ -1193,13 +1205,15 @@ async function sendMcp(caller: Caller, req: Req): Promise<Answer> {
     query[name] = values.length === 1 ? values[0]! : values;
   }
   const args = { ...target.params, ...query, ...(req.body as object) };
+  const name = target.route.tool!.name;
+  const call = modern ? modernCall(name, args) : { headers: {}, params: { name, arguments: args } };
   const raw = await sendRaw(
     t,
     {
       method: 'POST',
       path: '/api/mcp',
-      headers: { accept: 'application/json, text/event-stream' },
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: target.route.tool!.name, arguments: args } },
+      headers: { accept: 'application/json, text/event-stream', ...call.headers },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: call.params },
     },
     credentials(caller),
   );
@@ -1228,6 +1242,9 @@ const MCP: Row[] = REST.filter((row) => {
   surface: 'MCP',
   name: `MCP ${toolRoute(row.name.split(' ')[0]!, row.name.split(' ')[1]!.replace(/:\w+/g, 'x').replace(/\?.*$/, ''))!.route.tool!.name} (as ${row.name})`,
 }));
+/** The same rows in protocol 2026-07-28: the era changes how a call is framed, never who may do what. */
+const MCP_2026: Row[] = MCP.map((row) => ({ ...row, surface: 'MCP 2026', name: row.name.replace(/^MCP/, 'MCP 2026') }));
+const isMcp = (row: Row) => row.surface === 'MCP' || row.surface === 'MCP 2026';
 
 async function runRow(row: Row) {
   const failures: string[] = [];
@@ -1236,7 +1253,7 @@ async function runRow(row: Row) {
     matrixCells++;
     const expected = row.expect[i]!;
     const { req, check } = await row.cell(caller);
-    const answer = row.surface === 'MCP' ? await sendMcp(caller, req) : await send(caller, req);
+    const answer = isMcp(row) ? await sendMcp(caller, req, row.surface === 'MCP 2026') : await send(caller, req);
     const got = row.surface === 'GraphQL' ? gqlOutcome(answer, row.field!) : answer.status;
     const say = (message: string) => failures.push(`${caller}: ${message}`);
     if (got !== expected) say(`expected ${expected}, got ${got}: ${answer.text.slice(0, 300)}`);
@@ -1249,7 +1266,9 @@ async function runRow(row: Row) {
     const leaks = leaksIn(answer.text, row.directory);
     if (leaks.length) say(`foreign data in the answer: ${leaks.join(', ')}`);
     if (row.missing) {
-      const twin = row.surface === 'MCP' ? await sendMcp(caller, row.missing()) : await send(caller, row.missing());
+      const twin = isMcp(row)
+        ? await sendMcp(caller, row.missing(), row.surface === 'MCP 2026')
+        : await send(caller, row.missing());
       if (!sameAnswer(answer, twin))
         say(
           `a foreign object is told apart from a missing one: ${answer.status} ${answer.text} / ${twin.status} ${twin.text}`,
@@ -1326,7 +1345,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   console.info(
-    `isolation matrix: ${REST.length} REST rows + ${MCP.length} MCP rows + ${GRAPHQL.length} GraphQL rows = ${REST.length + MCP.length + GRAPHQL.length} rows x ${CALLERS.length} callers = ` +
+    `isolation matrix: ${REST.length} REST rows + ${MCP.length} MCP rows (each in both eras) + ${GRAPHQL.length} GraphQL rows = ${REST.length + 2 * MCP.length + GRAPHQL.length} rows x ${CALLERS.length} callers = ` +
       `${matrixCells} cells (each foreign cell also compared with a missing id), plus ${furtherChecks} further checks`,
   );
   await t?.close();
@@ -1374,6 +1393,10 @@ describe('MCP matrix (the tools, with the answers of their REST routes)', () => 
     );
   });
   for (const row of MCP) test(`${row.name} [${row.action}, ${row.target}]`, () => runRow(row));
+});
+
+describe('MCP matrix in protocol 2026-07-28 (the same rows, the same answers)', () => {
+  for (const row of MCP_2026) test(`${row.name} [${row.action}, ${row.target}]`, () => runRow(row));
 });
 
 describe('GraphQL matrix', () => {

@@ -66,6 +66,12 @@ export interface Surface {
   refusal: RefusalShape;
   /** Whether a POST with an Idempotency-Key runs once (src/idempotency). */
   idempotent: boolean;
+  /**
+   * Whether the request must name this service as its Host, and as its Origin when a browser
+   * sends one that CORS does not allow (src/pipeline/host-check.ts): DNS rebinding protection,
+   * which MCP's Streamable HTTP transport requires of servers.
+   */
+  hostBound: boolean;
 }
 
 interface Entry extends Surface {
@@ -99,6 +105,7 @@ const PUBLIC = {
   body: 'none',
   refusal: 'problem',
   idempotent: false,
+  hostBound: false,
 } as const;
 
 /** What a person's browser reaches: a session's cookie, CSRF-checked forms, refusals as pages. */
@@ -109,6 +116,7 @@ const BROWSER = {
   body: 'form',
   refusal: 'page',
   idempotent: false,
+  hostBound: false,
 } as const;
 
 const SURFACES: readonly Entry[] = [
@@ -130,6 +138,7 @@ const SURFACES: readonly Entry[] = [
     cors: true,
     body: 'form',
     refusal: 'oauth',
+    hostBound: false,
     idempotent: false,
   },
   {
@@ -140,6 +149,7 @@ const SURFACES: readonly Entry[] = [
     cors: true,
     body: 'api',
     refusal: 'problem',
+    hostBound: false,
     idempotent: true,
   },
   // A stream of messages, each its own request: no answer to keep for a retry.
@@ -151,6 +161,7 @@ const SURFACES: readonly Entry[] = [
     cors: true,
     body: 'api',
     refusal: 'problem',
+    hostBound: true,
     idempotent: false,
   },
   {
@@ -161,6 +172,7 @@ const SURFACES: readonly Entry[] = [
     cors: true,
     body: 'api',
     refusal: 'problem',
+    hostBound: false,
     idempotent: true,
   },
   // Last: the API above is most of the traffic, and its paths never match a page's pattern.

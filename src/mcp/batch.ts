@@ -1,4 +1,4 @@
-import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, isSpecType } from '@modelcontextprotocol/server';
 import type { Context } from '../context.js';
 import type { InFlight } from '../limits/in-flight.js';
 import { credentialSubject } from '../schema/core/rate-limit.js';
@@ -101,7 +101,7 @@ export async function answerBatch(
  */
 function notRunning(batch: unknown[]): Response {
   const answers = batch.flatMap((message) => {
-    const id = answeredId(message, JSONRPCMessageSchema.safeParse(message).success);
+    const id = answeredId(message, isSpecType.JSONRPCMessage(message));
     return id === undefined ? [] : [notRun(id, '1')];
   });
   if (answers.length === 0) return new Response(null, { status: 202 });
@@ -119,7 +119,7 @@ async function answerMessages(
   let fed = false;
   for (const [index, message] of batch.entries()) {
     if (index > 0 && retryAfter === null) retryAfter = (await ctx.drawRequest?.()) ?? null;
-    const valid = JSONRPCMessageSchema.safeParse(message).success;
+    const valid = isSpecType.JSONRPCMessage(message);
     const id = answeredId(message, valid);
     if (retryAfter !== null || bytes > MAX_BATCH_ANSWER_BYTES) {
       if (id !== undefined) answers.push(notRun(id, retryAfter));

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Response } from '../http/fetch-api.js';
 import { json } from '../http/json.js';
 
@@ -35,7 +35,7 @@ export function invalidParams(message: unknown): JsonRpcError | null {
   const problem = paramsProblem(message);
   if (problem === null) return null;
   const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-  return jsonRpcError(id, ErrorCode.InvalidParams, `Invalid params: ${problem}`);
+  return jsonRpcError(id, ProtocolErrorCode.InvalidParams, `Invalid params: ${problem}`);
 }
 
 function paramsProblem({ method, params }: Record<string, unknown>): string | null {

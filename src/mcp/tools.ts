@@ -8,7 +8,8 @@ import { nextCursor } from '../http/links.js';
 import { problemBody, problems } from '../http/problem.js';
 import { AppError } from '../schema/core/errors.js';
 import { inputShapeError } from '../schema/core/input-shape.js';
-import type { Method, Route, ToolHints } from '../rest/route.js';
+import type { OperationKind } from '../schema/core/access.js';
+import type { Method, Route, ToolHints, Toolset } from '../rest/route.js';
 import { runRoute } from '../rest/router.js';
 import { ROUTES } from '../rest/routes/index.js';
 import { Response } from '../http/fetch-api.js';
@@ -24,6 +25,14 @@ export interface McpTool {
   /** Absent for routes that answer nothing (204): the result is then a sentence. */
   outputSchema?: JsonSchema & { type: 'object' };
   annotations: ToolHints & { title: string };
+  /**
+   * The OAuth scope a token needs to call it, said where per-tool authorization is read
+   * (`securitySchemes`, as MCP Apps and ChatGPT connectors declare it on a tool).
+   */
+  _meta: { securitySchemes: [{ type: 'oauth2'; scopes: [OperationKind] }] };
+  /** The scope a credential needs to call it: the operation's kind. */
+  scope: OperationKind;
+  toolsets: readonly Toolset[];
   route: Route;
 }
 
@@ -208,14 +217,17 @@ export function buildTools(config: Config): McpTool[] {
     const operation = document.paths[route.path]![route.method]!;
     const title = tool.title ?? route.summary;
     const outputSchema = outputSchemaOf(route, operation, document);
-    const scope = route.operation ? `Needs the \`${route.operation.kind}\` scope.` : '';
+    const scope = route.operation?.kind ?? 'read';
     return {
       name: tool.name,
       title,
-      description: [...leadOf(route), returnsSentence(route, outputSchema), scope].filter(Boolean).join(' '),
+      description: [...leadOf(route), returnsSentence(route, outputSchema), `Needs the \`${scope}\` scope.`].join(' '),
       inputSchema: withToolCursor(withIdempotency(route, inputSchemaOf(operation, document)), outputSchema),
       outputSchema,
       annotations: { title, ...hintsOf(route.method), ...tool.annotations },
+      _meta: { securitySchemes: [{ type: 'oauth2', scopes: [scope] }] },
+      scope,
+      toolsets: tool.toolsets,
       route,
     };
   });

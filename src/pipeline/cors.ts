@@ -20,16 +20,20 @@ import type { Step } from './pipeline.js';
  * the Origin with `Access-Control-Allow-Credentials: true` unless told otherwise).
  */
 
-/** Request headers a browser app may send: credentials, JSON bodies, retries, and MCP's Streamable HTTP. */
+/** Request headers a browser app may send: credentials, JSON bodies, retries, and MCP's Streamable HTTP (both eras). */
 export const CORS_ALLOW_HEADERS = [
   'Authorization',
   'Content-Type',
   'Idempotency-Key',
   'If-None-Match',
   'Last-Event-ID',
+  'Mcp-Method',
+  'Mcp-Name',
   'Mcp-Protocol-Version',
   'Mcp-Session-Id',
   'X-Auth-Token',
+  'X-MCP-Readonly',
+  'X-MCP-Toolsets',
   'X-Org-Id',
   'X-Request-Id',
 ] as const;

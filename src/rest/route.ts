@@ -27,10 +27,16 @@ export interface ToolHints {
   openWorldHint?: boolean;
 }
 
+/** The groups of MCP tools a client may choose among (src/mcp/tool-selection.ts). */
+export const TOOLSETS = ['issues', 'projects', 'people', 'account'] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+
 /** The route as an MCP tool at /api/mcp: a route without one is not a tool. */
 interface RouteTool {
   /** snake_case, stable: clients and prompts refer to it. */
   name: string;
+  /** The toolsets that list it: a client that chooses toolsets sees the tools of those it names. */
+  toolsets: readonly Toolset[];
   /** A short title for people; defaults to the route's summary. */
   title?: string;
   /** Overrides of the hints the method implies. */

@@ -4,12 +4,24 @@ import { CALLERS, describeCorpus, send, type Caller, type Recorded, type World }
  * The MCP corpus: JSON-RPC POSTs to /api/mcp as a client sends them (initialize, tools/list for
  * every caller and scope, a call of every tool with its success and typical errors: invalid
  * arguments, not found, forbidden, insufficient scope, idempotency), batches, and messages
- * that are not JSON-RPC. The answers' event-stream or JSON bodies are recorded as sent.
+ * that are not JSON-RPC; then the same endpoint in protocol 2026-07-28 (server/discover, lists,
+ * calls, and headers that disagree with the body). The answers' event-stream or JSON bodies are
+ * recorded as sent.
  */
 
 const ACCEPT = { accept: 'application/json, text/event-stream' };
 /** The protocol version of clients that send batches (MCP removed them after it). */
 const BATCHING = { ...ACCEPT, 'mcp-protocol-version': '2025-03-26' };
+
+const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const MODERN_META = { [VERSION_KEY]: '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+/** The headers a 2026-07-28 client sends with a POST: the version, the method, and the tool or resource it names. */
+function modernHeaders(method: string, params: Record<string, unknown>): Record<string, string> {
+  const named = params.name ?? params.uri;
+  const name: Record<string, string> = typeof named === 'string' ? { 'mcp-name': named } : {};
+  return { ...ACCEPT, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...name };
+}
 
 interface Step {
   caller: Caller;
@@ -143,6 +155,38 @@ function steps(ids: Record<string, string>): Step[] {
   add('member', undefined, ACCEPT, 'GET');
   add('member', undefined, ACCEPT, 'DELETE');
   add('member', message('ping'), ACCEPT, 'PUT');
+
+  // Protocol 2026-07-28: no initialize; each request names its version in `_meta` and its method (and tool) in headers.
+  const modern = (caller: Caller, method: string, params: Record<string, unknown> = {}, headers = {}) =>
+    add(caller, message(method, { ...params, _meta: MODERN_META }), { ...modernHeaders(method, params), ...headers });
+  modern('member', 'server/discover');
+  for (const caller of CALLERS) modern(caller, 'tools/list');
+  modern('member', 'tools/call', { name: 'who_am_i', arguments: {} });
+  modern('member', 'tools/call', { name: 'get_issue', arguments: { id: 'WEB-1' } });
+  modern('member', 'tools/call', { name: 'get_issue', arguments: { id: 'RES-1' } });
+  modern('member', 'tools/call', {
+    name: 'create_issue',
+    arguments: { project_id: ids.web, title: '', priority: 'x' },
+  });
+  const once = { project_id: ids.web, title: 'Modern once', idempotency_key: 'corpus-modern-once' };
+  modern('member', 'tools/call', { name: 'create_issue', arguments: once });
+  modern('member', 'tools/call', { name: 'create_issue', arguments: once });
+  modern('oauthRead', 'tools/call', { name: 'update_issue', arguments: { id: 'WEB-1', status: 'Todo' } });
+  modern('viewer', 'tools/call', { name: 'delete_issue', arguments: { id: 'WEB-1' } });
+  modern('member', 'tools/call', { name: 'no_such_tool', arguments: {} });
+  modern('member', 'resources/read', { uri: 'workmgmt://nothing' });
+  modern('member', 'ping');
+  // Headers that disagree with the body, or are missing; versions this server does not speak.
+  modern('member', 'tools/call', { name: 'who_am_i', arguments: {} }, { 'mcp-method': 'tools/list' });
+  modern('member', 'tools/call', { name: 'who_am_i', arguments: {} }, { 'mcp-name': 'get_issue' });
+  modern('member', 'tools/list', {}, { 'mcp-protocol-version': '2025-11-25' });
+  add('member', message('tools/list', { _meta: { ...MODERN_META, [VERSION_KEY]: '2099-01-01' } }), {
+    ...ACCEPT,
+    'mcp-protocol-version': '2099-01-01',
+    'mcp-method': 'tools/list',
+  });
+  add('member', message('tools/list'), { ...ACCEPT, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+  add('member', [message('ping', { _meta: MODERN_META })], { ...ACCEPT, 'mcp-protocol-version': '2026-07-28' });
   return all;
 }
 

@@ -53,6 +53,12 @@ export function createOAuthRouter(
       '/.well-known/oauth-protected-resource/api',
       route((_r, ctx) => published(protectedResourceMetadata(ctx.config))),
     )
+    // The path-aware address of the MCP endpoint (RFC 9728 §3.1), where MCP clients look first.
+    // Its resource stays `{base}/api`, the audience of every token, which covers /api/mcp.
+    .get(
+      '/.well-known/oauth-protected-resource/api/mcp',
+      route((_r, ctx) => published(protectedResourceMetadata(ctx.config))),
+    )
     .get(
       '/oauth/jwks',
       route(() => published(keys.publicJwks())),

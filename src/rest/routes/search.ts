@@ -14,7 +14,7 @@ export const searchRoutes = [
     method: 'get',
     path: '/people/search',
     operationId: 'searchPeople',
-    tool: { name: 'search_people' },
+    tool: { name: 'search_people', toolsets: ['people'] },
     summary: 'Search the people of the organization',
     description:
       'By name or username (managers and above: or email); exact matches first, then prefixes, then the rest; at most 20.',
@@ -37,7 +37,7 @@ export const searchRoutes = [
     method: 'get',
     path: '/palette/search',
     operationId: 'paletteSearch',
-    tool: { name: 'palette_search' },
+    tool: { name: 'palette_search', toolsets: ['issues', 'projects', 'people'] },
     summary: 'Command-palette search',
     description: paletteSearch.description,
     tag: 'Search',
