@@ -4,6 +4,11 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+  UnauthorizedError as UnauthorizedErrorV2,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -154,7 +159,7 @@ async function personConsents(
   authorizationUrl: URL,
   email: string,
   orgName: string,
-): Promise<{ code: string; page: string }> {
+): Promise<{ code: string; page: string; callback: URLSearchParams }> {
   const login = await fetch(`${base}/login`, {
     method: 'POST',
     redirect: 'manual',
@@ -183,7 +188,7 @@ async function personConsents(
   expect(decided.status).toBe(302);
   const location = new URL(decided.headers.get('location')!);
   expect(location.origin + location.pathname).toBe(CALLBACK);
-  return { code: location.searchParams.get('code')!, page };
+  return { code: location.searchParams.get('code')!, page, callback: location.searchParams };
 }
 
 const decodeEntities = (s: string) =>
@@ -300,6 +305,42 @@ describe('the MCP SDK client completes our OAuth and uses the tools', () => {
     expect(raw.headers.get('www-authenticate')).toContain('error="invalid_token"');
     // The SDK client: 401, then its refresh token is refused too (invalid_grant: the grant is gone).
     await expect(again.callTool({ name: 'who_am_i', arguments: {} })).rejects.toThrow(/authorization has been revoked/);
+  });
+
+  test('the v2 SDK client pinned to 2026-07-28: 401 discovery, registration, PKCE, consent, tools, refresh', async () => {
+    const provider = new TestProvider({
+      client_name: 'Modern Agent',
+      redirect_uris: [CALLBACK],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    });
+    const pinned = () =>
+      new ClientV2({ name: 'e2e-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const transport = () => new TransportV2(new URL(`${base}/api/mcp`), { authProvider: provider });
+    await expect(pinned().connect(transport())).rejects.toBeInstanceOf(UnauthorizedErrorV2);
+    const { callback } = await personConsents(provider.authorizationUrl!, 'olivia@example.com', 'Acme Corp');
+    const authorized = transport();
+    // The whole callback: the v2 client checks its `iss` against the issuer it discovered (RFC 9207).
+    await authorized.finishAuth(callback);
+    const client = pinned();
+    await client.connect(authorized);
+    expect(client.getProtocolEra()).toBe('modern');
+    expect((await client.listTools()).tools.length).toBe(14);
+    const args = { project_id: 'WEB', title: 'Filed by a 2026 agent', idempotency_key: 'e2e-modern-once' };
+    const first = await client.callTool({ name: 'create_issue', arguments: args });
+    const again = await client.callTool({ name: 'create_issue', arguments: args });
+    expect(first.isError).toBeFalsy();
+    expect(again.structuredContent).toEqual(first.structuredContent);
+    expect(await app.db.prisma.issue.count({ where: { title: args.title } })).toBe(1);
+
+    // Refresh: the access token is gone bad; the client meets a 401, refreshes, and retries.
+    const oldRefresh = provider.saved!.refresh_token;
+    provider.saved = { ...provider.saved!, access_token: 'expired.access.token' };
+    const later = pinned();
+    await later.connect(transport());
+    expect(provider.saved.refresh_token).not.toBe(oldRefresh);
+    const me = await later.callTool({ name: 'who_am_i', arguments: {} });
+    expect((me.structuredContent as { username: string }).username).toBe('olivia');
   });
 
   test('Client ID Metadata Document: the client_id is an https URL we fetch, check and cache; its host is on the consent page', async () => {

@@ -174,6 +174,7 @@ function steps(ids: Record<string, string>): Step[] {
   modern('oauthRead', 'tools/call', { name: 'update_issue', arguments: { id: 'WEB-1', status: 'Todo' } });
   modern('viewer', 'tools/call', { name: 'delete_issue', arguments: { id: 'WEB-1' } });
   modern('member', 'tools/call', { name: 'no_such_tool', arguments: {} });
+  modern('member', 'tools/call', { name: 'who_am_i', arguments: {}, requestState: 'forged' });
   modern('member', 'resources/read', { uri: 'workmgmt://nothing' });
   modern('member', 'ping');
   // Headers that disagree with the body, or are missing; versions this server does not speak.
