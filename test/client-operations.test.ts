@@ -9,7 +9,7 @@ import {
   WorkmgmtClient,
 } from '@workmgmt/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ClientService, startClientService } from './support/client-service.js';
+import { type ClientService, DELIVERING_WEBHOOKS, startClientService } from './support/client-service.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
 // The client package against the real service on a socket: every operation of the contract,
@@ -19,14 +19,7 @@ let s: ClientService;
 let receiver: WebhookReceiver;
 let hookUrl: string;
 beforeAll(async () => {
-  s = await startClientService({
-    webhooks: {
-      allowPrivateNetworks: true,
-      secretKey: 'test key for sealing webhook secrets, 32+ chars',
-      worker: true,
-      leaseSeconds: 60,
-    },
-  });
+  s = await startClientService(DELIVERING_WEBHOOKS);
   receiver = new WebhookReceiver();
   hookUrl = await receiver.start();
 });

@@ -9,29 +9,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { obtainTokens } from './support/oauth.js';
 import { listen } from './support/socket.js';
+import { TOOL_NAMES } from './support/mcp-tool-names.js';
 
 // Both protocol eras at one /api/mcp, over a real socket, with the official clients: the v2 SDK's
 // client pinned to 2026-07-28, in `auto` mode (it probes with server/discover) and in its default
 // legacy mode (initialize), and the v1 SDK's client (2025-11-25). Each lists the tools, calls a
 // read tool and a write tool with an idempotency_key, and a read-only token is refused a write
 // tool with the step-up challenge. They call as the same user, from the same rate-limit bucket.
-
-const TOOLS = [
-  'who_am_i',
-  'list_my_orgs',
-  'list_projects',
-  'create_project',
-  'get_project',
-  'update_project',
-  'delete_project',
-  'list_issues',
-  'create_issue',
-  'get_issue',
-  'update_issue',
-  'delete_issue',
-  'search_people',
-  'palette_search',
-];
 
 /** What the server answered over the socket: each response's status and the headers a client reads. */
 interface Seen {
@@ -129,7 +113,7 @@ describe.each(KINDS)('$name', (kind) => {
     const client = await kind.connect(url, t.user('mark').token, seen);
     expect(client.era()).toBe(kind.era);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(TOOLS);
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
 
     const me = (await client.callTool({ name: 'who_am_i', arguments: {} })) as ToolResult;
     expect(me.structuredContent?.username).toBe('mark');

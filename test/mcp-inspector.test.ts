@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { runAsync } from './support/server-process.js';
 import { listen } from './support/socket.js';
+import { TOOL_NAMES } from './support/mcp-tool-names.js';
 
 // A second stock client: the MCP Inspector's CLI (run with npx, as its README says), against the
 // service on a real socket, with an API key instead of OAuth.
@@ -31,22 +32,7 @@ test('npx @modelcontextprotocol/inspector --cli lists the tools and calls one wi
   const listed = await inspector('--method tools/list');
   expect(listed.code, listed.stderr).toBe(0);
   const { tools } = JSON.parse(listed.stdout) as { tools: { name: string; annotations: { readOnlyHint: boolean } }[] };
-  expect(tools.map((tool) => tool.name)).toEqual([
-    'who_am_i',
-    'list_my_orgs',
-    'list_projects',
-    'create_project',
-    'get_project',
-    'update_project',
-    'delete_project',
-    'list_issues',
-    'create_issue',
-    'get_issue',
-    'update_issue',
-    'delete_issue',
-    'search_people',
-    'palette_search',
-  ]);
+  expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
   const called = await inspector('--method tools/call --tool-name get_issue --tool-arg id=WEB-1');
   expect(called.code, called.stderr).toBe(0);
   expect(JSON.parse(called.stdout).structuredContent).toMatchObject({

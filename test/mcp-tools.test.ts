@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import { obtainTokens } from './support/oauth.js';
+import { TOOL_NAMES } from './support/mcp-tool-names.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -28,28 +29,11 @@ const problemOf = (result: object) => {
   return JSON.parse(content[0]!.text) as Problem;
 };
 
-const TOOLS = [
-  'who_am_i',
-  'list_my_orgs',
-  'list_projects',
-  'create_project',
-  'get_project',
-  'update_project',
-  'delete_project',
-  'list_issues',
-  'create_issue',
-  'get_issue',
-  'update_issue',
-  'delete_issue',
-  'search_people',
-  'palette_search',
-];
-
 describe('tools/list', () => {
   test('every tool, with an input schema, an output schema and the hints its method implies', async () => {
     const client = await connect(t.user('mark').token);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(TOOLS);
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(byName.list_issues!.annotations).toMatchObject({
       readOnlyHint: true,

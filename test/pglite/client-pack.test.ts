@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ClientService, startClientService } from '../support/client-service.js';
+import { type ClientService, DELIVERING_WEBHOOKS, startClientService } from '../support/client-service.js';
 import { root } from '../support/server-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -35,14 +35,7 @@ let receiver: WebhookReceiver;
 let app: string;
 let hookUrl: string;
 beforeAll(async () => {
-  s = await startClientService({
-    webhooks: {
-      allowPrivateNetworks: true,
-      secretKey: 'test key for sealing webhook secrets, 32+ chars',
-      worker: true,
-      leaseSeconds: 60,
-    },
-  });
+  s = await startClientService(DELIVERING_WEBHOOKS);
   receiver = new WebhookReceiver();
   hookUrl = await receiver.start();
   app = mkdtempSync(join(tmpdir(), 'wm-client-user-'));

@@ -27,6 +27,16 @@ export interface ClientService {
   close(): Promise<void>;
 }
 
+/** The service with its webhook worker on, delivering to a receiver on loopback (the tests' own address). */
+export const DELIVERING_WEBHOOKS: Partial<Config> = {
+  webhooks: {
+    allowPrivateNetworks: true,
+    secretKey: 'test key for sealing webhook secrets, 32+ chars',
+    worker: true,
+    leaseSeconds: 60,
+  },
+};
+
 export async function startClientService(overrides: Partial<Config> = {}): Promise<ClientService> {
   const t = await startTestApp();
   let clock = 5_000_000;
