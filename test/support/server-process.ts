@@ -6,7 +6,12 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 // Vite puts its own BASE_URL ("/") into the test process's environment; children must not inherit it.
 const { BASE_URL: _viteBase, ...inherited } = process.env;
 
-/** The environment for a child process: this one's, less Vite's additions and the test's own settings, plus `env`. */
+/**
+ * The environment for a child process: this one's, less Vite's additions and the test's own
+ * settings, plus `env`. Load shedding is off unless `env` turns it on, as in the in-process test
+ * config (src/config.ts, testConfig): a service started on a busy test machine lags while it
+ * warms up, and a 503 `overloaded` would fail a test about something else.
+ */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...inherited };
   for (const name of [
@@ -18,9 +23,10 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
     'MIGRATE_ON_START',
     'NODE_ENV',
     'LOG_LEVEL',
+    'LOAD_SHED_LAG_MS',
   ])
     delete base[name];
-  return { ...base, LOG_LEVEL: 'info', ...env };
+  return { ...base, LOG_LEVEL: 'info', LOAD_SHED_LAG_MS: '0', ...env };
 }
 
 export interface ServerProcess {
