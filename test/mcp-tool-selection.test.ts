@@ -114,6 +114,16 @@ describe.each([false, true])('2026-07-28 era: %s', (modern) => {
     expect(unknown.body.error?.message).toContain('"wiki": the toolsets are issues, projects, people, account');
     const maybe = await rpc('tools/list', {}, { modern, query: '?readonly=maybe' });
     expect(maybe.status).toBe(400);
+    // A hostile selection (thousands of names, each valid) is refused by its length, before it is split.
+    const flood = await rpc('tools/list', {}, { modern, headers: { 'x-mcp-toolsets': 'issues,'.repeat(1000) } });
+    expect(flood.status).toBe(400);
+    expect(flood.body.error?.message).toContain('X-MCP-Toolsets is too long');
+    const longest = await rpc(
+      'tools/list',
+      {},
+      { modern, headers: { 'x-mcp-toolsets': 'issues, projects, people, account' } },
+    );
+    expect(longest.status).toBe(200);
   });
 
   test('a read-only token lists the read tools; calling a write tool is still the step-up challenge', async () => {
