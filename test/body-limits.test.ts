@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BODY_LIMITS } from '../src/http/body-limit.js';
-import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
+import { DESCRIPTION_MAX } from '../src/schema/issues/workflow.js';
+import { formPost, ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import { chunkedUpload, listen, RawConnection } from './support/socket.js';
 
 let t: TestApp;
@@ -45,7 +46,7 @@ const ENDPOINTS: [Surface, string, () => Record<string, string>][] = [
   ['page', '/oauth/authorize', () => ({ ...form, origin: ORIGIN, cookie })],
   ['page', '/orgs/acme/settings/integrations/keys', () => ({ ...form, origin: ORIGIN, cookie })],
 ];
-const LIMIT: Record<Surface, number> = { api: BODY_LIMITS.api, oauth: BODY_LIMITS.form, page: BODY_LIMITS.form };
+const LIMIT: Record<Surface, number> = { api: BODY_LIMITS.api, oauth: BODY_LIMITS.oauth, page: BODY_LIMITS.page };
 
 async function expectRefusalShape(response: Response, surface: Surface) {
   expect(response.status).toBe(413);
@@ -97,8 +98,21 @@ describe('every body is counted as it arrives and refused as it passes its limit
       `grant_type=refresh_token&refresh_token=${'r'.repeat(size - 'grant_type=refresh_token&refresh_token='.length)}`;
     const post = (body: string) =>
       t.app.fetch(new Request(`${ORIGIN}/oauth/token`, { method: 'POST', headers: form, body }));
-    expect((await post(token(BODY_LIMITS.form))).status).not.toBe(413);
-    expect((await post(token(BODY_LIMITS.form + 1))).status).toBe(413);
+    expect((await post(token(BODY_LIMITS.oauth))).status).not.toBe(413);
+    expect((await post(token(BODY_LIMITS.oauth + 1))).status).toBe(413);
+  });
+
+  test("the issue page's edit form carries the longest description, each character URL-encoded at its longest", async () => {
+    const description = '€'.repeat(DESCRIPTION_MAX);
+    const sent = formPost('/orgs/acme/issues/WEB-1', { title: 'Long write-up', description }, { cookie });
+    expect(new URLSearchParams({ description }).toString()).toHaveLength('description='.length + 9 * DESCRIPTION_MAX);
+    const response = await t.app.fetch(sent);
+    expect(response.status).toBe(303);
+    const issue = await t.call('GET', '/api/issues?project_id=WEB&per_page=100', { token: t.user('olivia').token });
+    const saved = ((await issue.json()) as { title: string; description: string }[]).find(
+      (i) => i.title === 'Long write-up',
+    );
+    expect(saved?.description).toBe(description);
   });
 
   test('GraphQL has the same 1 MiB limit as REST: a 2 MiB query is refused before it runs', async () => {

@@ -116,8 +116,8 @@ function post(body: BodyInit | null, headers: Record<string, string> = {}) {
 }
 
 describe('readBodyWithin', () => {
-  test('the limits are those docs/limits.md lists: 1 MiB for /api, 16 KiB for forms', () => {
-    expect(BODY_LIMITS).toEqual({ api: 1048576, form: 16384 });
+  test('the limits are those docs/limits.md lists: 1 MiB for /api, 16 KiB for OAuth, 512 KiB for page forms', () => {
+    expect(BODY_LIMITS).toEqual({ api: 1048576, oauth: 16384, page: 524288 });
   });
 
   test('a body of exactly the limit is read whole, in order; one byte more is refused', async () => {
@@ -205,9 +205,9 @@ describe('boundedBody', () => {
   }
 
   test("within its surface's limit the request goes on, its body readable", async () => {
-    const passed = await boundedBody(post('x'.repeat(BODY_LIMITS.form + 1)), 'api', REFUSALS.problem);
+    const passed = await boundedBody(post('x'.repeat(BODY_LIMITS.page + 1)), 'api', REFUSALS.problem);
     expect(passed).toBeInstanceOf(Request);
-    expect(await (passed as Request).text()).toHaveLength(BODY_LIMITS.form + 1);
+    expect(await (passed as Request).text()).toHaveLength(BODY_LIMITS.page + 1);
   });
 
   test('/api refuses in problem+json, 413 payload_too_large or 400 body_incomplete, closing the connection', async () => {
@@ -228,30 +228,30 @@ describe('boundedBody', () => {
     });
   });
 
-  test('the OAuth endpoints refuse past the form limit in RFC 6749 JSON', async () => {
-    const tooLarge = (await boundedBody(over(BODY_LIMITS.form), 'form', REFUSALS.oauth)) as Response;
+  test('the OAuth endpoints refuse past their limit in RFC 6749 JSON', async () => {
+    const tooLarge = (await boundedBody(over(BODY_LIMITS.oauth), 'oauth', REFUSALS.oauth)) as Response;
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers.get('connection')).toBe('close');
     expect(tooLarge.headers.get('content-type')).toBe('application/json');
     expect(await tooLarge.json()).toMatchObject({
       error: 'invalid_request',
-      error_description: `The body is larger than ${BODY_LIMITS.form} bytes.`,
+      error_description: `The body is larger than ${BODY_LIMITS.oauth} bytes.`,
     });
-    const incomplete = (await boundedBody(broken(), 'form', REFUSALS.oauth)) as Response;
+    const incomplete = (await boundedBody(broken(), 'oauth', REFUSALS.oauth)) as Response;
     expect(incomplete.status).toBe(400);
     expect(await incomplete.json()).toMatchObject({ error: 'invalid_request' });
   });
 
-  test('page forms refuse past the form limit with an HTML page', async () => {
-    const tooLarge = (await boundedBody(over(BODY_LIMITS.form), 'form', REFUSALS.page)) as Response;
+  test('page forms refuse past their limit with an HTML page', async () => {
+    const tooLarge = (await boundedBody(over(BODY_LIMITS.page), 'page', REFUSALS.page)) as Response;
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers.get('connection')).toBe('close');
     expect(tooLarge.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await tooLarge.text();
     expect(html).toContain('Form not accepted');
     expect(html).toContain('The form could not be read');
-    expect(html).toContain(`larger than ${BODY_LIMITS.form} bytes`);
-    const incomplete = (await boundedBody(broken(), 'form', REFUSALS.page)) as Response;
+    expect(html).toContain(`larger than ${BODY_LIMITS.page} bytes`);
+    const incomplete = (await boundedBody(broken(), 'page', REFUSALS.page)) as Response;
     expect(incomplete.status).toBe(400);
     expect(await incomplete.text()).toContain('The body ended before it was complete.');
   });

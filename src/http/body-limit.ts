@@ -14,10 +14,16 @@ export const BODY_LIMITS = {
   /** `/api`: REST JSON bodies and GraphQL documents with their variables. */
   api: 1024 * 1024,
   /**
-   * Page forms (sign-in, consent, API keys) and the OAuth endpoints (token, register, revoke,
-   * introspect): a few short fields, the longest a registration with ten redirect URIs.
+   * The OAuth endpoints (token, register, revoke, introspect): a few short fields, the longest a
+   * registration with ten redirect URIs.
    */
-  form: 16 * 1024,
+  oauth: 16 * 1024,
+  /**
+   * Page forms. The longest text a page sends is an issue's description, 50,000 characters
+   * (DESCRIPTION_MAX), which URL-encoding makes up to 9 bytes a character (`%E2%82%AC` for `€`):
+   * 450,000 bytes, and the form's other fields fit in the rest.
+   */
+  page: 512 * 1024,
 } as const;
 
 /** A body over its limit: the 413 of every surface. */
@@ -71,7 +77,7 @@ export async function withBodyWithin(request: Request, limit: number): Promise<R
   });
 }
 
-const LIMIT_OF: Record<Exclude<BodyRule, 'none'>, number> = { api: BODY_LIMITS.api, form: BODY_LIMITS.form };
+const LIMIT_OF: Record<Exclude<BodyRule, 'none'>, number> = BODY_LIMITS;
 
 /**
  * A refused body in the shape of its surface (src/pipeline/refusals.ts): problem+json on /api

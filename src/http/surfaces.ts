@@ -51,7 +51,7 @@ type CredentialRule = 'none' | 'session' | 'any';
 type CsrfRule = 'always' | 'with-session' | 'never';
 
 /** Who reads a request body, and so its limit (src/http/body-limit.ts); `none`: the surface never reads one. */
-export type BodyRule = 'api' | 'form' | 'none';
+export type BodyRule = 'api' | 'oauth' | 'page' | 'none';
 
 /** The shape of a refusal made before the surface runs (a body too large): one renderer each (src/pipeline/refusals.ts). */
 export type RefusalShape = 'problem' | 'oauth' | 'page';
@@ -113,7 +113,7 @@ const BROWSER = {
   credentials: 'session',
   csrf: 'always',
   cors: false,
-  body: 'form',
+  body: 'page',
   refusal: 'page',
   idempotent: false,
   hostBound: false,
@@ -136,7 +136,7 @@ const SURFACES: readonly Entry[] = [
     credentials: 'none',
     csrf: 'never',
     cors: true,
-    body: 'form',
+    body: 'oauth',
     refusal: 'oauth',
     hostBound: false,
     idempotent: false,
