@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createApp, type App } from '../src/app.js';
 import { mintApiKey } from '../src/auth/api-keys.js';
-import { DEFAULT_EPOCH_KEY } from '../src/auth/credential-epoch.js';
+import { DEFAULT_EPOCH_KEY, RedisEpoch } from '../src/auth/credential-epoch.js';
+import { revokeApiKey } from '../src/cli/operations.js';
 import { testConfig } from '../src/config.js';
 import type { Policy } from '../src/limits/policy.js';
 import { RedisStore } from '../src/limits/redis-store.js';
+import { connectRedis } from '../src/redis/connect.js';
 import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import { redisClusterAvailable, startRedisCluster, type RedisCluster } from './support/redis-cluster.js';
 import { listen } from './support/socket.js';
@@ -103,6 +105,20 @@ describe.skipIf(!redisClusterAvailable)('on a Redis Cluster', () => {
   test('a key revoked on A is refused on B at its next request', async () => {
     const { key, token } = await cachedKey('revoked across instances');
     await revokeOn(a, key.id);
+    await expectRefusedEverywhere(token, 3);
+  });
+
+  test('a key revoked by the admin command (its own connection to the cluster) is refused on A and B at once', async () => {
+    const { key, token } = await cachedKey('revoked by an operator');
+    // What `npm run admin -- revoke-key` makes of REDIS_URL (src/cli/admin.ts).
+    const admin = connectRedis(cluster.url, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 1 });
+    const warnings: Error[] = [];
+    try {
+      await revokeApiKey(t.app.db.prisma, key.id, new RedisEpoch(admin, { onBumpError: (e) => warnings.push(e) }));
+    } finally {
+      admin.disconnect();
+    }
+    expect(warnings).toEqual([]);
     await expectRefusedEverywhere(token, 3);
   });
 
