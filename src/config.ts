@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { StartupError } from './ops/startup-error.js';
+import { parseRedisUrl } from './redis/redis-url.js';
 
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
@@ -49,7 +50,10 @@ const EnvSchema = z
     DATABASE_URL: databaseUrl.optional(),
     REDIS_URL: z
       .string()
-      .refine((v) => /^rediss?:\/\/.+/.test(v), { message: 'must be redis://... or rediss://...' })
+      .superRefine((v, ctx) => {
+        const target = parseRedisUrl(v);
+        if ('problem' in target) ctx.addIssue({ code: 'custom', message: target.problem });
+      })
       .optional(),
     MIGRATE_ON_START: bool.default(true),
     TRUST_PROXY: bool.default(false),
@@ -122,6 +126,8 @@ const EnvSchema = z
     SUBSCRIPTION_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(10),
     SUBSCRIPTION_STREAMS_PER_ORG: z.coerce.number().int().min(1).default(100),
     SUBSCRIPTION_RECHECK_MS: milliseconds.default(5_000),
+    // The embedded database's VACUUM (src/db/vacuum.ts); PostgreSQL runs its own autovacuum.
+    VACUUM_INTERVAL_MINUTES: z.coerce.number().min(0).max(10_080).default(60),
     // Mail (src/mail/mailer.ts): invitation and password links go out by mail when this is set.
     SMTP_URL: z
       .url({ protocol: /^smtps?$/, error: 'must be smtp://[user:password@]host[:port] or smtps://...' })
@@ -201,6 +207,8 @@ export interface Config {
   clientMetadata: { allowedHosts: string[]; caPem: string | undefined };
   webhooks: WebhookSettings;
   liveStreams: LiveStreamLimits;
+  /** How often the embedded database is vacuumed (src/db/vacuum.ts); 0: never. Not used on PostgreSQL. */
+  vacuumIntervalMs: number;
   mail: MailSettings;
 }
 
@@ -323,6 +331,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perOrganization: e.SUBSCRIPTION_STREAMS_PER_ORG,
       recheckMs: e.SUBSCRIPTION_RECHECK_MS,
     },
+    vacuumIntervalMs: e.VACUUM_INTERVAL_MINUTES * 60_000,
   };
 }
 
@@ -332,12 +341,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   // No delivery worker unless a test asks for one: its polls would count in tests that count statements.
   // Queries compiled from their first run, so that the suite's queries run on the executor production runs them on.
   // No load shedding unless a test asks for it: on a busy test machine the loop lags, and a 503 would fail an unrelated test.
+  // No scheduled VACUUM unless a test asks for one: a pass would count in tests that count statements.
   return {
     ...base,
     databaseUrl: 'memory://',
     webhooks: { ...base.webhooks, worker: false },
     graphqlCompileAfter: 0,
     loadShedLagMs: 0,
+    vacuumIntervalMs: 0,
     ...overrides,
   };
 }

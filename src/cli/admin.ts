@@ -1,7 +1,7 @@
 // npm run admin -- <command> [options]: operator commands against DATABASE_URL.
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import { localEpoch, RedisEpoch, type CredentialEpoch } from '../auth/credential-epoch.js';
+import { connectRedis } from '../redis/connect.js';
 import { ROLES } from '../auth/principal.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { BackupError, backupEmbedded, restoreEmbedded } from '../db/backup.js';
@@ -23,6 +23,8 @@ Commands:
                   prints the token once; only its hash is stored
   revoke-key      --id KEY_ID
   list            organizations, members and projects
+  vacuum [--all]  VACUUM (ANALYZE) of the tables with many dead rows (--all: of every table);
+                  the service does it every VACUUM_INTERVAL_MINUTES on the embedded database
   backup FILE     writes the embedded database to FILE (stop the service first)
   restore FILE [--force] [--max-bytes BYTES]
                   loads a backup into the embedded database's directory (stop the service
@@ -53,6 +55,7 @@ const OPTIONS = {
   password: { type: 'string' },
   slug: { type: 'string' },
   public: { type: 'boolean' },
+  all: { type: 'boolean' },
   org: { type: 'string' },
   user: { type: 'string' },
   role: { type: 'string' },
@@ -143,7 +146,7 @@ function embeddedDataDir(): string | null {
  */
 function credentialEpoch(redisUrl: string | undefined): { epoch: CredentialEpoch; close(): void } {
   if (!redisUrl) return { epoch: localEpoch, close() {} };
-  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 1 });
+  const redis = connectRedis(redisUrl, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 1 });
   redis.on('error', () => {});
   const epoch = new RedisEpoch(redis, {
     bumpTimeoutMs: 5_000,
