@@ -32,8 +32,11 @@ await phase('database opened', async () => {
   db = await (await load('db/client.js')).openDatabase(config.databaseUrl);
 });
 await phase('first query (Prisma query compiler)', () => db.prisma.user.count());
-await phase('migrations checked (schema engine)', async () => {
-  await (await load('db/migrations.js')).applyMigrations(db.adapterFactory);
+// As the service starts: the schema engine only when a migration is missing (MEMORY_MIGRATE=engine: always).
+await phase('migrations checked', async () => {
+  const migrations = await load('db/migrations.js');
+  if (process.env.MEMORY_MIGRATE === 'engine') await migrations.applyMigrations(db.adapterFactory);
+  else await migrations.migrateIfBehind(db);
 });
 await phase('GraphQL schema module', () => load('graphql/yoga.js'));
 await phase('every module of the app', () => load('app.js'));

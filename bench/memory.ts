@@ -124,7 +124,8 @@ interface Reading {
 function phases(url: string): Reading[] {
   const args = FROM_SOURCES
     ? ['--expose-gc', '--import', 'tsx', 'bench/memory-phases.mjs', 'src']
-    : ['--expose-gc', 'bench/memory-phases.mjs', 'dist'];
+    : // As scripts/start.mjs runs it: V8's baseline WebAssembly compiler only.
+      ['--expose-gc', '--liftoff-only', 'bench/memory-phases.mjs', 'dist'];
   const out = spawnSync(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: url },
