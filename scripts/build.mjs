@@ -75,11 +75,29 @@ export async function build({ ifStale = false } = {}) {
     cpSync(file, target);
   }
   writeFileSync(join(out, manifestName), JSON.stringify(current));
-  const old = `${dist}.${process.pid}.old`;
-  if (existsSync(dist)) renameSync(dist, old);
-  renameSync(out, dist);
-  rmSync(old, { recursive: true, force: true });
+  swapIn(out);
   return true;
+}
+
+/**
+ * Puts the tree built in `out` at dist/. Processes started together may all have built one from
+ * the same sources: one that finds dist/ moved away or already replaced by another's leaves
+ * that one in place.
+ */
+function swapIn(out) {
+  const old = `${dist}.${process.pid}.old`;
+  try {
+    renameSync(dist, old);
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error;
+  }
+  try {
+    renameSync(out, dist);
+  } catch (error) {
+    if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+  }
+  rmSync(out, { recursive: true, force: true });
+  rmSync(old, { recursive: true, force: true });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

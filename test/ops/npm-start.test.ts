@@ -1,8 +1,8 @@
-import { existsSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { dbKind } from '../support/database.js';
-import { root, run, startServer, type ServerProcess } from '../support/server-process.js';
+import { root, run, runAsync, startServer, type ServerProcess } from '../support/server-process.js';
 
 const buildIfStale = () => run(process.execPath, ['scripts/build.mjs', '--if-stale'], {}).stdout.trim();
 
@@ -41,5 +41,13 @@ describe.runIf(dbKind === 'pglite')('npm start: the service compiled to dist/', 
     } finally {
       utimesSync(file, atime, mtime);
     }
+  });
+
+  test('builds started together (instances starting at once) leave one whole tree', async () => {
+    const runs = await Promise.all([1, 2, 3].map(() => runAsync('node scripts/build.mjs', {})));
+    expect(runs.map((r) => [r.code, r.stdout.trim()])).toEqual(Array(3).fill([0, 'dist/ built from src/']));
+    expect(readdirSync(root).filter((name) => name.startsWith('dist'))).toEqual(['dist']);
+    expect(existsSync(join(root, 'dist', 'server.js'))).toBe(true);
+    expect(buildIfStale()).toBe('dist/ is up to date');
   });
 });
