@@ -31,5 +31,22 @@ const result = spawnSync(process.execPath, [prisma, 'generate'], { stdio: 'inher
 if (result.status !== 0) process.exit(result.status ?? 1);
 
 // The typed client (clients/typescript, an npm workspace of this repository) from the committed contract.
-const { generate } = await import('../clients/typescript/scripts/generate.mjs');
-await generate();
+// Its generator is a development dependency: a production install (`npm ci --omit=dev`) has none,
+// and the service does not use the client (only `npm run export` does).
+const clientRequire = createRequire(join(root, 'clients', 'typescript', 'package.json'));
+const hasClientGenerator = (() => {
+  try {
+    clientRequire.resolve('@hey-api/openapi-ts/package.json');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (hasClientGenerator) {
+  const { generate } = await import('../clients/typescript/scripts/generate.mjs');
+  await generate();
+} else {
+  process.stdout.write(
+    'The TypeScript client is not generated (its generator, a development dependency, is not installed): `npm run export` needs an install with development dependencies.\n',
+  );
+}

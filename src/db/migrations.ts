@@ -7,8 +7,10 @@ import type { InferResult } from 'kysely';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { Database } from './client.js';
+import { directSql } from './direct-sql.js';
 import { withMigrationLock } from './migration-lock.js';
-import { builder } from './sql-builder.js';
+import { builder, rowsOf } from './sql-builder.js';
 import { openSchemaEngine } from './schema-engine.js';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -90,6 +92,22 @@ export const appliedMigrations = builder
 export type AppliedMigration = InferResult<typeof appliedMigrations>[number];
 /** Its text, for a plain pg client (start-up's checks, before the database is opened). */
 export const APPLIED_MIGRATIONS_SQL = appliedMigrations.compile().sql;
+
+/**
+ * applyMigrations when the database lacks a committed migration, and nothing otherwise: the
+ * schema engine is WebAssembly that stays in memory once loaded (about 40 MB), so a restart of an
+ * up-to-date database does not load it. Any failure to read the applied ones (no
+ * `_prisma_migrations` table yet, a failed migration) leaves the case to the engine.
+ */
+export async function migrateIfBehind(db: Database): Promise<string[]> {
+  const committed = await committedMigrationNames();
+  const applied = await rowsOf(directSql(db.prisma), appliedMigrations).then(
+    (rows) => new Set(rows.map((r) => r.migration_name)),
+    () => null,
+  );
+  if (applied && committed.every((name) => applied.has(name))) return [];
+  return applyMigrations(db.adapterFactory);
+}
 
 /** A throwaway in-memory database for the engine to replay migrations into. */
 function scratchAdapter() {

@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'graphql-yoga';
 import { PATHS } from '../http/surfaces.js';
@@ -8,20 +7,24 @@ import { assetSet, CSS, JS } from '../views/static-assets.js';
 /**
  * GraphiQL at /api/graphql (for a browser), working offline: graphql-yoga's stock page loads
  * its bundle, stylesheet and editor workers from unpkg.com, so on a machine without internet it
- * stayed blank. The same files come from the @graphql-yoga/graphiql package here, served by the
- * service under /assets/graphiql/, and the page loads nothing from any other origin.
+ * stayed blank. The same files come from @graphql-yoga/render-graphiql here (yoga's GraphiQL
+ * built into strings, with no dependencies: @graphql-yoga/graphiql would install the editor's
+ * sources, over 150 MB, to ship the same build), served by the service under
+ * /assets/graphiql/, and the page loads nothing from any other origin.
  */
 
 const ASSET_PREFIX = PATHS.graphiqlAssets;
-const packageDir = dirname(createRequire(import.meta.url).resolve('@graphql-yoga/graphiql/package.json'));
-const dist = (name: string) => join(packageDir, 'dist', name);
+type Bundle = typeof import('@graphql-yoga/render-graphiql/graphiql');
+let bundle: Bundle | undefined;
+/** Loaded on first use: its strings are about 9 MB. */
+const built = () => (bundle ??= createRequire(import.meta.url)('@graphql-yoga/render-graphiql/graphiql') as Bundle);
 
 const assets = assetSet(ASSET_PREFIX, [
-  { name: 'graphiql.css', file: dist('graphiql.css'), type: CSS },
-  { name: 'yoga-graphiql.umd.js', file: dist('yoga-graphiql.umd.js'), type: JS },
-  { name: 'editor.worker.js', file: dist('monacoeditorwork/editor.worker.bundle.js'), type: JS },
-  { name: 'json.worker.js', file: dist('monacoeditorwork/json.worker.bundle.js'), type: JS },
-  { name: 'graphql.worker.js', file: dist('monacoeditorwork/graphql.worker..bundle.js'), type: JS },
+  { name: 'graphiql.css', read: () => built().css, type: CSS },
+  { name: 'yoga-graphiql.umd.js', read: () => built().js, type: JS },
+  { name: 'editor.worker.js', read: () => built().editorWorkerService, type: JS },
+  { name: 'json.worker.js', read: () => built().jsonWorker, type: JS },
+  { name: 'graphql.worker.js', read: () => built().graphqlWorker, type: JS },
   {
     name: 'graphiql-start.js',
     file: fileURLToPath(new URL('./graphiql/graphiql-start.js', import.meta.url)),

@@ -13,11 +13,8 @@ import { Response } from '../http/fetch-api.js';
 export const JS = 'text/javascript; charset=utf-8';
 export const CSS = 'text/css; charset=utf-8';
 
-export interface AssetSource {
-  name: string;
-  file: string;
-  type: string;
-}
+/** A file to serve, read from `file` or given by `read` (called once, on first use). */
+export type AssetSource = { name: string; type: string } & ({ file: string } | { read: () => string });
 
 interface Asset {
   type: string;
@@ -34,25 +31,37 @@ export interface AssetSet<Name extends string> {
   serve(request: Request, path: string): Response | null;
 }
 
-/** Reads the files once at start; only these exact URLs are served, so no path can reach another file. */
+/**
+ * Reads the files once, on first use (a page that links them, or a request under the prefix):
+ * megabytes a service that never shows the page does not hold. Only these exact URLs are
+ * served, so no path can reach another file.
+ */
 export function assetSet<const Sources extends readonly AssetSource[]>(
   prefix: string,
   sources: Sources,
 ): AssetSet<Sources[number]['name']> {
-  const assets = new Map<string, Asset>();
-  const urls = {} as Record<string, string>;
-  for (const source of sources) {
-    const body = readFileSync(source.file);
-    const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
-    const url = `${prefix}${hash}/${source.name}`;
-    assets.set(url, { type: source.type, body });
-    urls[source.name] = url;
-  }
+  let loaded: { assets: Map<string, Asset>; urls: Record<string, string> } | undefined;
+  const load = () => {
+    if (loaded) return loaded;
+    const assets = new Map<string, Asset>();
+    const urls = {} as Record<string, string>;
+    for (const source of sources) {
+      const body = 'file' in source ? readFileSync(source.file) : Buffer.from(source.read());
+      const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
+      const url = `${prefix}${hash}/${source.name}`;
+      assets.set(url, { type: source.type, body });
+      urls[source.name] = url;
+    }
+    loaded = { assets, urls };
+    return loaded;
+  };
   return {
-    urls,
+    get urls() {
+      return load().urls;
+    },
     serve(request, path) {
       if (!path.startsWith(prefix)) return null;
-      const asset = assets.get(path);
+      const asset = load().assets.get(path);
       if (!asset) return problemResponse(problems.notFound());
       if (request.method !== 'GET' && request.method !== 'HEAD')
         return problemResponse(problems.methodNotAllowed(['GET', 'HEAD']));

@@ -41,9 +41,14 @@ export interface ServerProcess {
   waitForLog(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
 
-/** `node --import tsx src/server.ts`, as `npm start` runs it, with PORT=0 unless `env` says otherwise. */
-export function startServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+/**
+ * The service from its sources (`node --import tsx src/server.ts`, what `npm run dev` runs), or
+ * with `built`, as `npm start` runs it (`node scripts/start.mjs`: compiled to dist/ first), with
+ * PORT=0 unless `env` says otherwise.
+ */
+export function startServer(env: Record<string, string>, options: { built?: boolean } = {}): ServerProcess {
+  const args = options.built ? ['scripts/start.mjs'] : ['--import', 'tsx', 'src/server.ts'];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: childEnv({ PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
