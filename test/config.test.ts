@@ -22,6 +22,19 @@ describe('configuration', () => {
     }
   });
 
+  test('MIGRATION_DATABASE_URL: a PostgreSQL URL beside a PostgreSQL DATABASE_URL; unset, migrations use DATABASE_URL', () => {
+    const pooled = 'postgres://wm:pw@127.0.0.1:6432/wm';
+    const direct = 'postgres://wm:pw@127.0.0.1:5432/wm';
+    expect(loadConfig({ DATABASE_URL: pooled, MIGRATION_DATABASE_URL: direct }).migrationDatabaseUrl).toBe(direct);
+    expect(loadConfig({ DATABASE_URL: pooled }).migrationDatabaseUrl).toBeUndefined();
+    expect(() => loadConfig({ DATABASE_URL: pooled, MIGRATION_DATABASE_URL: 'file:./data' })).toThrow(
+      /MIGRATION_DATABASE_URL: must be postgres/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'memory://', MIGRATION_DATABASE_URL: direct })).toThrow(
+      /MIGRATION_DATABASE_URL: needs DATABASE_URL to name PostgreSQL/,
+    );
+  });
+
   test('every problem is reported at once', () => {
     let error: unknown;
     try {

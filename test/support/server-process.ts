@@ -41,9 +41,12 @@ export interface ServerProcess {
   waitForLog(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
 
-/** `node --import tsx src/server.ts`, as `npm start` runs it, with PORT=0 unless `env` says otherwise. */
-export function startServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+/**
+ * `node --import tsx src/server.ts`, as `npm start` runs it, with PORT=0 unless `env` says
+ * otherwise; `args`: node's arguments instead (a systemd unit's ExecStart, say).
+ */
+export function startServer(env: Record<string, string>, args = ['--import', 'tsx', 'src/server.ts']): ServerProcess {
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: childEnv({ PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
