@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { StartupError } from './ops/startup-error.js';
+import { parseRedisUrl } from './redis/redis-url.js';
 
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
@@ -57,7 +58,10 @@ const EnvSchema = z
       .optional(),
     REDIS_URL: z
       .string()
-      .refine((v) => /^rediss?:\/\/.+/.test(v), { message: 'must be redis://... or rediss://...' })
+      .superRefine((v, ctx) => {
+        const target = parseRedisUrl(v);
+        if ('problem' in target) ctx.addIssue({ code: 'custom', message: target.problem });
+      })
       .optional(),
     MIGRATE_ON_START: bool.default(true),
     TRUST_PROXY: bool.default(false),

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ConfigError, loadConfig, resolvePatCache } from '../src/config.js';
+import { parseRedisUrl } from '../src/redis/redis-url.js';
 
 describe('configuration', () => {
   test('defaults: port 4000, loopback, BASE_URL from the port, embedded database under ./data', () => {
@@ -33,6 +34,39 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_URL: 'memory://', MIGRATION_DATABASE_URL: direct })).toThrow(
       /MIGRATION_DATABASE_URL: needs DATABASE_URL to name PostgreSQL/,
     );
+  });
+
+  test('REDIS_URL: one server, or a cluster by its nodes; a cluster URL with a database, a path or a bad node is refused', () => {
+    for (const url of ['redis://cache:6379/2', 'rediss://u:p@cache', 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000']) {
+      expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    }
+    expect(parseRedisUrl('rediss+cluster://ops:s%40cret@[::1]:7000,b.example:7001/')).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: '::1', port: 7000 },
+        { host: 'b.example', port: 7001 },
+      ],
+      username: 'ops',
+      password: 's@cret',
+      tls: true,
+    });
+    expect(parseRedisUrl('redis+cluster://a,b:7001')).toMatchObject({
+      nodes: [
+        { host: 'a', port: 6379 },
+        { host: 'b', port: 7001 },
+      ],
+      username: undefined,
+      password: undefined,
+      tls: false,
+    });
+    for (const url of [
+      'http://cache',
+      'redis+cluster://a:7000/1',
+      'redis+cluster://a:7000,',
+      'redis+cluster://a:99999',
+    ]) {
+      expect(() => loadConfig({ REDIS_URL: url }), url).toThrow(/REDIS_URL/);
+    }
   });
 
   test('every problem is reported at once', () => {

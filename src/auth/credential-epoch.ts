@@ -9,7 +9,7 @@
  * Redis key shared by every instance (and by the admin CLI, which runs in another process).
  */
 import { randomInt } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { onConnectionLost, type RedisClient } from '../redis/connect.js';
 import { withTimeout } from '../timeout.js';
 
 /** Opaque: only ever compared for equality. */
@@ -91,14 +91,14 @@ export class RedisEpoch implements CredentialEpoch {
   private lastSettle = -Infinity;
 
   constructor(
-    readonly redis: Redis,
+    readonly redis: RedisClient,
     options: RedisEpochOptions = {},
   ) {
     this.key = options.key ?? DEFAULT_EPOCH_KEY;
     this.readTimeoutMs = options.readTimeoutMs ?? 500;
     this.bumpTimeoutMs = options.bumpTimeoutMs ?? 2_000;
     this.onBumpError = options.onBumpError;
-    redis.on('close', () => this.connection++);
+    onConnectionLost(redis, () => this.connection++);
     redis.on('ready', () => this.settle(true));
   }
 

@@ -1,7 +1,7 @@
 // npm run admin -- <command> [options]: operator commands against DATABASE_URL.
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import { localEpoch, RedisEpoch, type CredentialEpoch } from '../auth/credential-epoch.js';
+import { connectRedis } from '../redis/connect.js';
 import { ROLES } from '../auth/principal.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { BackupError, backupEmbedded, restoreEmbedded } from '../db/backup.js';
@@ -143,7 +143,7 @@ function embeddedDataDir(): string | null {
  */
 function credentialEpoch(redisUrl: string | undefined): { epoch: CredentialEpoch; close(): void } {
   if (!redisUrl) return { epoch: localEpoch, close() {} };
-  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 1 });
+  const redis = connectRedis(redisUrl, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 1 });
   redis.on('error', () => {});
   const epoch = new RedisEpoch(redis, {
     bumpTimeoutMs: 5_000,

@@ -22,7 +22,8 @@
  * clocks all see one consistent log per bucket.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { connectRedis, type RedisClient } from '../redis/connect.js';
 import { MemoryStore } from './memory-store.js';
 import { withTimeout } from '../timeout.js';
 import type { Policy } from './policy.js';
@@ -95,7 +96,7 @@ export interface RedisStoreOptions {
 const REPORT_INTERVAL_MS = 30_000;
 
 export class RedisStore implements LimiterStore {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   private readonly ownsClient: boolean;
   private readonly prefix: string;
   readonly timeoutMs: number;
@@ -108,9 +109,9 @@ export class RedisStore implements LimiterStore {
   private lastReport = -Infinity;
 
   /** `client` is used as is (and left open by close()); a URL gets a client with FAIL_FAST_REDIS_OPTIONS that close() quits. */
-  constructor(client: Redis | string, options: RedisStoreOptions = {}) {
+  constructor(client: RedisClient | string, options: RedisStoreOptions = {}) {
     this.ownsClient = typeof client === 'string';
-    this.redis = typeof client === 'string' ? new Redis(client, FAIL_FAST_REDIS_OPTIONS) : client;
+    this.redis = typeof client === 'string' ? connectRedis(client, FAIL_FAST_REDIS_OPTIONS) : client;
     // Connection errors surface through failing commands (and onFallback); without a listener
     // ioredis would print every reconnect failure to stderr.
     if (this.ownsClient) this.redis.on('error', () => {});

@@ -1,10 +1,10 @@
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub, type PubSub } from 'graphql-yoga';
-import { Redis } from 'ioredis';
 import { setMaxListeners } from 'node:events';
 import type { LiveStreamLimits } from '../config.js';
 import type { RecordedEvent } from '../events/event.js';
 import type { Logger } from '../logger.js';
+import { connectRedis, type RedisClient } from '../redis/connect.js';
 import { guardedStream, type GuardedStream, type StreamGuard } from './guarded-stream.js';
 import { StreamSlots, type StreamRefusal } from './stream-slots.js';
 
@@ -38,7 +38,7 @@ export class LiveUpdates {
 
   private constructor(
     private readonly pubsub: PubSub<Topics>,
-    private readonly connections: Redis[],
+    private readonly connections: RedisClient[],
     private readonly limits: LiveStreamLimits,
   ) {
     this.slots = new StreamSlots(limits);
@@ -52,8 +52,8 @@ export class LiveUpdates {
       return new LiveUpdates(createPubSub<Topics>({ eventTarget: target as never }), [], limits);
     }
     // A subscribing connection can do nothing else: publishing needs its own.
-    const publishClient = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 });
-    const subscribeClient = new Redis(redisUrl, { lazyConnect: false });
+    const publishClient = connectRedis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 });
+    const subscribeClient = connectRedis(redisUrl, { lazyConnect: false });
     for (const connection of [publishClient, subscribeClient]) {
       connection.on('error', (err) => logger.warn({ err }, 'live updates: Redis connection error'));
     }

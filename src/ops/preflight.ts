@@ -1,9 +1,10 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { isPostgresUrl, type Config } from '../config.js';
 import { APPLIED_MIGRATIONS_SQL, type AppliedMigration, committedMigrationNames } from '../db/migrations.js';
+import { connectRedis } from '../redis/connect.js';
+import { redisAddress } from '../redis/redis-url.js';
 import { errorCode, StartupError } from './startup-error.js';
 
 /** How long a start-up check waits for PostgreSQL or Redis to answer. */
@@ -129,9 +130,8 @@ async function checkPostgres(url: string, migrate: boolean, setting = 'DATABASE_
 
 /** Redis answers a PING (REDIS_URL set means the operator wants limits shared: start without it is a mistake). */
 async function checkRedis(url: string): Promise<void> {
-  const u = new URL(url);
-  const where = `${u.hostname || 'localhost'}:${u.port || '6379'}`;
-  const redis = new Redis(url, {
+  const where = redisAddress(url);
+  const redis = connectRedis(url, {
     lazyConnect: true,
     connectTimeout: CONNECT_TIMEOUT_MS,
     maxRetriesPerRequest: 0,

@@ -93,6 +93,19 @@ describe.runIf(dbKind === 'pglite')(
       );
     });
 
+    test('REDIS_URL naming a Redis Cluster none of whose nodes answers', async () => {
+      const [first, second] = [await freePort(), await freePort()];
+      const nodes = `127.0.0.1:${first},127.0.0.1:${second}`;
+      const out = await start({ DATABASE_URL: 'memory://', REDIS_URL: `redis+cluster://wm:secret@${nodes}` });
+      expect(out.code).toBe(1);
+      expect(out.stderr).toMatch(
+        new RegExp(
+          `^REDIS_URL: cannot reach Redis at ${nodes} \\(None of startup nodes is available\\)\\. Start Redis there, fix REDIS_URL, or unset it`,
+        ),
+      );
+      expect(out.stderr).not.toContain('secret');
+    });
+
     test('an invalid setting', async () => {
       const out = await start({ DATABASE_URL: 'memory://', METRICS_TOKEN: 'short' });
       expect(out.code).toBe(1);
