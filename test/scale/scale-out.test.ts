@@ -5,7 +5,9 @@ import { mintApiKey } from '../../src/auth/api-keys.js';
 import { seedDemo } from '../../src/cli/demo-data.js';
 import { sealSecret } from '../../src/webhooks/secret-box.js';
 import { newSigningSecret } from '../../src/webhooks/signing.js';
-import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { hashToken } from '../../src/auth/pat-token.js';
+import { credentialSubject } from '../../src/limits/limiter.js';
+import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
 import { serverStates, startHaproxy, startInstance, startPgBouncer, type Child } from '../support/scale-stack.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { subscribe } from '../support/sse.js';
@@ -14,12 +16,15 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
 // The deploy/ recipe on loopback with real processes (deploy/README.md, "Running several
 // instances"): HAProxy (deploy/haproxy.cfg) in front of three instances started as
 // deploy/workmgmt@.service starts them, PgBouncer (deploy/pgbouncer.ini) in front of
-// PostgreSQL, Redis. Ports 4780-4783 (HAProxy, instances) and 6440 (PgBouncer) are this suite's.
+// PostgreSQL, a Redis Cluster of three masters with a replica each. Ports 4780-4783 (HAProxy,
+// instances), 6440 (PgBouncer) and 6443-6448 (Redis) are this suite's.
 
 const adminUrl = new URL(process.env.TEST_POSTGRES_URL!);
 const PROXY_PORT = 4780;
 const INSTANCE_PORTS = [4781, 4782, 4783];
 const PGBOUNCER_PORT = 6440;
+/** A Redis Cluster of three masters (6443-6445) and their replicas (6446-6448); bus ports +10000. */
+const REDIS_PORTS = [6443, 6444, 6445, 6446, 6447, 6448];
 const PG_PASSWORD = 'scale-suite-password';
 const PASSWORD = 'scale-out suite password';
 const SECRET_KEY = 'scale-out suite key for sealing webhook secrets';
@@ -29,13 +34,14 @@ const direct = (i: number) => `http://127.0.0.1:${INSTANCE_PORTS[i]}`;
 const cleanups: (() => Promise<void> | void)[] = [];
 let database = '';
 let haproxy: Child & { adminSocket: string };
-let redis: RedisServer;
+let redis: RedisCluster;
 const instances: ServerProcess[] = [];
 let overrides: Record<string, string> = {};
 let projectId = '';
 let loadTokens: string[] = [];
 /** Tokens of their own for the single-purpose tests (a fresh bucket, a key to revoke), and the key's id. */
 let bucketToken = '';
+let failoverToken = '';
 let revokable = { id: '', token: '', ownerEmail: '', orgId: '' };
 let subscriberToken = '';
 const receiver = new WebhookReceiver();
@@ -78,7 +84,7 @@ beforeAll(async () => {
   const user = decodeURIComponent(adminUrl.username) || 'postgres';
   const pgbouncer = await startPgBouncer({ port: PGBOUNCER_PORT, postgres: adminUrl, user, password: PG_PASSWORD });
   cleanups.push(() => pgbouncer.stop());
-  redis = await startRedisServer();
+  redis = await startRedisCluster({ ports: REDIS_PORTS });
   cleanups.push(() => redis.stop());
   const hooks = await receiver.start();
   cleanups.push(() => receiver.close());
@@ -114,6 +120,7 @@ beforeAll(async () => {
     const mint = (name: string) => mintApiKey(db.prisma, { userId: mark.id, orgId: acme.id, name });
     loadTokens = await Promise.all([1, 2, 3, 4].map(async (n) => (await mint(`load ${n}`)).token));
     bucketToken = (await mint('bucket')).token;
+    failoverToken = (await mint('failover')).token;
     const key = await mint('revoked');
     revokable = { id: key.key.id, token: key.token, ownerEmail: mark.email, orgId: acme.id };
     subscriberToken = (await mint('subscriber')).token;
@@ -319,6 +326,41 @@ describe.runIf(process.env.TEST_POSTGRES_URL)('the deploy/ recipe with three ins
     const limited = statuses.filter((s) => s === 429).length;
     figures.bucket = { sent: total, ok, limited };
     expect({ ok, limited }).toEqual({ ok: 600, limited: 60 });
+  });
+
+  test("a token's bucket across a Redis master failover: within the bound docs/limits.md states, and full again after", async () => {
+    const auth = { headers: { authorization: `Bearer ${failoverToken}` } };
+    const master = await redis.masterOf(`rl:{${credentialSubject(hashToken(failoverToken))}}:global`);
+    let sent = 0;
+    const statuses: number[] = [];
+    const spread = async (count: number) => {
+      const until = sent + count;
+      await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          while (sent < until) {
+            const n = sent++;
+            const answer = await send(`${direct(n % 3)}/api/projects`, auth);
+            statuses.push('status' in answer ? answer.status : 0);
+          }
+        }),
+      );
+    };
+    await spread(300);
+    await redis.settled(); // the replica has caught up with the 300 before its master dies
+    await redis.kill(master);
+    // Requests go on through the failover (node timeout 1 s, then an election).
+    await spread(700);
+    await redis.settled();
+    const ok = statuses.filter((s) => s === 200).length;
+    const limited = statuses.filter((s) => s === 429).length;
+    // docs/limits.md: each instance admits at most the limit per window whatever Redis does (N x
+    // the limit for N instances), and a switch never starts a fresh bucket.
+    expect(ok + limited).toBe(1000);
+    expect(ok).toBeGreaterThanOrEqual(600);
+    expect(ok).toBeLessThanOrEqual(3 * 600);
+    // After the failover the bucket, kept by the promoted replica, is full on every instance.
+    for (let i = 0; i < 3; i++) expect(await send(`${direct(i)}/api/projects`, auth)).toMatchObject({ status: 429 });
+    figures.bucketAcrossFailover = { sent: 1000, ok, limited, killedMaster: master };
   });
 
   test('a key revoked through one instance is refused by all three on the next request', async () => {
