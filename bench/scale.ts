@@ -8,7 +8,8 @@
 //
 // BENCH_ISSUES (default 5000), BENCH_DURATION (8 s), BENCH_CONNECTIONS (32), BENCH_POSTGRES_URL
 // (default postgresql://postgres@127.0.0.1:5432/postgres: a fresh database is made and dropped).
-// Ports: HAProxy BENCH_SCALE_PORT (4790), PgBouncer BENCH_SCALE_PGBOUNCER_PORT (6442); the
+// BENCH_ROUNDS (2): interleaved app/baseline runs per workload, the median reported.
+// Ports: HAProxy BENCH_SCALE_PORT (4790) for the app and the next port for the baseline, PgBouncer BENCH_SCALE_PGBOUNCER_PORT (6442); the
 // servers take free ports. No pinning: with two instances on two cores the scheduler places them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,9 @@ const PGBOUNCER_PORT = env('BENCH_SCALE_PGBOUNCER_PORT', 6442);
 const POSTGRES = new URL(process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL);
 const PASSWORD = 'bench-scale';
 const WORKLOADS: WorkloadId[] = ['rest_read', 'rest_create'];
+const ROUNDS = env('BENCH_ROUNDS', 2);
+type Kind = 'app' | 'baseline';
+type Tool = Awaited<ReturnType<typeof startTool>>;
 
 /** A process of ours that is no Node server: HAProxy, PgBouncer. */
 function startTool(command: string, args: string[], envExtra: Record<string, string>, ready: RegExp) {
@@ -80,7 +84,7 @@ async function startPgBouncer(dir: string) {
  * HAProxy with deploy/haproxy.cfg, its three server lines replaced by one per port in `ports`;
  * the baseline has no /readyz, so its servers are checked on the path it answers instead.
  */
-async function startHaproxy(dir: string, ports: number[], checkPath: string) {
+async function startHaproxy(dir: string, listen: number, ports: number[], checkPath: string) {
   const recipe = readFileSync(join(ROOT, 'deploy', 'haproxy.cfg'), 'utf8').replace('uri /readyz', `uri ${checkPath}`);
   const servers = ports.map((port, i) => `    server app${i + 1} 127.0.0.1:${port} check`).join('\n');
   const cfg = recipe.replace(/( {4}server app\d .*\n)+/, `${servers}\n`);
@@ -89,7 +93,7 @@ async function startHaproxy(dir: string, ports: number[], checkPath: string) {
   return startTool(
     'haproxy',
     ['-W', '-db', '-f', file],
-    { WM_LISTEN: `127.0.0.1:${PROXY_PORT}`, WM_HAPROXY_RUN: dir },
+    { WM_LISTEN: `127.0.0.1:${listen}`, WM_HAPROXY_RUN: dir },
     /Loading success/,
   );
 }
@@ -186,64 +190,76 @@ try {
   };
 
   for (const count of [1, 2]) {
-    for (const kind of ['app', 'baseline'] as const) {
-      const servers: Child[] = [];
-      for (let i = 0; i < count; i++) servers.push(kinds[kind](await freePort()));
-      await Promise.all(servers.map((s) => waitForHttp(s, '/api/me')));
-      const haproxy = await startHaproxy(
-        dir,
-        servers.map((s) => s.port),
-        kind === 'app' ? '/readyz' : '/__bench/stats',
-      );
-      try {
-        // HAProxy's checks (rise 2, inter 1 s) put the servers in rotation.
-        await new Promise((r) => setTimeout(r, 2500));
-        for (const id of WORKLOADS) {
-          await drive(PROXY_PORT, all[id], { connections: CONNECTIONS, durationS: 2 });
-          const cpu = async () => ({
-            servers: servers.reduce((sum, s) => sum + cpuSeconds(s.proc.pid), 0),
-            haproxy: cpuOfTree(haproxy.proc.pid),
-            pgbouncer: cpuSeconds(pgbouncer.proc.pid),
-            postgres: await postgresCpu(created.name),
-            loadGenerator: cpuSeconds(process.pid),
-            machine: machineBusySeconds(),
-          });
-          const before = await cpu();
-          const result: LoadResult = await drive(PROXY_PORT, all[id], {
-            connections: CONNECTIONS,
-            durationS: DURATION,
-          });
-          const after = await cpu();
-          const used = Object.fromEntries(
-            Object.entries(after).map(([part, seconds]) => [
-              part,
-              +((seconds - before[part as keyof typeof before]) / result.duration_s).toFixed(2),
-            ]),
-          );
-          const row = {
-            workload: id,
-            kind,
-            instances: count,
-            rps: result.rps,
-            p50_ms: result.p50_ms,
-            p99_ms: result.p99_ms,
-            non2xx: result.non2xx,
-            errors: result.errors,
-            cores_busy: used,
-            // CPU per request (ms) of each part: what the contention of a shared machine leaves alone.
-            cpu_ms_per_request: Object.fromEntries(
-              Object.entries(used).map(([part, cores]) => [part, +((1000 * cores) / result.rps).toFixed(3)]),
-            ),
-          };
-          rows.push(row);
-          process.stdout.write(
-            `${id} ${kind} x${count}: ${result.rps.toFixed(0)} req/s p50 ${result.p50_ms} ms` +
-              `${result.non2xx || result.errors ? ` NON-2XX ${result.non2xx} ERRORS ${result.errors}` : ''} | cores busy ${JSON.stringify(used)} | CPU ms/request ${JSON.stringify(row.cpu_ms_per_request)}\n`,
-          );
+    // Both sets run at once, each behind its own HAProxy; the runs alternate app, baseline, app...
+    // so that a change in the machine's other load falls on both alike.
+    const sets = [] as { kind: Kind; port: number; servers: Child[]; haproxy: Tool }[];
+    try {
+      for (const [n, kind] of (['app', 'baseline'] as const).entries()) {
+        const servers: Child[] = [];
+        for (let i = 0; i < count; i++) servers.push(kinds[kind](await freePort()));
+        const port = PROXY_PORT + n;
+        sets.push({ kind, port, servers, haproxy: undefined as unknown as Tool });
+        await Promise.all(servers.map((s) => waitForHttp(s, '/api/me')));
+        const run = join(dir, kind);
+        mkdirSync(run, { recursive: true });
+        sets[n]!.haproxy = await startHaproxy(
+          run,
+          port,
+          servers.map((s) => s.port),
+          kind === 'app' ? '/readyz' : '/__bench/stats',
+        );
+      }
+      // HAProxy's checks (rise 2, inter 1 s) put the servers in rotation.
+      await new Promise((r) => setTimeout(r, 2500));
+      for (const id of WORKLOADS) {
+        for (const set of sets) await drive(set.port, all[id], { connections: CONNECTIONS, durationS: 2 });
+        for (let round = 1; round <= ROUNDS; round++) {
+          for (const { kind, port, servers, haproxy } of sets) {
+            const cpu = async () => ({
+              servers: servers.reduce((sum, s) => sum + cpuSeconds(s.proc.pid), 0),
+              haproxy: cpuOfTree(haproxy.proc.pid),
+              pgbouncer: cpuSeconds(pgbouncer.proc.pid),
+              postgres: await postgresCpu(created.name),
+              loadGenerator: cpuSeconds(process.pid),
+              machine: machineBusySeconds(),
+            });
+            const before = await cpu();
+            const result: LoadResult = await drive(port, all[id], { connections: CONNECTIONS, durationS: DURATION });
+            const after = await cpu();
+            const used = Object.fromEntries(
+              Object.entries(after).map(([part, seconds]) => [
+                part,
+                +((seconds - before[part as keyof typeof before]) / result.duration_s).toFixed(2),
+              ]),
+            );
+            const row = {
+              workload: id,
+              kind,
+              instances: count,
+              round,
+              rps: result.rps,
+              p50_ms: result.p50_ms,
+              p99_ms: result.p99_ms,
+              non2xx: result.non2xx,
+              errors: result.errors,
+              cores_busy: used,
+              // CPU per request (ms) of each part: steadier than req/s on a machine shared with other work.
+              cpu_ms_per_request: Object.fromEntries(
+                Object.entries(used).map(([part, cores]) => [part, +((1000 * cores) / result.rps).toFixed(3)]),
+              ),
+            };
+            rows.push(row);
+            process.stdout.write(
+              `${id} ${kind} x${count} r${round}: ${result.rps.toFixed(0)} req/s p50 ${result.p50_ms} ms` +
+                `${result.non2xx || result.errors ? ` NON-2XX ${result.non2xx} ERRORS ${result.errors}` : ''} | cores busy ${JSON.stringify(used)} | CPU ms/request ${JSON.stringify(row.cpu_ms_per_request)}\n`,
+            );
+          }
         }
-      } finally {
-        await haproxy.stop();
-        for (const s of servers) await s.stop();
+      }
+    } finally {
+      for (const set of sets) {
+        await set.haproxy?.stop();
+        for (const s of set.servers) await s.stop();
       }
     }
   }
@@ -251,8 +267,16 @@ try {
   for (const cleanup of cleanups) await cleanup().catch(() => {});
 }
 
-const rps = (workload: string, kind: string, instances: number) =>
-  (rows.find((r) => r.workload === workload && r.kind === kind && r.instances === instances)?.rps as number) ?? NaN;
+/** The median req/s of the rounds of one workload, kind and count. */
+const rps = (workload: string, kind: string, instances: number) => {
+  const runs = rows
+    .filter((r) => r.workload === workload && r.kind === kind && r.instances === instances)
+    .map((r) => r.rps as number)
+    .sort((a, b) => a - b);
+  if (!runs.length) return NaN;
+  const mid = Math.floor(runs.length / 2);
+  return runs.length % 2 ? runs[mid]! : (runs[mid - 1]! + runs[mid]!) / 2;
+};
 const summary = WORKLOADS.map((id) => ({
   workload: id,
   ratio_1: +(rps(id, 'app', 1) / rps(id, 'baseline', 1)).toFixed(2),
