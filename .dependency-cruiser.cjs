@@ -39,7 +39,7 @@ module.exports = {
         'Data access, events, webhooks, limits, credentials, HTTP policies and views sit below the surfaces ' +
         'and serve all of them: they never import one (nor the fetch handler). What two surfaces share lives ' +
         'in a layer below both (representations and page layout in the views layer).',
-      from: { path: '^src/(db|events|webhooks|limits|auth|http|idempotency|live|mail|views|ops)/' },
+      from: { path: '^src/(db|events|webhooks|limits|auth|http|idempotency|live|mail|views|ops|redis)/' },
       to: { path: [SURFACES, SHELL] },
     },
     {

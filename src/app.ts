@@ -5,6 +5,7 @@ import { SigningKeys } from './auth/oauth/signing-keys.js';
 import { PatCache } from './auth/pat-cache.js';
 import type { Config } from './config.js';
 import { migrateDatabase, openDatabase, type Database } from './db/client.js';
+import { VacuumSchedule } from './db/vacuum.js';
 import { serveGraphiQLAsset } from './graphql/graphiql.js';
 import { createGraphQLServer } from './graphql/yoga.js';
 import { httpsRedirect } from './http/https-policy.js';
@@ -58,6 +59,8 @@ export interface App {
   setupUrl: string | null;
   /** Sends webhook deliveries; null when WEBHOOKS_WORKER=false. */
   deliveryWorker: DeliveryWorker | null;
+  /** The embedded database's VACUUM schedule (src/db/vacuum.ts); null on PostgreSQL, with VACUUM_INTERVAL_MINUTES=0, or on a database passed in. */
+  vacuum: VacuumSchedule | null;
   close(): Promise<void>;
 }
 
@@ -171,6 +174,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return cors.preflight(request, surface) ?? serve(beginRequest(services, request, info, scope, surface));
   }
 
+  // PGlite has no autovacuum: the app that opened the embedded database vacuums it.
+  const vacuum =
+    db.kind === 'pglite' && !options.db && config.vacuumIntervalMs > 0
+      ? new VacuumSchedule(db.prisma, config.vacuumIntervalMs, logger)
+      : null;
   const deliveryWorker = config.webhooks.worker ? new DeliveryWorker(db.prisma, config.webhooks, logger) : null;
   deliveryWorker?.start();
   if (config.production && !config.webhooks.secretKey) {
@@ -189,8 +197,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ops,
     setupUrl: firstRun ? `${config.baseUrl}/setup?token=${firstRun.token}` : null,
     deliveryWorker,
+    vacuum,
     async close() {
       await deliveryWorker?.stop();
+      await vacuum?.stop();
       ops.close();
       await liveUpdates.close();
       mailer?.close();

@@ -134,6 +134,8 @@ const EnvSchema = z
     SUBSCRIPTION_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).default(10),
     SUBSCRIPTION_STREAMS_PER_ORG: z.coerce.number().int().min(1).default(100),
     SUBSCRIPTION_RECHECK_MS: milliseconds.default(5_000),
+    // The embedded database's VACUUM (src/db/vacuum.ts); PostgreSQL runs its own autovacuum.
+    VACUUM_INTERVAL_MINUTES: z.coerce.number().min(0).max(10_080).default(60),
     // Mail (src/mail/mailer.ts): invitation and password links go out by mail when this is set.
     SMTP_URL: z
       .url({ protocol: /^smtps?$/, error: 'must be smtp://[user:password@]host[:port] or smtps://...' })
@@ -219,6 +221,8 @@ export interface Config {
   clientMetadata: { allowedHosts: string[]; caPem: string | undefined };
   webhooks: WebhookSettings;
   liveStreams: LiveStreamLimits;
+  /** How often the embedded database is vacuumed (src/db/vacuum.ts); 0: never. Not used on PostgreSQL. */
+  vacuumIntervalMs: number;
   mail: MailSettings;
 }
 
@@ -342,6 +346,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perOrganization: e.SUBSCRIPTION_STREAMS_PER_ORG,
       recheckMs: e.SUBSCRIPTION_RECHECK_MS,
     },
+    vacuumIntervalMs: e.VACUUM_INTERVAL_MINUTES * 60_000,
   };
 }
 
@@ -351,12 +356,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   // No delivery worker unless a test asks for one: its polls would count in tests that count statements.
   // Queries compiled from their first run, so that the suite's queries run on the executor production runs them on.
   // No load shedding unless a test asks for it: on a busy test machine the loop lags, and a 503 would fail an unrelated test.
+  // No scheduled VACUUM unless a test asks for one: a pass would count in tests that count statements.
   return {
     ...base,
     databaseUrl: 'memory://',
     webhooks: { ...base.webhooks, worker: false },
     graphqlCompileAfter: 0,
     loadShedLagMs: 0,
+    vacuumIntervalMs: 0,
     ...overrides,
   };
 }

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createApp, type App } from '../src/app.js';
 import { mintApiKey } from '../src/auth/api-keys.js';
-import { DEFAULT_EPOCH_KEY } from '../src/auth/credential-epoch.js';
+import { DEFAULT_EPOCH_KEY, RedisEpoch } from '../src/auth/credential-epoch.js';
+import { revokeApiKey } from '../src/cli/operations.js';
 import { testConfig } from '../src/config.js';
 import type { Policy } from '../src/limits/policy.js';
 import { RedisStore } from '../src/limits/redis-store.js';
+import { connectRedis } from '../src/redis/connect.js';
 import { ORIGIN, startTestApp, type TestApp } from './support/app.js';
 import { redisClusterAvailable, startRedisCluster, type RedisCluster } from './support/redis-cluster.js';
 import { listen } from './support/socket.js';
@@ -106,6 +108,77 @@ describe.skipIf(!redisClusterAvailable)('on a Redis Cluster', () => {
     await expectRefusedEverywhere(token, 3);
   });
 
+  test('a key revoked by the admin command (its own connection to the cluster) is refused on A and B at once', async () => {
+    const { key, token } = await cachedKey('revoked by an operator');
+    // What `npm run admin -- revoke-key` makes of REDIS_URL (src/cli/admin.ts).
+    const admin = connectRedis(cluster.url, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 1 });
+    const warnings: Error[] = [];
+    try {
+      await revokeApiKey(t.app.db.prisma, key.id, new RedisEpoch(admin, { onBumpError: (e) => warnings.push(e) }));
+    } finally {
+      admin.disconnect();
+    }
+    expect(warnings).toEqual([]);
+    await expectRefusedEverywhere(token, 3);
+  });
+
+  /** The ports of running nodes on which a channel of `orgId` has a subscriber. */
+  async function subscribedOn(orgId: string): Promise<number[]> {
+    const listed = await Promise.all(
+      cluster.ports.map(async (port) => {
+        const channels = await cluster
+          .command(port, (c) => c.pubsub('CHANNELS', '*') as Promise<string[]>)
+          .catch(() => [] as string[]);
+        return channels.some((channel) => channel.includes(orgId)) ? [port] : [];
+      }),
+    );
+    return listed.flat();
+  }
+
+  async function createIssueOn(app: App, title: string): Promise<string> {
+    const response = await app.fetch(
+      new Request(`${ORIGIN}/api/issues`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.user('mark').token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ project_id: t.org('acme').projects[0]!.id, title }),
+      }),
+    );
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { id: string }).id;
+  }
+
+  test("the node carrying B's subscription dies: B subscribes again through another node and hears the next change", async () => {
+    const server = await listen(b);
+    try {
+      const olivia = t.user('olivia');
+      const live = await subscribe(
+        `http://127.0.0.1:${server.port}/api/graphql`,
+        { authorization: `Bearer ${olivia.token}` },
+        ISSUE_CHANGED,
+      );
+      expect(live.status).toBe(200);
+      await expect.poll(() => subscribedOn(olivia.org_id), { timeout: 10_000, interval: 50 }).toHaveLength(1);
+      const [node] = await subscribedOn(olivia.org_id);
+      await cluster.kill(node!);
+      await cluster.settled();
+      await expect
+        .poll(async () => (await subscribedOn(olivia.org_id)).some((port) => port !== node), {
+          timeout: 15_000,
+          interval: 100,
+        })
+        .toBe(true);
+      const id = await createIssueOn(a, 'Made on A after a node died');
+      expect(await live.next()).toMatchObject({
+        data: { issueChanged: { issueId: id, issue: { title: 'Made on A after a node died' } } },
+      });
+      live.close();
+      await cluster.restart(node!);
+      await cluster.settled();
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a change made on A reaches a subscriber on B', async () => {
     const server = await listen(b);
     try {
@@ -117,28 +190,10 @@ describe.skipIf(!redisClusterAvailable)('on a Redis Cluster', () => {
       );
       expect(live.status).toBe(200);
       // The change is heard once B's subscription reached the cluster (a node lists its channel).
-      await expect
-        .poll(
-          async () => {
-            const channels = await Promise.all(
-              cluster.ports.map((port) => cluster.command(port, (c) => c.pubsub('CHANNELS', '*') as Promise<string[]>)),
-            );
-            return channels.flat().some((channel) => channel.includes(olivia.org_id));
-          },
-          { timeout: 10_000, interval: 50 },
-        )
-        .toBe(true);
-      const response = await a.fetch(
-        new Request(`${ORIGIN}/api/issues`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${t.user('mark').token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ project_id: t.org('acme').projects[0]!.id, title: 'Made on A, over the cluster' }),
-        }),
-      );
-      expect(response.status).toBe(201);
-      const created = (await response.json()) as { id: string };
+      await expect.poll(() => subscribedOn(olivia.org_id), { timeout: 10_000, interval: 50 }).toHaveLength(1);
+      const id = await createIssueOn(a, 'Made on A, over the cluster');
       expect(await live.next()).toMatchObject({
-        data: { issueChanged: { issueId: created.id, issue: { title: 'Made on A, over the cluster' } } },
+        data: { issueChanged: { issueId: id, issue: { title: 'Made on A, over the cluster' } } },
       });
       live.close();
     } finally {

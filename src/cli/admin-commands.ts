@@ -4,6 +4,7 @@ import { createPasswordLink } from '../auth/password-setup.js';
 import { ROLES, type Role } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
+import { vacuumTables } from '../db/vacuum.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { createMailer } from '../mail/mailer.js';
 import { passwordLinkMail } from '../mail/messages.js';
@@ -25,6 +26,7 @@ export interface AdminValues {
   password?: string;
   slug?: string;
   public?: boolean;
+  all?: boolean;
   org?: string;
   user?: string;
   role?: string;
@@ -139,6 +141,14 @@ export const ADMIN_COMMANDS: Record<
         projects: { select: { id: true, key: true, name: true } },
       },
     }),
+  vacuum: async (db, _epoch, _config, values) => ({
+    vacuumed: (await vacuumTables(db, { all: values.all === true })).map((t) => ({
+      table: t.table,
+      live_rows: t.live,
+      dead_rows: t.dead,
+      dead_rows_after: t.deadAfter,
+    })),
+  }),
 };
 
 /** What a command prints and its exit status, wherever it ran. */

@@ -23,6 +23,8 @@ Commands:
                   prints the token once; only its hash is stored
   revoke-key      --id KEY_ID
   list            organizations, members and projects
+  vacuum [--all]  VACUUM (ANALYZE) of the tables with many dead rows (--all: of every table);
+                  the service does it every VACUUM_INTERVAL_MINUTES on the embedded database
   backup FILE     writes the embedded database to FILE (stop the service first)
   restore FILE [--force] [--max-bytes BYTES]
                   loads a backup into the embedded database's directory (stop the service
@@ -53,6 +55,7 @@ const OPTIONS = {
   password: { type: 'string' },
   slug: { type: 'string' },
   public: { type: 'boolean' },
+  all: { type: 'boolean' },
   org: { type: 'string' },
   user: { type: 'string' },
   role: { type: 'string' },

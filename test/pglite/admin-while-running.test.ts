@@ -61,6 +61,23 @@ describe('the admin command while the service runs on the embedded database', { 
     ).toBe(true);
   });
 
+  test('vacuum runs inside the service: every table vacuumed, no dead row left', async () => {
+    const { code, stdout, stderr } = admin('vacuum', '--all');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const { vacuumed } = JSON.parse(stdout) as { vacuumed: { table: string; dead_rows_after: number }[] };
+    expect(vacuumed.map((t) => t.table)).toEqual(expect.arrayContaining(['issues', 'users', 'sessions', 'events']));
+    for (const t of vacuumed) expect(t.dead_rows_after, t.table).toBe(0);
+    // The command ran synchronously: the service's log line is read from its stdout afterwards.
+    await expect
+      .poll(() =>
+        server.logs.some(
+          (line) => line.msg === 'admin command run through the admin socket' && line.command === 'vacuum',
+        ),
+      )
+      .toBe(true);
+  });
+
   test('without the socket, the command says where the database is held, what to do instead, and never shows a stack', async () => {
     rmSync(adminSocketPath(dir), { force: true });
     const { code, stdout, stderr } = admin(
