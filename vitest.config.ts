@@ -25,7 +25,7 @@ export default defineConfig({
         test: {
           name: 'pglite',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser/**'],
+          exclude: ['test/browser/**', 'test/scale/**'],
           env: { TEST_DB: 'pglite' },
         },
       },
@@ -41,9 +41,20 @@ export default defineConfig({
                 name: 'postgres',
                 include: ['test/**/*.test.ts'],
                 // The contract check reads files and git only: once, on the embedded run, is enough.
-                exclude: ['test/browser/**', 'test/pglite/**', 'test/limits/**', 'test/contract-check.test.ts'],
+                exclude: [
+                  'test/browser/**',
+                  'test/pglite/**',
+                  'test/limits/**',
+                  'test/scale/**',
+                  'test/contract-check.test.ts',
+                ],
                 env: { TEST_DB: 'postgres' },
               },
+            },
+            // The deploy/ recipe with real processes: HAProxy, PgBouncer, Redis, three instances (deploy/README.md).
+            {
+              extends: true as const,
+              test: { name: 'scale', include: ['test/scale/**/*.test.ts'], env: { TEST_DB: 'postgres' } },
             },
           ]
         : []),

@@ -4,8 +4,7 @@ import { createOAuthRouter } from './auth/oauth/router.js';
 import { SigningKeys } from './auth/oauth/signing-keys.js';
 import { PatCache } from './auth/pat-cache.js';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/client.js';
-import { migrateIfBehind } from './db/migrations.js';
+import { migrateDatabase, openDatabase, type Database } from './db/client.js';
 import { VacuumSchedule } from './db/vacuum.js';
 import { serveGraphiQLAsset } from './graphql/graphiql.js';
 import { createGraphQLServer } from './graphql/yoga.js';
@@ -82,7 +81,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = options.logger ?? createLogger(config.logLevel);
   const db = options.db ?? (await openDatabase(config.databaseUrl));
   if (config.migrateOnStart && !options.db) {
-    const applied = await migrateIfBehind(db);
+    const applied = await migrateDatabase(db, config.migrationDatabaseUrl);
     if (applied.length) logger.info({ applied }, 'applied database migrations');
   }
   const limiter = new RateLimiter(options.limiterStore ?? (await createLimiterStore(config.redisUrl, logger)));

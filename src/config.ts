@@ -7,6 +7,9 @@ const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 
+/** Whether DATABASE_URL names PostgreSQL (anything else is the embedded database). */
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
+
 const databaseUrl = z.string().refine((v) => /^(file:.+|memory:\/\/.*|postgres(ql)?:\/\/.+)$/.test(v), {
   message: 'must be file:<dir>, memory://, postgres://... or postgresql://...',
 });
@@ -48,6 +51,11 @@ const EnvSchema = z
       .refine((u) => !/[?#]/.test(u), { message: 'must not have a query or fragment' })
       .optional(),
     DATABASE_URL: databaseUrl.optional(),
+    // A direct PostgreSQL URL for migrations where DATABASE_URL goes through a transaction pooler (deploy/README.md).
+    MIGRATION_DATABASE_URL: z
+      .string()
+      .refine((v) => isPostgresUrl(v), { message: 'must be postgres://... or postgresql://...' })
+      .optional(),
     REDIS_URL: z
       .string()
       .superRefine((v, ctx) => {
@@ -134,14 +142,15 @@ const EnvSchema = z
       .optional(),
     MAIL_FROM: z.string().min(3).max(254).optional(),
   })
+  .refine((e) => !e.MIGRATION_DATABASE_URL || (e.DATABASE_URL !== undefined && isPostgresUrl(e.DATABASE_URL)), {
+    message: 'needs DATABASE_URL to name PostgreSQL too (the embedded database migrates in its own process)',
+    path: ['MIGRATION_DATABASE_URL'],
+  })
   .refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
     // Node refuses a headers timeout longer than the request timeout it is part of.
     message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
     path: ['HTTP_HEADERS_TIMEOUT_MS'],
   });
-
-/** Whether DATABASE_URL names PostgreSQL (anything else is the embedded database). */
-export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
 
 /** A URL fit for messages and logs: its user and password (if any) replaced by `***`. */
 export const redactUrl = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@');
@@ -169,6 +178,11 @@ export interface Config {
   baseUrl: string;
   /** Where the data lives: `file:<dir>`, `memory://` or a PostgreSQL URL. */
   databaseUrl: string;
+  /**
+   * Where migrations run (start-up and `npm run db:migrate`) when not DATABASE_URL: a direct
+   * PostgreSQL URL, since a transaction pooler cannot hold the schema engine's session advisory lock.
+   */
+  migrationDatabaseUrl: string | undefined;
   /** Rate-limit buckets shared by every instance; unset: kept in this process. */
   redisUrl: string | undefined;
   migrateOnStart: boolean;
@@ -290,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     baseUrl,
     databaseUrl: dataUrl,
+    migrationDatabaseUrl: e.MIGRATION_DATABASE_URL,
     redisUrl: e.REDIS_URL,
     migrateOnStart: e.MIGRATE_ON_START,
     trustProxy: e.TRUST_PROXY,

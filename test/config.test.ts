@@ -23,6 +23,19 @@ describe('configuration', () => {
     }
   });
 
+  test('MIGRATION_DATABASE_URL: a PostgreSQL URL beside a PostgreSQL DATABASE_URL; unset, migrations use DATABASE_URL', () => {
+    const pooled = 'postgres://wm:pw@127.0.0.1:6432/wm';
+    const direct = 'postgres://wm:pw@127.0.0.1:5432/wm';
+    expect(loadConfig({ DATABASE_URL: pooled, MIGRATION_DATABASE_URL: direct }).migrationDatabaseUrl).toBe(direct);
+    expect(loadConfig({ DATABASE_URL: pooled }).migrationDatabaseUrl).toBeUndefined();
+    expect(() => loadConfig({ DATABASE_URL: pooled, MIGRATION_DATABASE_URL: 'file:./data' })).toThrow(
+      /MIGRATION_DATABASE_URL: must be postgres/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'memory://', MIGRATION_DATABASE_URL: direct })).toThrow(
+      /MIGRATION_DATABASE_URL: needs DATABASE_URL to name PostgreSQL/,
+    );
+  });
+
   test('REDIS_URL: one server, or a cluster by its nodes; a cluster URL with a database, a path or a bad node is refused', () => {
     for (const url of ['redis://cache:6379/2', 'rediss://u:p@cache', 'redis+cluster://10.0.0.1:7000,10.0.0.2:7000']) {
       expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);

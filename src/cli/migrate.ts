@@ -1,10 +1,11 @@
-// npm run db:migrate: applies the committed migrations to DATABASE_URL (default: the embedded ./data).
-import { applyMigrations } from '../db/migrations.js';
+// npm run db:migrate: applies the committed migrations to DATABASE_URL (default: the embedded ./data),
+// through MIGRATION_DATABASE_URL when that is set (DATABASE_URL then goes through a pooler).
+import { migrateDatabase } from '../db/client.js';
 import { openCommandDatabase } from './open.js';
 
-const { db } = await openCommandDatabase();
+const { db, config } = await openCommandDatabase();
 try {
-  const applied = await applyMigrations(db.adapterFactory);
+  const applied = await migrateDatabase(db, config.migrationDatabaseUrl);
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
 } finally {
   await db.close();

@@ -52,28 +52,28 @@ function postgresTarget(url: string) {
   };
 }
 
-function postgresConnectFailure(error: unknown, url: string): StartupError | unknown {
+function postgresConnectFailure(error: unknown, url: string, setting: string): StartupError | unknown {
   const { where, database, user } = postgresTarget(url);
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
   if ((code && UNREACHABLE.has(code)) || /timeout/i.test(message)) {
     return new StartupError(
-      `DATABASE_URL: cannot reach PostgreSQL at ${where} (${code ?? 'timeout'}). Start PostgreSQL there, or fix the host and port in DATABASE_URL.`,
+      `${setting}: cannot reach PostgreSQL at ${where} (${code ?? 'timeout'}). Start PostgreSQL there, or fix the host and port in ${setting}.`,
     );
   }
   if (code === '3D000') {
     return new StartupError(
-      `DATABASE_URL: PostgreSQL at ${where} has no database "${database}". Create it (createdb ${database}), or name an existing database in DATABASE_URL.`,
+      `${setting}: PostgreSQL at ${where} has no database "${database}". Create it (createdb ${database}), or name an existing database in ${setting}.`,
     );
   }
   if (code === '28P01' || code === '28000') {
     return new StartupError(
-      `DATABASE_URL: PostgreSQL at ${where} refused user "${user}" (${message}). Fix the user name and password in DATABASE_URL.`,
+      `${setting}: PostgreSQL at ${where} refused user "${user}" (${message}). Fix the user name and password in ${setting}.`,
     );
   }
   if (code && /^[0-9A-Z]{5}$/.test(code)) {
     return new StartupError(
-      `DATABASE_URL: PostgreSQL at ${where} refused the connection (${code}: ${message}). Fix DATABASE_URL.`,
+      `${setting}: PostgreSQL at ${where} refused the connection (${code}: ${message}). Fix ${setting}.`,
     );
   }
   return error;
@@ -81,15 +81,17 @@ function postgresConnectFailure(error: unknown, url: string): StartupError | unk
 
 /**
  * PostgreSQL answers, and the migrations still to apply can be applied: the user may create
- * tables, and MIGRATE_ON_START allows it. Read-only: nothing is changed here.
+ * tables, and MIGRATE_ON_START allows it. Read-only: nothing is changed here. `setting` names the
+ * variable in messages; `migrates` is false for DATABASE_URL when MIGRATION_DATABASE_URL does
+ * the migrating (its user need not create tables).
  */
-async function checkPostgres(url: string, migrate: boolean): Promise<void> {
+async function checkPostgres(url: string, migrate: boolean, setting = 'DATABASE_URL', migrates = true): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   client.on('error', () => {});
   try {
     await client.connect();
   } catch (error) {
-    throw postgresConnectFailure(error, url);
+    throw postgresConnectFailure(error, url, setting);
   }
   try {
     const { rows } = await client.query<{
@@ -114,10 +116,10 @@ async function checkPostgres(url: string, migrate: boolean): Promise<void> {
         `MIGRATE_ON_START=false, but ${pending.length} migrations are not applied to the database in DATABASE_URL (from ${pending[0]}). Run npm run db:migrate, or set MIGRATE_ON_START=true, then start again.`,
       );
     }
-    if (!facts.can_create) {
+    if (!facts.can_create && migrates) {
       const schema = facts.schema ?? 'public';
       throw new StartupError(
-        `DATABASE_URL: user "${facts.user}" cannot create tables in schema "${schema}" of database "${facts.database}", and ${pending.length} migrations are pending. ` +
+        `${setting}: user "${facts.user}" cannot create tables in schema "${schema}" of database "${facts.database}", and ${pending.length} migrations are pending. ` +
           `Grant it (GRANT CREATE ON SCHEMA ${schema} TO "${facts.user}"), or apply them once as the owner (npm run db:migrate), then start again.`,
       );
     }
@@ -169,6 +171,10 @@ async function checkRedis(url: string): Promise<void> {
 export async function preflight(config: Config, options: { migrate: boolean; redis?: boolean }): Promise<void> {
   const url = config.databaseUrl;
   if (url.startsWith('file:')) checkDataDirectory(url);
-  else if (isPostgresUrl(url)) await checkPostgres(url, options.migrate);
+  else if (isPostgresUrl(url)) {
+    const direct = config.migrationDatabaseUrl;
+    await checkPostgres(url, options.migrate, 'DATABASE_URL', !direct);
+    if (direct) await checkPostgres(direct, options.migrate, 'MIGRATION_DATABASE_URL');
+  }
   if (config.redisUrl && options.redis !== false) await checkRedis(config.redisUrl);
 }

@@ -182,4 +182,36 @@ describe.runIf(dbKind === 'pglite' && postgresUrl)('start-up mistakes on Postgre
     );
     expect(await tables()).toBe(0);
   });
+
+  test('MIGRATION_DATABASE_URL not answering: named in the message, and nothing is created', async () => {
+    const port = await freePort();
+    const out = await start({
+      DATABASE_URL: urlFor(database, role),
+      MIGRATION_DATABASE_URL: `postgresql://wm:secret@127.0.0.1:${port}/${database}`,
+    });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toBe(
+      `MIGRATION_DATABASE_URL: cannot reach PostgreSQL at 127.0.0.1:${port} (ECONNREFUSED). Start PostgreSQL there, or fix the host and port in MIGRATION_DATABASE_URL.\n`,
+    );
+    expect(await tables()).toBe(0);
+  });
+
+  // Last: it migrates the database the cases above need empty.
+  test('DATABASE_URL whose user cannot create tables, with MIGRATION_DATABASE_URL as the owner: the owner migrates, the service serves', async () => {
+    // As an operator sets it up: the owner's tables readable and writable by the service's user.
+    await admin(`GRANT USAGE ON SCHEMA public TO ${role}`, database);
+    await admin(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES TO ${role}`, database);
+    await admin(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON SEQUENCES TO ${role}`, database);
+    const server = startServer({ DATABASE_URL: urlFor(database, role), MIGRATION_DATABASE_URL: urlFor(database) });
+    try {
+      const port = await server.port;
+      expect(server.logs.some((line) => line.msg === 'applied database migrations')).toBe(true);
+      expect(await tables()).toBeGreaterThan(0);
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(200);
+    } finally {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+  });
 });

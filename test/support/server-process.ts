@@ -43,11 +43,15 @@ export interface ServerProcess {
 
 /**
  * The service from its sources (`node --import tsx src/server.ts`, what `npm run dev` runs), or
- * with `built`, as `npm start` runs it (`node scripts/start.mjs`: compiled to dist/ first), with
- * PORT=0 unless `env` says otherwise.
+ * with `built`, as `npm start` runs it (`node scripts/start.mjs`: compiled to dist/ first), or
+ * with `args`, node's arguments instead (a systemd unit's ExecStart, say); PORT=0 unless `env`
+ * says otherwise.
  */
-export function startServer(env: Record<string, string>, options: { built?: boolean } = {}): ServerProcess {
-  const args = options.built ? ['scripts/start.mjs'] : ['--import', 'tsx', 'src/server.ts'];
+export function startServer(
+  env: Record<string, string>,
+  options: { built?: boolean; args?: string[] } = {},
+): ServerProcess {
+  const args = options.args ?? (options.built ? ['scripts/start.mjs'] : ['--import', 'tsx', 'src/server.ts']);
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: childEnv({ PORT: '0', ...env }),
