@@ -7,7 +7,7 @@ import { COMMENT_COLUMNS, COMMENT_FIELD_NAMES, COMMENT_TABLE } from './columns.j
 import { COMMENT_PAGE_DEFAULT, COMMENT_PAGE_MAX } from './fields.js';
 import * as ops from './operations.js';
 
-export const CommentRef = builder.prismaObject('Comment', {
+const CommentRef = builder.prismaObject('Comment', {
   description: 'A comment on an issue: Markdown text, its author and times.',
   select: COMMENT_COLUMNS,
   fields: (t) => ({
