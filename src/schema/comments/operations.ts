@@ -48,14 +48,26 @@ async function issueIdOf(
   return issue;
 }
 
-// A cursor: the comment's creation time (ms) and id, the list's order.
-const CURSOR = /^(\d{1,15})\.([0-9a-f-]{36})$/;
-const cursorOf = (comment: CommentRow) => `${comment.createdAt.getTime()}.${comment.id}`;
+// A cursor, as the service's cursors are: base64url of a JSON array, here the comment's creation
+// time and id (the list's order). Ours are about 100 characters; longer text is not looked into.
+const CURSOR_TEXT_MAX = 200;
+const cursorOf = (comment: CommentRow) =>
+  Buffer.from(JSON.stringify([comment.createdAt.toISOString(), comment.id])).toString('base64url');
 
 function parseCursor(cursor: string, field: 'after' | 'before'): { at: Date; id: string } {
-  const match = CURSOR.exec(cursor);
-  if (!match || !isUuid(match[2]!)) throw new ValidationError([{ field, message: 'is not a cursor this list gave' }]);
-  return { at: new Date(Number(match[1])), id: match[2]! };
+  const invalid = () => new ValidationError([{ field, message: 'is not a cursor this list gave' }]);
+  if (cursor.length > CURSOR_TEXT_MAX) throw invalid();
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(value) || value.length !== 2) throw invalid();
+  const [at, id] = value as unknown[];
+  const time = typeof at === 'string' ? new Date(at) : null;
+  if (!time || Number.isNaN(time.getTime()) || typeof id !== 'string' || !isUuid(id)) throw invalid();
+  return { at: time, id };
 }
 
 /** Comments after (`gt`) or before (`lt`) a cursor, in (created_at, id) order. */
