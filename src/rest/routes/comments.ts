@@ -28,7 +28,8 @@ export const commentRoutes = [
     operationId: 'listComments',
     tool: { name: 'list_comments', toolsets: ['issues'] },
     summary: "An issue's comments, oldest first",
-    description: 'Any role.',
+    description:
+      'Any role. Each comment names its author (`author_id`) and times; an `updated_at` later than `created_at` means it was edited.',
     tag: TAG,
     operation: ops.listComments,
     params: IssueId,
