@@ -84,6 +84,8 @@ let FOREIGN: string[] = [];
 let acmeHook = '';
 let acmeDelivery = '';
 let globexHook = '';
+/** A comment on a globex issue. */
+let globexComment = '';
 let globexBefore: unknown;
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
@@ -138,6 +140,7 @@ async function globexState() {
       expiresAt: k.expiresAt,
     })),
     invitations: await p.invitation.count({ where: { orgId: globex } }),
+    comments: await p.comment.findMany({ where: { orgId: globex }, orderBy: { id: 'asc' } }),
   };
 }
 
@@ -173,6 +176,15 @@ async function freshIssue(): Promise<{ id: string; key: string }> {
   if (answer.status !== 201) throw new Error(`fixture issue: ${answer.status} ${answer.text}`);
   return answer.json;
 }
+/** A comment written straight into the database (a viewer cannot write one through the API). */
+async function freshComment(authorId: string, issueId = scratchIssue.id, orgId = acme): Promise<string> {
+  const comment = await db().comment.create({
+    data: { orgId, issueId, authorId, body: 'Matrix comment' },
+    select: { id: true },
+  });
+  return comment.id;
+}
+const commentBody = async (id: string) => (await db().comment.findUnique({ where: { id } }))?.body ?? null;
 async function freshKey(userId: string): Promise<string> {
   return (await mintApiKey(db(), { userId, orgId: acme, name: 'matrix fixture' })).key.id;
 }
@@ -295,6 +307,26 @@ const issueReq = {
   }),
 };
 const revokeReq = (id: string): Req => ({ method: 'DELETE', path: `/api/api-keys/${id}` });
+const commentReq = {
+  list: (issue: string) => get(`/api/issues/${issue}/comments`),
+  create: (issue: string): Req => ({
+    method: 'POST',
+    path: `/api/issues/${issue}/comments`,
+    body: { body: 'Written by the matrix' },
+  }),
+  update: (issue: string, id: string): Req => ({
+    method: 'PATCH',
+    path: `/api/issues/${issue}/comments/${id}`,
+    body: { body: 'Edited by the matrix' },
+  }),
+  delete: (issue: string, id: string): Req => ({ method: 'DELETE', path: `/api/issues/${issue}/comments/${id}` }),
+};
+const commentEdited = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
+  expect(await commentBody(id)).toBe(ok ? 'Edited by the matrix' : 'Matrix comment');
+const commentDeleted = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
+  expect(await commentBody(id)).toBe(ok ? null : 'Matrix comment');
+/** Someone else in acme than the caller: whose comment a caller may change only as an owner or admin. */
+const colleagueOf = (caller: Caller) => (actingUser(caller) === uid.mark ? uid.olivia : uid.mark);
 
 // prettier-ignore
 const REST: Row[] = [
@@ -662,6 +694,96 @@ const REST: Row[] = [
     }),
     { missing: () => get(`/api/issues/${MISSING_ID}/history`) },
   ),
+
+  rest('GET /api/issues/:id/comments', 'list', 'own', [401, 200, 200, 200, 200, 200, 200, 200], async () => {
+    // An issue of its own: the scratch issue gathers more comments than a page (oldest first) holds.
+    const issue = await freshIssue();
+    const id = await freshComment(uid.mark, issue.id);
+    return {
+      req: commentReq.list(issue.key),
+      check: (a, _c, ok) => {
+        if (ok) expect(a.json.map((c: { id: string }) => c.id)).toContain(id);
+      },
+    };
+  }),
+  rest(
+    'GET /api/issues/:id/comments',
+    'list',
+    'foreign',
+    [401, 404, 404, 404, 404, 404, 404, 404],
+    () => ({ req: commentReq.list(resIssues[0]!.id) }),
+    { missing: () => commentReq.list(MISSING_ID) },
+  ),
+  rest('POST /api/issues/:id/comments', 'create', 'own', [401, 403, 201, 201, 201, 201, 201, 201], (c) => ({
+    req: commentReq.create(scratchIssue.id),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json).toMatchObject({ issue_id: scratchIssue.id, author_id: actingUser(c) });
+    },
+  })),
+  rest(
+    'POST /api/issues/:id/comments',
+    'create',
+    'foreign',
+    [401, 403, 404, 404, 404, 404, 404, 404],
+    () => ({ req: commentReq.create(resIssues[0]!.key) }),
+    { missing: () => commentReq.create(MISSING_KEY) },
+  ),
+  rest(
+    'PATCH /api/issues/:id/comments/:comment_id',
+    'update',
+    'own',
+    [401, 403, 200, 200, 200, 200, 200, 200],
+    async (c) => {
+      const id = await freshComment(actingUser(c));
+      return { req: commentReq.update(scratchIssue.id, id), check: commentEdited(id) };
+    },
+  ),
+  rest(
+    'PATCH /api/issues/:id/comments/:comment_id',
+    'update',
+    'colleague',
+    [401, 403, 403, 403, 200, 200, 403, 403],
+    async (c) => {
+      const id = await freshComment(colleagueOf(c));
+      return { req: commentReq.update(scratchIssue.id, id), check: commentEdited(id) };
+    },
+  ),
+  rest(
+    'PATCH /api/issues/:id/comments/:comment_id',
+    'update',
+    'foreign',
+    [401, 403, 404, 404, 404, 404, 404, 404],
+    () => ({ req: commentReq.update(resIssues[0]!.id, globexComment) }),
+    { missing: () => commentReq.update(MISSING_ID, MISSING_ID) },
+  ),
+  rest(
+    'DELETE /api/issues/:id/comments/:comment_id',
+    'delete',
+    'own',
+    [401, 403, 204, 204, 204, 204, 204, 204],
+    async (c) => {
+      const id = await freshComment(actingUser(c));
+      return { req: commentReq.delete(scratchIssue.id, id), check: commentDeleted(id) };
+    },
+  ),
+  rest(
+    'DELETE /api/issues/:id/comments/:comment_id',
+    'delete',
+    'colleague',
+    [401, 403, 403, 403, 204, 204, 403, 403],
+    async (c) => {
+      const id = await freshComment(colleagueOf(c));
+      return { req: commentReq.delete(scratchIssue.id, id), check: commentDeleted(id) };
+    },
+  ),
+  rest(
+    'DELETE /api/issues/:id/comments/:comment_id',
+    'delete',
+    'foreign',
+    [401, 403, 404, 404, 404, 404, 404, 404],
+    () => ({ req: commentReq.delete(resIssues[0]!.id, globexComment) }),
+    { missing: () => commentReq.delete(MISSING_ID, MISSING_ID) },
+  ),
 ];
 
 // GraphQL documents.
@@ -697,6 +819,9 @@ const M = {
   revokeApiKey: `mutation($id: ID!) { revokeApiKey(id: $id) { ${result('MutationRevokeApiKeySuccess', '{ id status }')} } }`,
   createOrganization: `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { ${result('MutationCreateOrganizationSuccess', '{ id role organization { id slug } }')} } }`,
   joinOrganization: `mutation($code: String!) { joinOrganization(code: $code) { ${result('MutationJoinOrganizationSuccess', '{ id }')} } }`,
+  createComment: `mutation($issueId: ID!, $input: CreateCommentInput!) { createComment(issueId: $issueId, input: $input) { ${result('MutationCreateCommentSuccess', '{ id issueId authorId }')} } }`,
+  updateComment: `mutation($id: ID!, $input: UpdateCommentInput!) { updateComment(id: $id, input: $input) { ${result('MutationUpdateCommentSuccess', '{ id body }')} } }`,
+  deleteComment: `mutation($id: ID!) { deleteComment(id: $id) { ${result('MutationDeleteCommentSuccess')} } }`,
   createInvitation: `mutation($role: Role!) { createInvitation(role: $role) { ${result('MutationCreateInvitationSuccess', '{ code invitation { id role } }')} } }`,
 };
 const g = {
@@ -712,6 +837,9 @@ const g = {
   updateIssue: (id: string) => gql(M.updateIssue, { id, input: { title: 'Patched by the matrix' } }),
   deleteIssue: (id: string) => gql(M.deleteIssue, { id }),
   revokeApiKey: (id: string) => gql(M.revokeApiKey, { id }),
+  createComment: (issueId: string) => gql(M.createComment, { issueId, input: { body: 'Written by the matrix' } }),
+  updateComment: (id: string) => gql(M.updateComment, { id, input: { body: 'Edited by the matrix' } }),
+  deleteComment: (id: string) => gql(M.deleteComment, { id }),
 };
 const edgeIds = (connection: { edges: { node: { id: string } }[] }) => connection.edges.map((e) => e.node.id);
 
@@ -1028,6 +1156,52 @@ const GRAPHQL: Row[] = [
     const i = await freshIssue();
     return { req: g.deleteIssue(i.key), check: issueDeleted(i.id) };
   }),
+  graph('createComment', 'createComment(issueId)', 'create', 'own', [401, FB, OK, OK, OK, OK, OK, OK], () => ({
+    req: g.createComment(scratchIssue.key),
+  })),
+  graph(
+    'createComment',
+    'createComment(issueId)',
+    'create',
+    'foreign',
+    [401, FB, NF, NF, NF, NF, NF, NF],
+    () => ({ req: g.createComment(resIssues[0]!.id) }),
+    { missing: () => g.createComment(MISSING_ID) },
+  ),
+  graph('updateComment', 'updateComment(id)', 'update', 'own', [401, FB, OK, OK, OK, OK, OK, OK], async (c) => {
+    const id = await freshComment(actingUser(c));
+    return { req: g.updateComment(id), check: commentEdited(id) };
+  }),
+  graph('updateComment', 'updateComment(id)', 'update', 'colleague', [401, FB, FB, FB, OK, OK, FB, FB], async (c) => {
+    const id = await freshComment(colleagueOf(c));
+    return { req: g.updateComment(id), check: commentEdited(id) };
+  }),
+  graph(
+    'updateComment',
+    'updateComment(id)',
+    'update',
+    'foreign',
+    [401, FB, NF, NF, NF, NF, NF, NF],
+    () => ({ req: g.updateComment(globexComment) }),
+    { missing: () => g.updateComment(MISSING_ID) },
+  ),
+  graph('deleteComment', 'deleteComment(id)', 'delete', 'own', [401, FB, OK, OK, OK, OK, OK, OK], async (c) => {
+    const id = await freshComment(actingUser(c));
+    return { req: g.deleteComment(id), check: commentDeleted(id) };
+  }),
+  graph('deleteComment', 'deleteComment(id)', 'delete', 'colleague', [401, FB, FB, FB, OK, OK, FB, FB], async (c) => {
+    const id = await freshComment(colleagueOf(c));
+    return { req: g.deleteComment(id), check: commentDeleted(id) };
+  }),
+  graph(
+    'deleteComment',
+    'deleteComment(id)',
+    'delete',
+    'foreign',
+    [401, FB, NF, NF, NF, NF, NF, NF],
+    () => ({ req: g.deleteComment(globexComment) }),
+    { missing: () => g.deleteComment(MISSING_ID) },
+  ),
   graph(
     'deleteIssue',
     'deleteIssue(id: key)',
@@ -1329,7 +1503,15 @@ beforeAll(async () => {
       },
     })
   ).id;
-  FOREIGN = [res.id, ...resIssues.map((i) => i.id), uid.bella, ...globexKeys.map((k) => k.id), globexHook];
+  globexComment = await freshComment(uid.bella, resIssues[0]!.id, globex);
+  FOREIGN = [
+    res.id,
+    ...resIssues.map((i) => i.id),
+    uid.bella,
+    ...globexKeys.map((k) => k.id),
+    globexHook,
+    globexComment,
+  ];
 
   tick();
   const created = await send('owner', {

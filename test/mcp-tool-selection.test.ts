@@ -19,6 +19,7 @@ const READ_TOOLS = [
   'get_project',
   'list_issues',
   'get_issue',
+  'list_comments',
   'search_people',
   'palette_search',
 ];
@@ -75,6 +76,10 @@ describe.each([false, true])('2026-07-28 era: %s', (modern) => {
       'get_issue',
       'update_issue',
       'delete_issue',
+      'list_comments',
+      'create_comment',
+      'update_comment',
+      'delete_comment',
       'palette_search',
     ]);
     const two = await rpc('tools/list', {}, { modern, headers: { 'x-mcp-toolsets': 'account, people' } });

@@ -62,6 +62,9 @@ describe('tools/list', () => {
     expect(byName.list_issues!.outputSchema).toMatchObject({ type: 'object', required: ['items', 'next_cursor'] });
     expect(byName.get_issue!.outputSchema).toMatchObject({ type: 'object' });
     expect(byName.delete_issue!.outputSchema).toBeUndefined();
+    expect(byName.create_comment!.inputSchema.required).toEqual(['id', 'body']);
+    expect(byName.update_comment!.inputSchema.required).toEqual(['id', 'comment_id']);
+    expect(byName.list_comments!.outputSchema).toMatchObject({ type: 'object', required: ['items', 'next_cursor'] });
     // Every schema is self-contained (no references into the OpenAPI document).
     expect(JSON.stringify(tools)).not.toContain('$ref');
     await client.close();

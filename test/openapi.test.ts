@@ -363,7 +363,7 @@ describe('the document', () => {
     routed.push('post /graphql'); // served by graphql-yoga, beside the router
     const documented = operations().map(({ method, path }) => `${method} ${path}`);
     expect(documented.sort()).toEqual([...new Set(routed)].sort());
-    expect(documented.length).toBe(33);
+    expect(documented.length).toBe(37);
   });
 
   test('every operation has an id, a summary, responses, security and declared path parameters', () => {
@@ -990,6 +990,66 @@ describe('real responses match the document', () => {
     expectStrict('get', '/issues/{id}/history', 200, own);
     expect(Array.isArray(history)).toBe(true);
     await conforms(await send('GET', '/issues/WEB-9999/history', pat('mark')), 'get', '/issues/{id}/history', 404);
+  });
+
+  test('comments: list, create, edit, delete, a success and an error each', async () => {
+    const issue = await conforms(
+      await send('POST', '/issues', pat('mark'), { project_id: t.org('acme').projects[0]!.id, title: 'Has comments' }),
+      'post',
+      '/issues',
+      201,
+    );
+    const path = '/issues/{id}/comments';
+    const item = '/issues/{id}/comments/{comment_id}';
+    const created = await conforms(
+      await send('POST', `/issues/${issue.key}/comments`, pat('mark'), { body: 'Looks good' }),
+      'post',
+      path,
+      201,
+    );
+    expectStrict('post', path, 201, created);
+    await conforms(await send('POST', `/issues/${issue.id}/comments`, pat('victor'), { body: 'x' }), 'post', path, 403);
+    await conforms(await send('POST', `/issues/${issue.id}/comments`, pat('mark'), { body: '' }), 'post', path, 400);
+    const page = await conforms(
+      await send('GET', `/issues/${issue.id}/comments?limit=1`, pat('victor')),
+      'get',
+      path,
+      200,
+    );
+    expectStrict('get', path, 200, page);
+    await conforms(await send('GET', '/issues/WEB-9999/comments', pat('victor')), 'get', path, 404);
+    await conforms(await send('GET', `/issues/${issue.id}/comments?limit=0`, pat('victor')), 'get', path, 400);
+    const edited = await conforms(
+      await send('PATCH', `/issues/${issue.id}/comments/${created.id}`, pat('mark'), { body: 'Looks great' }),
+      'patch',
+      item,
+      200,
+    );
+    expectStrict('patch', item, 200, edited);
+    await conforms(
+      await send('PATCH', `/issues/${issue.id}/comments/${created.id}`, pat('maya'), { body: 'Mine now' }),
+      'patch',
+      item,
+      403,
+    );
+    await conforms(
+      await send('PATCH', `/issues/${issue.id}/comments/${created.id}`, pat('mark'), { body: 7 }),
+      'patch',
+      item,
+      400,
+    );
+    await conforms(
+      await send('DELETE', `/issues/${issue.id}/comments/${created.id}`, pat('mark')),
+      'delete',
+      item,
+      204,
+    );
+    await conforms(
+      await send('DELETE', `/issues/${issue.id}/comments/${created.id}`, pat('mark')),
+      'delete',
+      item,
+      404,
+    );
   });
 
   test('api-keys: list, create (session and OAuth; never a key), revoke', async () => {

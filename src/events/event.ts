@@ -1,4 +1,4 @@
-/** An event: one change to an issue or a project, as history keeps it and webhooks send it. */
+/** An event: one change to an issue, a project or an issue's comment, as history keeps it and webhooks send it. */
 
 export const EVENT_TYPES = [
   'issue.created',
@@ -7,6 +7,9 @@ export const EVENT_TYPES = [
   'project.created',
   'project.updated',
   'project.deleted',
+  'comment.created',
+  'comment.updated',
+  'comment.deleted',
 ] as const;
 type EventType = (typeof EVENT_TYPES)[number];
 
@@ -25,6 +28,7 @@ export interface FieldChange {
 /** A change a write makes, as the operation describes it. */
 export interface Change {
   type: EventType;
+  /** The issue or project; for a comment, its issue (whose history and live updates tell of it). */
   subjectId: string;
   /** The issue's project; for a project, itself. */
   projectId: string;

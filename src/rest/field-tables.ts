@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Representation } from '../schema/core/representation.js';
+import { CommentJson } from '../schema/comments/representation.js';
 import { ApiKeyJson } from '../schema/keys/representation.js';
 import { IssueJson } from '../schema/issues/representation.js';
 import { OrganizationJson } from '../schema/organizations/representation.js';
@@ -9,6 +10,7 @@ import { ProjectJson } from '../schema/projects/representation.js';
 /** The resources whose fields docs/api.md lists (`npm run docs:tables`). */
 const DOCUMENTED: Representation<never>[] = [
   IssueJson,
+  CommentJson,
   ProjectJson,
   UserJson,
   ApiKeyJson,

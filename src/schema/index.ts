@@ -8,6 +8,7 @@ import './projects/project.js';
 import './issues/issue.js';
 import './issues/aggregates-type.js';
 import './issues/history.js';
+import './comments/comment.js';
 import './webhooks/webhook.js';
 import './core/node-query.js';
 import './keys/api-key.js';

@@ -6,6 +6,7 @@ import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issue
 import { flashCookie } from './flash.js';
 import { createInput, editForm, ISSUE_PAGE, newIssueForm, sentFields } from './issue-fields.js';
 import { issueActivity } from './issue-activity.js';
+import { issueComments } from './issue-comments.js';
 import { renderMarkdown } from './markdown.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
 import { safeNextPath } from './next-path.js';
@@ -128,7 +129,7 @@ export async function createIssuePage(request: PageRequest, ctx: Context): Promi
   }
 }
 
-async function issueOf(p: OrgPage, key: string | undefined): Promise<IssueView | null> {
+export async function issueOf(p: OrgPage, key: string | undefined): Promise<IssueView | null> {
   try {
     return IssueJson.present(
       (await getIssue.call(p.ctx, { id: key ?? '' }, { select: IssueJson.select })) as never,
@@ -139,22 +140,27 @@ async function issueOf(p: OrgPage, key: string | undefined): Promise<IssueView |
   }
 }
 
-const issueNotFound = (p: OrgPage) =>
+export const issueNotFound = (p: OrgPage) =>
   notFoundPage(p.shell, 'Issue not found', 'It does not exist in this organization, or it was deleted.');
 
 /** What the page shows of a failed write: the edit form's or a property's errors, by field. */
-type IssuePageState = {
+export type IssuePageState = {
   form?: Record<string, string>;
   failure?: FormFailure;
-  failed?: 'edit' | 'properties';
+  /** `comment`: the new comment's form; a comment id: that comment's edit form. */
+  failed?: 'edit' | 'properties' | 'comment' | { comment: string };
   activityAfter?: string | null;
+  commentsAfter?: string | null;
 };
 
-async function issuePage(p: OrgPage, issue: IssueView, state: IssuePageState = {}): Promise<Response> {
+export async function issuePage(p: OrgPage, issue: IssueView, state: IssuePageState = {}): Promise<Response> {
   const { failure } = state;
   const [projects, members] = await Promise.all([projectsOf(p), membersOf(p)]);
   const names = namesOf(members);
   const activity = await issueActivity(p, issue.id, names, state.activityAfter ?? null);
+  const comments = await issueComments(p, issue.id, names, state.commentsAfter ?? null);
+  const commentFailed =
+    typeof state.failed === 'object' ? state.failed.comment : state.failed === 'comment' ? '' : null;
   const editFailed = state.failed === 'edit';
   const shown = issue as Record<string, unknown>;
   const body = shown[ISSUE_PAGE.body.name] as string | null;
@@ -168,6 +174,14 @@ async function issuePage(p: OrgPage, issue: IssueView, state: IssuePageState = {
       bodyHtml: body ? renderMarkdown(body) : null,
       activity,
       activityAfter: state.activityAfter ?? null,
+      comments,
+      commentsAfter: state.commentsAfter ?? null,
+      // The comment form that failed ('' for the new comment's), its text and its errors.
+      comment: {
+        failed: commentFailed,
+        body: commentFailed !== null ? (state.form?.body ?? '') : '',
+        error: commentFailed !== null ? (failure?.errors.body ?? failure?.formError ?? null) : null,
+      },
       project: projects.find((project) => project.id === issue.project_id),
       projects,
       members,
@@ -190,8 +204,10 @@ export async function showIssue(request: PageRequest, ctx: Context): Promise<Res
   const p = await orgPage(request, ctx);
   if (p instanceof Response) return p;
   const issue = await issueOf(p, request.params?.key);
-  const activityAfter = new URL(request.url).searchParams.get('activity_after');
-  return issue ? issuePage(p, issue, { activityAfter }) : issueNotFound(p);
+  const query = new URL(request.url).searchParams;
+  const activityAfter = query.get('activity_after');
+  const commentsAfter = query.get('comments_after');
+  return issue ? issuePage(p, issue, { activityAfter, commentsAfter }) : issueNotFound(p);
 }
 
 /** POST /orgs/:slug/issues/:key: the edit form (the heading and the body; the sidebar sets the rest, and the fields it sends). */

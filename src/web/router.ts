@@ -12,6 +12,7 @@ import { clearedFlashCookie, readFlash } from './flash.js';
 import { savePassword, saveProfile, showAccount, signOutAll } from './account.js';
 import { showDashboard } from './dashboard.js';
 import { confirmRevoke, createKey, revokeKey, showIntegrations } from './integrations.js';
+import { addComment, deleteCommentPage, editComment } from './issue-comment-forms.js';
 import {
   confirmDeleteIssue,
   createIssuePage,
@@ -138,6 +139,9 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
     .post('/orgs/:slug/issues/:key/properties', route(setIssueProperties))
     .get('/orgs/:slug/issues/:key/delete', route(confirmDeleteIssue))
     .post('/orgs/:slug/issues/:key/delete', route(deleteIssuePage))
+    .post('/orgs/:slug/issues/:key/comments', route(addComment))
+    .post('/orgs/:slug/issues/:key/comments/:id', route(editComment))
+    .post('/orgs/:slug/issues/:key/comments/:id/delete', route(deleteCommentPage))
     .get('/orgs/:slug/team', route(showTeam))
     .post('/orgs/:slug/team/members/:id/role', route(changeRolePage))
     .post('/orgs/:slug/team/members/:id/remove', route(removeMemberPage))

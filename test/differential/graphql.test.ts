@@ -282,6 +282,30 @@ function steps(ids: Record<string, string>): Step[] {
   q('globex', deleteWebhook, { id: '<webhook-globex>' });
   q('owner', `{ webhooks { description events enabled } }`);
 
+  // Comments: written by role, read through Issue.comments (oldest first), edited and deleted
+  // by their author or an admin; `<comment>` names the last one created.
+  const FORBIDDEN = '... on ForbiddenError { code }';
+  const COMMENT = 'id issueId authorId body author { username }';
+  const createComment = `mutation($issueId: ID!, $input: CreateCommentInput!) { ${result('createComment(issueId: $issueId, input: $input)', 'MutationCreateCommentSuccess', COMMENT, VALIDATION, NOT_FOUND)} }`;
+  for (const caller of CALLERS) q(caller, createComment, { issueId: 'WEB-2', input: { body: `GraphQL ${caller}` } });
+  q('member', createComment, { issueId: 'WEB-2', input: { body: '  ' } });
+  q('member', createComment, { issueId: 'RES-1', input: { body: 'Other org' } });
+  q('member', createComment, { issueId: 'WEB-2', input: { body: 'Mine' } });
+  q(
+    'viewer',
+    `{ issue(id: "WEB-2") { comments(first: 2) { edges { node { body author { name } } } pageInfo { hasNextPage } } } }`,
+  );
+  q('globex', `{ issue(id: "WEB-2") { comments { edges { node { body } } } } }`);
+  const updateComment = `mutation($id: ID!, $input: UpdateCommentInput!) { ${result('updateComment(id: $id, input: $input)', 'MutationUpdateCommentSuccess', COMMENT, VALIDATION, NOT_FOUND, FORBIDDEN)} }`;
+  q('manager', updateComment, { id: '<comment>', input: { body: 'Not yours' } });
+  q('member', updateComment, { id: '<comment>', input: { body: 'Changed' } });
+  q('admin', updateComment, { id: '<comment>', input: { body: 'Moderated' } });
+  q('globex', updateComment, { id: '<comment>', input: { body: 'Theirs' } });
+  const deleteComment = `mutation($id: ID!) { ${result('deleteComment(id: $id)', 'MutationDeleteCommentSuccess', '', NOT_FOUND, FORBIDDEN)} }`;
+  q('viewer', deleteComment, { id: '<comment>' });
+  q('member', deleteComment, { id: '<comment>' });
+  q('member', deleteComment, { id: '<comment>' });
+
   // The protocol: documents that do not parse or validate, limits, operations, variables.
   q('member', '{ me { id }');
   q('member', '{ nope }');
@@ -351,6 +375,7 @@ async function run(world: World): Promise<Recorded[]> {
     'webhook-admin': '',
     'webhook-globex': '',
     delivery: '',
+    comment: '',
   };
   for (const step of steps(world.ids)) {
     const body =
@@ -383,6 +408,7 @@ async function run(world: World): Promise<Recorded[]> {
     if (made('createInvitation')) last.invite = made('createInvitation')!.code as string;
     if (made('createWebhook')) last[`webhook-${step.caller}`] = (made('createWebhook')!.webhook as { id: string }).id;
     if (made('pingWebhook')) last.delivery = made('pingWebhook')!.id as string;
+    if (made('createComment')?.id && step.caller === 'member') last.comment = made('createComment')!.id as string;
   }
   return out;
 }

@@ -115,6 +115,13 @@ function steps(ids: Record<string, string>): Step[] {
   add('manager', tool('delete_project', { id: 'AGT', force: true }));
   add('manager', tool('delete_project', { id: 'AGT' }));
   add('member', tool('list_issues', { sort: 'created_at', limit: 5 }));
+  for (const caller of ['member', 'viewer', 'oauthRead', 'globex'] as Caller[])
+    add(caller, tool('create_comment', { id: 'WEB-2', body: `MCP comment by ${caller}` }));
+  add('member', tool('create_comment', { id: 'WEB-2', body: '', author_id: ids.olivia }));
+  add('viewer', tool('list_comments', { id: 'WEB-2', limit: 2 }));
+  add('globex', tool('list_comments', { id: 'WEB-2' }));
+  add('member', tool('update_comment', { id: 'WEB-2', comment_id: 'not-a-uuid', body: 'x' }));
+  add('member', tool('delete_comment', { id: 'RES-1', comment_id: ids.web1 }));
 
   // Batches (protocol 2025-03-26), and the same batch in a protocol without them.
   const batch = [

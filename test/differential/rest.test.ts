@@ -3,7 +3,8 @@ import { CALLERS, describeCorpus, send, type Caller, type Recorded, type World }
 /**
  * The REST corpus: a few hundred requests (every route, every caller kind, errors, filters,
  * cursors) in a fixed order. A step's path `<next>` follows the previous answer's Link,
- * `<new-key>` names the last key created, and `<invite>` in a body the last invite code.
+ * `<new-key>` names the last key created, `<new-comment>` the member's last comment, and
+ * `<invite>` in a body the last invite code.
  */
 
 interface Step {
@@ -185,6 +186,35 @@ function steps(ids: Record<string, string>): Step[] {
   add('anonymous', 'GET', '/api/me', undefined, { authorization: 'Basic abc' });
   add('anonymous', 'GET', '/api/me', undefined, { authorization: 'Bearer a', 'x-auth-token': 'b' });
   for (const caller of CALLERS) add(caller, 'GET', '/api/me');
+
+  // Comments: every caller writes and reads; the author, a manager and an admin edit and delete;
+  // `<new-comment>` names the member's last comment.
+  for (const caller of CALLERS) add(caller, 'POST', '/api/issues/WEB-2/comments', { body: `Comment by ${caller}` });
+  add('member', 'POST', '/api/issues/web-2/comments', { body: '**Markdown** <b>kept as text</b>' });
+  add('member', 'POST', '/api/issues/WEB-2/comments', { body: '   ' });
+  add('member', 'POST', '/api/issues/WEB-2/comments', { body: 'x'.repeat(10_001) });
+  add('member', 'POST', '/api/issues/WEB-2/comments', { body: 7, author_id: ids.olivia });
+  add('member', 'POST', '/api/issues/WEB-2/comments', {});
+  add('member', 'POST', '/api/issues/RES-1/comments', { body: 'Other org' });
+  add('member', 'POST', '/api/issues/nonsense/comments', { body: 'Nowhere' });
+  for (const caller of CALLERS) add(caller, 'GET', '/api/issues/WEB-2/comments?limit=3');
+  for (let n = 0; n < 3; n++) add('viewer', 'GET', '<next>');
+  add('viewer', 'GET', '/api/issues/WEB-2/comments?limit=0');
+  add('viewer', 'GET', '/api/issues/WEB-2/comments?cursor=garbage');
+  add('viewer', 'GET', '/api/issues/RES-1/comments');
+  add('member', 'POST', '/api/issues/WEB-2/comments', { body: 'Mine to change' });
+  add('manager', 'PATCH', '/api/issues/WEB-2/comments/<new-comment>', { body: 'Not yours' });
+  add('member', 'PATCH', '/api/issues/WEB-2/comments/<new-comment>', { body: 'Changed' });
+  add('member', 'PATCH', '/api/issues/WEB-2/comments/<new-comment>', { body: '' });
+  add('member', 'PATCH', '/api/issues/WEB-3/comments/<new-comment>', { body: 'Wrong issue' });
+  add('admin', 'PATCH', '/api/issues/WEB-2/comments/<new-comment>', { body: 'Moderated' });
+  add('member', 'PATCH', '/api/issues/WEB-2/comments/not-a-uuid', { body: 'x' });
+  add('viewer', 'DELETE', '/api/issues/WEB-2/comments/<new-comment>');
+  add('manager', 'DELETE', '/api/issues/WEB-2/comments/<new-comment>');
+  add('member', 'DELETE', '/api/issues/WEB-2/comments/<new-comment>');
+  add('member', 'DELETE', '/api/issues/WEB-2/comments/<new-comment>');
+  add('globex', 'GET', '/api/issues/WEB-2/comments');
+  add('viewer', 'GET', '/api/issues/WEB-2/history?limit=3');
   return all;
 }
 
@@ -193,8 +223,11 @@ async function run(world: World): Promise<Recorded[]> {
   let next = '';
   let newKey = '';
   let invite = '';
+  let newComment = '';
   for (const step of steps(world.ids)) {
-    const path = (step.path === '<next>' ? next : step.path).replace('<new-key>', newKey);
+    const path = (step.path === '<next>' ? next : step.path)
+      .replace('<new-key>', newKey)
+      .replace('<new-comment>', newComment);
     const body =
       step.body && typeof step.body === 'object'
         ? JSON.parse(JSON.stringify(step.body).replace('<invite>', invite))
@@ -204,6 +237,8 @@ async function run(world: World): Promise<Recorded[]> {
     if (link) next = /<([^>]+)>/.exec(link)![1]!;
     if (step.method === 'POST' && path === '/api/api-keys' && response.status === 201)
       newKey = (parsed as { id: string }).id;
+    if (step.caller === 'member' && path.endsWith('/comments') && response.status === 201)
+      newComment = (parsed as { id: string }).id;
     if (path === '/api/invitations' && response.status === 201)
       invite = (parsed as { invite_code: string }).invite_code;
     out.push(recorded);

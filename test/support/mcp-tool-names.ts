@@ -16,6 +16,10 @@ export const TOOL_NAMES = [
   'get_issue',
   'update_issue',
   'delete_issue',
+  'list_comments',
+  'create_comment',
+  'update_comment',
+  'delete_comment',
   'search_people',
   'palette_search',
 ];

@@ -1,6 +1,7 @@
 import { openApiDocument } from '../openapi.js';
 import type { Route } from '../route.js';
 import { apiKeyRoutes } from './api-keys.js';
+import { commentRoutes } from './comments.js';
 import { issueRoutes } from './issues.js';
 import { meRoutes } from './me.js';
 import { openApiRoute } from './openapi.js';
@@ -14,6 +15,7 @@ export const ROUTES: readonly Route[] = [
   ...meRoutes,
   ...projectRoutes,
   ...issueRoutes,
+  ...commentRoutes,
   ...apiKeyRoutes,
   ...orgRoutes,
   ...searchRoutes,

@@ -24,7 +24,21 @@ const HistoryEventJson = representation<HistoryEntry>(
   'One change of an issue: what, who, through what, when.',
   {
     id: column('id', z.uuid().meta({ description: 'The event id (the `id` of its webhook payload).' })),
-    type: column('type', z.enum(['issue.created', 'issue.updated', 'issue.deleted'])),
+    type: column(
+      'type',
+      z
+        .enum([
+          'issue.created',
+          'issue.updated',
+          'issue.deleted',
+          'comment.created',
+          'comment.updated',
+          'comment.deleted',
+        ])
+        .meta({
+          description: "The issue's own events, and those of its comments (whose changes lead with `comment_id`).",
+        }),
+    ),
     actor_id: column(
       'actorId',
       z.uuid().nullable().meta({ description: 'The user who made the change; null: the operator CLI.' }),

@@ -35,13 +35,18 @@ const watchChanges = defineOperation({
     if (projectId && !(await ctx.prisma.project.findFirst({ where: { id: projectId, orgId }, select: { id: true } })))
       throw new NotFoundError('project');
     const stream = ctx.liveUpdates.open(credentialSubject(ctx), orgId, {
-      accept: (event) => event.type.startsWith(`${subject}.`) && (!projectId || event.projectId === projectId),
+      accept: (event) => ofSubject(event, subject) && (!projectId || event.projectId === projectId),
       check: () => stillAllowed(ctx, orgId),
     });
     if ('scope' in stream) throw new TooManyStreamsError(stream.scope, stream.limit);
     return stream;
   },
 });
+
+/** An issue's subscribers hear its comments' events too (their subject is the issue: src/schema/comments/events.ts). */
+const isCommentEvent = (event: LiveEvent) => event.type.startsWith('comment.');
+const ofSubject = (event: LiveEvent, subject: 'issue' | 'project') =>
+  event.type.startsWith(`${subject}.`) || (subject === 'issue' && isCommentEvent(event));
 
 /** Authenticates the subscriber again; the fresh principal (its current role) reads the changed object. */
 async function stillAllowed(ctx: Context, orgId: string): Promise<void> {
@@ -67,7 +72,11 @@ const ChangeKind = builder.enumType('ChangeKind', {
 /** An event names at most the fields of its object (an issue has fewer than this many). */
 const CHANGED_FIELDS_MAX = 20;
 
-const kindOf = (event: LiveEvent) => event.type.slice(event.type.indexOf('.') + 1) as 'created' | 'updated' | 'deleted';
+// A comment added, edited or deleted changes its issue's `comments`.
+const kindOf = (event: LiveEvent) =>
+  isCommentEvent(event)
+    ? 'updated'
+    : (event.type.slice(event.type.indexOf('.') + 1) as 'created' | 'updated' | 'deleted');
 
 /** The fields every change has beside its object: what happened's details. */
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
@@ -75,7 +84,7 @@ const changeFields = (t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Live
   fields: t.stringList({
     description: 'The fields that changed (every field set, for a creation).',
     complexity: fixedList(CHANGED_FIELDS_MAX),
-    resolve: (event) => event.fields,
+    resolve: (event) => (isCommentEvent(event) ? ['comments'] : event.fields),
   }),
   changedAt: t.field({
     type: 'DateTime',
@@ -85,7 +94,8 @@ const changeFields = (t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Live
 });
 
 const IssueChange = builder.objectRef<LiveEvent>('IssueChange').implement({
-  description: 'An issue of the organization was created, changed or deleted.',
+  description:
+    'An issue of the organization was created, changed or deleted; a comment added, edited or deleted on it is an UPDATED change of its `comments`.',
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, description: 'What happened.', resolve: kindOf }),
     issueId: t.id({ description: 'The issue.', resolve: (event) => event.subjectId }),

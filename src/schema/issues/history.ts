@@ -10,7 +10,8 @@ const FieldChangeRef = builder.objectRef<FieldChange>('IssueFieldChange').implem
     'One field an event changed. Values are JSON text of the field (null: none, or not there before / after).',
   fields: (t) => ({
     field: t.exposeString('field', {
-      description: 'As the Issue type names it (title, status, priority, description, assigneeId).',
+      description:
+        "As the Issue type names it (title, status, priority, description, assigneeId); a comment's events: commentId and body.",
     }),
     old: t.string({
       nullable: true,
@@ -31,7 +32,10 @@ const IssueEventRef = builder.objectRef<HistoryEntry>('IssueEvent').implement({
   description: 'A change of an issue: what, who, through what, when.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The event id: the webhook-id of the webhook message it sent.' }),
-    type: t.exposeString('type', { description: 'issue.created, issue.updated or issue.deleted.' }),
+    type: t.exposeString('type', {
+      description:
+        'issue.created, issue.updated or issue.deleted; comment.created, comment.updated or comment.deleted for its comments (their changes lead with commentId).',
+    }),
     actorId: t.id({ nullable: true, description: 'The user; null for the operator CLI.', resolve: (e) => e.actorId }),
     via: t.exposeString('via', { description: 'pat, oauth, session or cli.' }),
     viaId: t.id({
