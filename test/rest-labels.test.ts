@@ -193,7 +193,7 @@ describe('the labels of an issue', () => {
   });
 
   test(`an issue carries at most ${ISSUE_LABELS_MAX} labels: the change that would pass it is refused whole`, async () => {
-    const labels = [];
+    const labels: { id: string; name: string; color: string }[] = [];
     for (let i = 0; i < ISSUE_LABELS_MAX + 1; i++) labels.push(await newLabel());
     const issue = await newIssue();
     const first = labels.slice(0, ISSUE_LABELS_MAX).map((l) => l.id);
@@ -206,7 +206,7 @@ describe('the labels of an issue', () => {
         body: { labels: [labels[ISSUE_LABELS_MAX]!.id] },
       }),
       409,
-      'label_limit_reached',
+      'conflict',
     );
     expect(refused.detail).toContain(`at most ${ISSUE_LABELS_MAX}`);
     expect(await labelsOf(issue.id)).toHaveLength(ISSUE_LABELS_MAX);
@@ -238,11 +238,11 @@ describe('the labels of an issue', () => {
     await prisma.$transaction((tx) => changeIssueLabels(tx, orgId, [one.id, two.id], { remove: [x.id] }));
     expect((await labelsOf(two.id)).map((l) => l.name)).toEqual([y.name]);
 
-    const many = [];
+    const many: string[] = [];
     for (let i = 0; i < ISSUE_LABELS_MAX; i++) many.push((await newLabel()).id);
     await expect(
       prisma.$transaction((tx) => changeIssueLabels(tx, orgId, [one.id, two.id], { add: many })),
-    ).rejects.toMatchObject({ code: 'LABEL_LIMIT_REACHED' });
+    ).rejects.toMatchObject({ code: 'CONFLICT', extensions: { limit: ISSUE_LABELS_MAX } });
     expect((await labelsOf(one.id)).map((l) => l.name)).toEqual([y.name]);
     // Another organization's issue is not found, and nothing changes.
     const globexOrg = t.org('globex').id;

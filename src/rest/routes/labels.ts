@@ -72,7 +72,7 @@ export const labelRoutes = [
       examples: { created: LABEL_EXAMPLE },
     },
     errors: {
-      409: `Another label has that name, whatever the case (\`conflict\`), or the organization has ${ops.LABELS_PER_ORG_MAX} labels (\`label_limit_reached\`).`,
+      409: `Another label has that name, whatever the case, or the organization has ${ops.LABELS_PER_ORG_MAX} labels.`,
     },
     async handle(ctx, { body }) {
       const label = await ops.createLabel.run(ctx, ops.createLabel.parse(camelKeys(body)), {
@@ -162,7 +162,7 @@ export const labelRoutes = [
     },
     errors: {
       404: 'No such issue in this organization.',
-      409: `The issue would carry more than ${ISSUE_LABELS_MAX} labels (\`label_limit_reached\`).`,
+      409: `The issue would carry more than ${ISSUE_LABELS_MAX} labels.`,
     },
     async handle(ctx, { params, body }) {
       const input = ops.addIssueLabels.parse({ ...camelKeys(body), id: params.id });

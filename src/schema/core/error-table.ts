@@ -112,11 +112,6 @@ export const ERROR_TABLE = {
   },
   KEY_LIMIT_REACHED: { status: 409, surface: 'problem', when: 'The most active API keys a user may have.' },
   WEBHOOK_LIMIT_REACHED: { status: 409, surface: 'problem', when: 'The most webhooks an organization may have.' },
-  LABEL_LIMIT_REACHED: {
-    status: 409,
-    surface: 'problem',
-    when: 'The most labels an organization may have, or an issue may carry.',
-  },
   INVITATION_LIMIT_REACHED: {
     status: 409,
     surface: 'problem',

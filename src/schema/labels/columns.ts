@@ -15,7 +15,7 @@ import { storableString } from '../core/text.js';
  */
 
 export const LABEL_NAME_MAX = 50;
-export const LABEL_DESCRIPTION_MAX = 200;
+const LABEL_DESCRIPTION_MAX = 200;
 /** `#rrggbb`; any case is taken, lowercase is stored. */
 const COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/;
 

@@ -59,7 +59,7 @@ export interface IssueLabelsChanged {
  * the same additions and removals on each (an addition wins over a removal of the same label).
  * It locks the issues (FOR UPDATE; a caller that already holds the locks loses nothing), so
  * concurrent changes of one issue take turns and the bound holds: an issue that would carry
- * more than ISSUE_LABELS_MAX labels fails the whole change (ConflictError LABEL_LIMIT_REACHED),
+ * more than ISSUE_LABELS_MAX labels fails the whole change (ConflictError, code CONFLICT with the `limit`),
  * as does an issue or a label that is not the organization's (NotFoundError). Issues whose labels
  * changed get a new updated_at. Events are the caller's: issueChange (src/events/subjects.ts)
  * records the labels' change from snapshots that hold them.
@@ -112,7 +112,7 @@ export async function changeIssueLabels(
     if (after.size > ISSUE_LABELS_MAX) {
       throw new ConflictError(
         `An issue carries at most ${ISSUE_LABELS_MAX} labels; this change would give one ${after.size}. Remove some first.`,
-        'LABEL_LIMIT_REACHED',
+        'CONFLICT',
         { limit: ISSUE_LABELS_MAX },
       );
     }

@@ -7,7 +7,7 @@ import { LABEL_COLUMNS, LABEL_FIELD_NAMES, LABEL_TABLE } from './columns.js';
 import { ISSUE_LABELS_MAX, ISSUE_LABELS_SELECT } from './issue-labels.js';
 import * as ops from './operations.js';
 
-export const LabelRef = builder.prismaObject('Label', {
+const LabelRef = builder.prismaObject('Label', {
   description: 'A label of the organization, which its issues carry (at most 20 each).',
   // Its id, name and color come with every row: what an issue shows of its labels.
   select: LABEL_COLUMNS,

@@ -76,7 +76,7 @@ export const createLabel = defineOperation({
   name: 'createLabel',
   description:
     'Creates a label of the organization (its name unique whatever the case). ' +
-    `At most ${LABELS_PER_ORG_MAX} per organization (else LABEL_LIMIT_REACHED). Needs the role manager or above.`,
+    `At most ${LABELS_PER_ORG_MAX} per organization (else CONFLICT). Needs the role manager or above.`,
   kind: 'write',
   access: managers,
   input: z.strictObject(createShape(LABEL_TABLE)),
@@ -90,7 +90,7 @@ export const createLabel = defineOperation({
           if ((await tx.label.count({ where: { orgId } })) >= LABELS_PER_ORG_MAX) {
             throw new ConflictError(
               `This organization already has ${LABELS_PER_ORG_MAX} labels, the most it may have. Delete one first.`,
-              'LABEL_LIMIT_REACHED',
+              'CONFLICT',
               { limit: LABELS_PER_ORG_MAX },
             );
           }
@@ -168,7 +168,7 @@ export const addIssueLabels = defineOperation({
   name: 'addIssueLabels',
   description:
     'Adds labels (ids or names) to an issue; those it carries stay. ' +
-    'An issue carries at most 20 labels (else LABEL_LIMIT_REACHED). Needs the role member or above.',
+    'An issue carries at most 20 labels (else CONFLICT). Needs the role member or above.',
   kind: 'write',
   access: { role: 'member' },
   input: z.strictObject({ id: issueId.meta({ description: describeIssue }), labels: labelRefs }),
