@@ -59,9 +59,7 @@ export async function labelIdsOf(db: Db, orgId: string, refs: readonly string[],
   }
   // Ids and name keys are both lowercase.
   const errors = refs.flatMap((ref, i) =>
-    byRef.has(nameKeyOf(ref))
-      ? []
-      : [{ field: `${field}.${i}`, message: "names no label of this organization" }],
+    byRef.has(nameKeyOf(ref)) ? [] : [{ field: `${field}.${i}`, message: 'names no label of this organization' }],
   );
   if (errors.length) throw new ValidationError(errors);
   return [...new Set(refs.map((ref) => byRef.get(nameKeyOf(ref))!))];
