@@ -2,6 +2,7 @@ import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import { IssueJson, type IssueJsonShape } from '../schema/issues/representation.js';
 import { ISSUE_FILTER_PARAMETERS } from '../schema/issues/filter.js';
+import { labelsOf } from './labels.js';
 import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issues/operations.js';
 import { flashCookie } from './flash.js';
 import { createInput, editForm, ISSUE_PAGE, newIssueForm, sentFields } from './issue-fields.js';
@@ -72,7 +73,12 @@ async function listPage(
   form = newIssueForm(url.searchParams.get('project_id') ?? ''),
   failure?: FormFailure,
 ): Promise<Response> {
-  const [data, projects, members] = await Promise.all([issueListData(p, url), projectsOf(p), membersOf(p)]);
+  const [data, projects, members, labels] = await Promise.all([
+    issueListData(p, url),
+    projectsOf(p),
+    membersOf(p),
+    labelsOf(p),
+  ]);
   const q = url.searchParams;
   const first = new URL(url);
   first.searchParams.delete('cursor');
@@ -93,6 +99,7 @@ async function listPage(
       },
       projects,
       members,
+      labels,
       names: namesOf(members),
       workflow: WORKFLOW,
       issueFields: ISSUE_PAGE,
@@ -152,7 +159,7 @@ type IssuePageState = {
 
 async function issuePage(p: OrgPage, issue: IssueView, state: IssuePageState = {}): Promise<Response> {
   const { failure } = state;
-  const [projects, members] = await Promise.all([projectsOf(p), membersOf(p)]);
+  const [projects, members, labels] = await Promise.all([projectsOf(p), membersOf(p), labelsOf(p)]);
   const names = namesOf(members);
   const activity = await issueActivity(p, issue.id, names, state.activityAfter ?? null);
   const editFailed = state.failed === 'edit';
@@ -171,6 +178,7 @@ async function issuePage(p: OrgPage, issue: IssueView, state: IssuePageState = {
       project: projects.find((project) => project.id === issue.project_id),
       projects,
       members,
+      labels,
       names,
       issueFields: ISSUE_PAGE,
       form: editFailed && state.form ? state.form : editForm(issue),

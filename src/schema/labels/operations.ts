@@ -11,7 +11,7 @@ import { issueIdOf } from '../issues/lookup.js';
 import { activeOrgId } from '../people/viewer.js';
 import type { Context } from '../../context.js';
 import { LABEL_TABLE, nameKeyOf } from './columns.js';
-import { changeIssueLabels, issueLabelsCovered, type IssueLabelChange } from './issue-labels.js';
+import { changeIssueLabels, type IssueLabelChange } from './issue-labels.js';
 import { labelIdOf, labelIdsOf, labelRef, labelRefs, labelWhere } from './lookup.js';
 
 /** The most labels an organization has: its whole list is one answer. */
@@ -157,8 +157,7 @@ async function changeOneIssue(
     return { result: after, changes: [issueChange('issue.updated', before, after)] };
   });
   // The snapshot answers a selection of its columns and its labels; anything else is read.
-  const { labels, ...others } = query.select ?? {};
-  if (query.select && issueLabelsCovered(labels) && selectionCovered(others, result)) return result;
+  if (selectionCovered(query.select, result)) return result;
   return ctx.prisma.issue.findUniqueOrThrow({ ...nonEmpty(query), where: { id } });
 }
 
