@@ -90,6 +90,8 @@ async function listPage(
       section: 'Issues',
       ...data,
       firstPage: q.has('cursor') ? `${first.pathname}${first.search}` : null,
+      // Any filter of the list, every one the REST list takes: an empty page then means none matches.
+      filtered: q.has('project_id') || ISSUE_FILTER_PARAMETERS.some(({ name }) => q.getAll(name).some(Boolean)),
       query: {
         ...filterControls(q),
         project_id: q.get('project_id') ?? '',
