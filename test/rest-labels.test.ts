@@ -262,8 +262,11 @@ describe('the label filter', () => {
     await t.call('PUT', `/api/issues/${onlyBlue.id}/labels`, { token: member, body: { labels: [blue.id] } });
     await t.call('PUT', `/api/issues/${onlyGreen.id}/labels`, { token: member, body: { labels: [green.id] } });
 
+    const before = t.app.db.queries.count;
     const rest = await t.call('GET', `/api/issues?label=${red.name.toUpperCase()},${blue.name}`, { token: viewer });
     expect(rest.status).toBe(200);
+    // The page and its labels in one statement (the hand-written list's subquery): no statement per issue.
+    expect(t.app.db.queries.count - before).toBe(1);
     const listed = (await rest.json()) as { id: string; labels: { name: string }[] }[];
     expect(listed.map((i) => i.id).sort()).toEqual([both.id, onlyBlue.id].sort());
     expect(listed.find((i) => i.id === both.id)!.labels.map((l) => l.name)).toEqual([blue.name, red.name]);
@@ -274,6 +277,7 @@ describe('the label filter', () => {
         query: `query($names: [String!]) {
           issues(filter: { label: $names }) { edges { node { id labels { name color } } } }
           issueAggregates(filter: { label: $names }) { total }
+          project(id: "WEB") { issues(first: 100) { edges { node { id labels { name } } } } }
         }`,
         variables: { names: [red.name] },
       },
@@ -292,5 +296,11 @@ describe('the label filter', () => {
       },
     ]);
     expect(data.issueAggregates.total).toBe(1);
+    // A project's issues (their own statement) load the labels too.
+    const nodes = data.project.issues.edges.map((e: { node: { id: string; labels: { name: string }[] } }) => e.node);
+    expect(nodes.find((n: { id: string }) => n.id === both.id).labels).toEqual([
+      { name: blue.name },
+      { name: red.name },
+    ]);
   });
 });
