@@ -229,6 +229,7 @@ function issueJson(r: Row, projectKey: string) {
     priority: r.priority,
     description: r.description,
     assignee_id: r.assigneeId,
+    labels: ((r.labels as { label: unknown }[] | undefined) ?? []).map((entry) => entry.label),
     created_at: (r.createdAt as Date).toISOString(),
     updated_at: (r.updatedAt as Date).toISOString(),
   };

@@ -20,6 +20,7 @@ const READ_TOOLS = [
   'list_issues',
   'get_issue',
   'list_comments',
+  'list_labels',
   'search_people',
   'palette_search',
 ];
@@ -80,6 +81,13 @@ describe.each([false, true])('2026-07-28 era: %s', (modern) => {
       'create_comment',
       'update_comment',
       'delete_comment',
+      'list_labels',
+      'create_label',
+      'update_label',
+      'delete_label',
+      'add_issue_labels',
+      'set_issue_labels',
+      'remove_issue_label',
       'palette_search',
     ]);
     const two = await rpc('tools/list', {}, { modern, headers: { 'x-mcp-toolsets': 'account, people' } });

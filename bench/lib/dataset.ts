@@ -393,6 +393,29 @@ export async function seedIssues(db: Db, plan: Plan, stage: 'initial' | 'rest' |
     if (batch.length) await insertIssues(db, batch);
     await db.project.update({ where: { id: project.id }, data: { issueCount: to } });
   }
+  await labelIssues(db);
+}
+
+const LABEL_NAMES = ['backend', 'bug', 'docs', 'ui', 'urgent'];
+
+/**
+ * Five labels per organization, and 0 to 3 of them on each issue (its number decides): the issue
+ * reads measure an issue JSON that carries labels. Idempotent, for the staged seeds.
+ */
+async function labelIssues(db: Db): Promise<void> {
+  await db.$executeRawUnsafe(
+    `INSERT INTO labels (id, org_id, name, name_key, color, updated_at)
+     SELECT gen_random_uuid(), o.id, n.name, n.name, '#d73a4a', now()
+       FROM organizations o CROSS JOIN unnest($1::text[]) AS n(name)
+     ON CONFLICT DO NOTHING`,
+    LABEL_NAMES,
+  );
+  await db.$executeRawUnsafe(
+    `INSERT INTO issue_labels (issue_id, label_id, org_id)
+     SELECT i.id, l.id, i.org_id FROM issues i
+       JOIN LATERAL (SELECT id FROM labels WHERE org_id = i.org_id ORDER BY name_key LIMIT (i.number % 4)) l ON true
+     ON CONFLICT DO NOTHING`,
+  );
 }
 
 /** Projects whose issue_count differs from their highest issue number or their row count. */

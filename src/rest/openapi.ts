@@ -124,6 +124,7 @@ const TAGS = [
   { name: 'Me', description: 'The caller.' },
   { name: 'Projects', description: 'Projects of the organization.' },
   { name: 'Issues', description: "Issues of the organization's projects." },
+  { name: 'Labels', description: "The organization's labels, which its issues carry." },
   { name: 'API keys', description: 'Personal access tokens.' },
   { name: 'Organizations', description: 'Organizations, the public directory and invitations.' },
   { name: 'Search', description: 'People and command-palette search.' },

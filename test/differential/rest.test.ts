@@ -121,6 +121,28 @@ function steps(ids: Record<string, string>): Step[] {
   add('manager', 'DELETE', '/api/issues/WEB-4');
   add('manager', 'DELETE', '/api/issues/RES-1');
 
+  // Labels, and the labels of an issue.
+  for (const caller of CALLERS) add(caller, 'POST', '/api/labels', { name: `corpus-${caller}`, color: '#D73A4A' });
+  add('manager', 'POST', '/api/labels', { name: 'CORPUS-MANAGER', color: '#000000' });
+  add('manager', 'POST', '/api/labels', { name: 'a,b', color: 'red', extra: 1 });
+  for (const caller of CALLERS) add(caller, 'GET', '/api/labels');
+  add('viewer', 'GET', '/api/labels/CORPUS-OWNER');
+  add('member', 'GET', '/api/labels/corpus-globex');
+  add('manager', 'PATCH', '/api/labels/corpus-admin', { color: '#0e8a16', description: 'Changed' });
+  add('manager', 'PATCH', '/api/labels/corpus-admin', { name: 'corpus-owner' });
+  for (const caller of CALLERS)
+    add(caller, 'POST', '/api/issues/WEB-2/labels', { labels: ['corpus-owner', 'CORPUS-ADMIN'] });
+  add('member', 'POST', '/api/issues/WEB-2/labels', { labels: ['corpus-globex', 'nope'] });
+  add('member', 'PUT', '/api/issues/WEB-3/labels', { labels: ['corpus-manager'] });
+  add('member', 'PUT', '/api/issues/RES-2/labels', { labels: [] });
+  add('viewer', 'GET', '/api/issues?label=corpus-owner,Corpus-Manager');
+  add('viewer', 'GET', '/api/issues?label=nope');
+  add('viewer', 'GET', '/api/issues/WEB-2');
+  add('member', 'DELETE', '/api/issues/WEB-2/labels/corpus-owner');
+  add('manager', 'DELETE', '/api/labels/corpus-admin');
+  add('viewer', 'GET', '/api/issues/WEB-2');
+  add('viewer', 'GET', '/api/issues/WEB-2/history');
+
   // Projects.
   for (const [n, caller] of CALLERS.entries())
     add(caller, 'POST', '/api/projects', { name: `Corpus ${caller}`, key: `C${n}X` });

@@ -20,6 +20,13 @@ export const TOOL_NAMES = [
   'create_comment',
   'update_comment',
   'delete_comment',
+  'list_labels',
+  'create_label',
+  'update_label',
+  'delete_label',
+  'add_issue_labels',
+  'set_issue_labels',
+  'remove_issue_label',
   'search_people',
   'palette_search',
 ];

@@ -3,6 +3,7 @@ import type { Route } from '../route.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { commentRoutes } from './comments.js';
 import { issueRoutes } from './issues.js';
+import { labelRoutes } from './labels.js';
 import { meRoutes } from './me.js';
 import { openApiRoute } from './openapi.js';
 import { orgRoutes } from './orgs.js';
@@ -16,6 +17,7 @@ export const ROUTES: readonly Route[] = [
   ...projectRoutes,
   ...issueRoutes,
   ...commentRoutes,
+  ...labelRoutes,
   ...apiKeyRoutes,
   ...orgRoutes,
   ...searchRoutes,
