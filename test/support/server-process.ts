@@ -41,13 +41,17 @@ export interface ServerProcess {
   waitForLog(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
 
-/** `node --import tsx src/server.ts`, as `npm start` runs it, with PORT=0 unless `env` says otherwise. */
+/** The command `npm start` runs, with PORT=0 unless `env` says otherwise. */
 export function startServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: root,
-    env: childEnv({ PORT: '0', ...env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', './src/ops/tracing-start.ts', 'src/server.ts'],
+    {
+      cwd: root,
+      env: childEnv({ PORT: '0', ...env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const logs: Record<string, unknown>[] = [];
   const waiters: {
     match: (line: Record<string, unknown>) => boolean;
