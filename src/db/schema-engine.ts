@@ -14,8 +14,10 @@ let bindings: Promise<Bindings> | undefined;
 /**
  * Loads Prisma's WebAssembly schema engine once per process.
  *
- * The package's entry imports the .wasm file as an ES module, which Node 20 cannot do,
- * so we instantiate it ourselves with the JS glue module as its import object.
+ * The package's entry imports the .wasm file as an ES module, which Node 22 does only behind
+ * --experimental-wasm-modules and Node 24 does with an ExperimentalWarning on stderr, so we
+ * instantiate it ourselves with the JS glue module as its import object (which also lets us
+ * unref the engine's timers, below).
  */
 function loadBindings(): Promise<Bindings> {
   bindings ??= (async () => {

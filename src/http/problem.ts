@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { errorEntry } from '../schema/core/error-table.js';
 import { AppError, MAX_FIELD_ERRORS, type FieldError } from '../schema/core/errors.js';
+import { requestIds, type RequestScope } from '../ops/request-scope.js';
 import { Headers, Response } from './fetch-api.js';
 
 /**
@@ -54,18 +55,19 @@ const isProblem = (response: Response) =>
 
 /**
  * A problem response with `request_id`, an RFC 9457 extension member: the request's X-Request-Id,
- * to quote to an operator. Added where the request's id is known (the ops layer, for every
- * answer; the idempotency layer, before it keeps an answer for replays, so that a replay names
- * the request that ran) rather than where a problem is made, deep in code that has no request.
- * A body that names a request already keeps it; any other response is returned as it is, at once.
+ * to quote to an operator, and `trace_id` beside it when tracing is on (src/ops/tracing.ts). Added
+ * where the request's ids are known (the ops layer, for every answer; the idempotency layer,
+ * before it keeps an answer for replays, so that a replay names the request that ran) rather than
+ * where a problem is made, deep in code that has no request. A body that names a request already
+ * keeps it; any other response is returned as it is, at once.
  */
-export function withRequestId(response: Response, requestId: string): Response | Promise<Response> {
-  return isProblem(response) ? stamped(response, requestId) : response;
+export function withRequestId(response: Response, scope: RequestScope): Response | Promise<Response> {
+  return isProblem(response) ? stamped(response, scope) : response;
 }
 
-async function stamped(response: Response, requestId: string): Promise<Response> {
+async function stamped(response: Response, scope: RequestScope): Promise<Response> {
   const body = JSON.parse(await response.text()) as Record<string, unknown>;
-  body.request_id ??= requestId;
+  if (body.request_id === undefined) Object.assign(body, requestIds(scope));
   const headers = new Headers(response.headers);
   // The body grew: a length set for the old one would cut it.
   headers.delete('content-length');

@@ -20,6 +20,7 @@ import { protocolServer } from './protocol-server.js';
 import { selectionOf, toolSelector, toolSetOf, type ToolSet } from './tool-selection.js';
 import { buildTools, type McpTool } from './tools.js';
 import type { Response } from '../http/fetch-api.js';
+import { requestIds } from '../ops/request-scope.js';
 
 /** Where a tool call's arguments sit in a POSTed message, and in each message of a batch. */
 const ARGUMENTS_IN_MESSAGE: InputAt = { root: 'arguments', path: ['params', 'arguments'] };
@@ -122,7 +123,7 @@ export function createMcpEndpoint(config: Config, logger: Logger) {
         return jsonRpcResponse(
           jsonRpcError(null, ProtocolErrorCode.InvalidParams, `Invalid params: ${problem.message}`, {
             ...problemBody(problem),
-            ...(ctx.scope ? { request_id: ctx.scope.id } : {}),
+            ...(ctx.scope ? requestIds(ctx.scope) : {}),
           }),
           400,
         );

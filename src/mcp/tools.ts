@@ -13,6 +13,7 @@ import type { Method, Route, ToolHints, Toolset } from '../rest/route.js';
 import { runRoute } from '../rest/router.js';
 import { ROUTES } from '../rest/routes/index.js';
 import { Response } from '../http/fetch-api.js';
+import { requestIds } from '../ops/request-scope.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -249,10 +250,10 @@ export interface ToolResult {
 
 /**
  * A problem as an MCP error result: the model reads the text; programs read `code` and `errors`
- * in it, and `request_id`, as in a REST problem (src/http/problem.ts).
+ * in it, and `request_id` (and `trace_id`), as in a REST problem (src/http/problem.ts).
  */
 function errorResult(problem: AppError, ctx: Pick<Context, 'scope'>): ToolResult {
-  const body = ctx.scope ? { ...problemBody(problem), request_id: ctx.scope.id } : problemBody(problem);
+  const body = ctx.scope ? { ...problemBody(problem), ...requestIds(ctx.scope) } : problemBody(problem);
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 

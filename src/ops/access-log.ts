@@ -4,6 +4,8 @@ import type { Logger } from '../logger.js';
 export interface AccessEntry {
   /** X-Request-Id (src/ops/request-scope.ts). */
   requestId: string;
+  /** The trace's id when tracing is on (src/ops/tracing.ts). */
+  traceId?: string | undefined;
   method: string;
   /** The route template, never the raw path (which can carry ids, keys and query strings with secrets). */
   route: string;
@@ -25,6 +27,7 @@ export function logAccess(logger: Logger, entry: AccessEntry): void {
   logger.info(
     {
       request_id: entry.requestId,
+      trace_id: entry.traceId,
       method: entry.method,
       route: entry.route,
       status: entry.status,

@@ -15,6 +15,7 @@ import { Health, type ReadinessCheck } from './health.js';
 import { LoadShedder } from './load-shedding.js';
 import { hasMetricsToken, Metrics } from './metrics.js';
 import { newScope, reportRoute, requestLogger, type RequestScope } from './request-scope.js';
+import { traceRequest, tracingOn, type RequestTrace } from './tracing.js';
 import type { RequestInfo } from '../http/request-info.js';
 import { requestUrl } from '../http/request-url.js';
 import { PATHS } from '../http/surfaces.js';
@@ -90,7 +91,12 @@ export class Ops {
   }
 
   wrap(handler: ScopedHandler): FetchHandler {
-    return (request, info = {}) => this.serve(newScope(requestIdFor(request.headers)), request, info, handler);
+    return (request, info = {}) =>
+      tracingOn()
+        ? traceRequest(request, this.config.trustProxy, (trace) =>
+            this.serve(newScope(requestIdFor(request.headers), trace!.traceId), request, info, handler, trace),
+          )
+        : this.serve(newScope(requestIdFor(request.headers)), request, info, handler, null);
   }
 
   /** GET /metrics on the metrics port (METRICS_PORT): the token, when set, is required there too. */
@@ -110,6 +116,7 @@ export class Ops {
     request: Request,
     info: RequestInfo,
     handler: ScopedHandler,
+    trace: RequestTrace | null,
   ): Promise<Response> {
     const started = performance.now();
     this.metrics?.requestStarted();
@@ -121,12 +128,13 @@ export class Ops {
       requestLogger(this.logger, scope).error({ err: error }, 'unexpected error');
       response = problemResponse(problems.internal());
     }
-    response = await withRequestId(response, scope.id);
+    response = await withRequestId(response, scope);
     response.headers.set('x-request-id', scope.id);
     const seconds = (performance.now() - started) / 1000;
     // itty-router records the pattern it matched on the request it dispatched (see request-scope.ts).
     const route = scope.route ?? (request as { route?: unknown }).route;
     const template = typeof route === 'string' ? route : UNMATCHED_ROUTE;
+    trace?.finish(template, response.status);
     if (this.metrics) {
       this.metrics.requestFinished(request.method, template, response.status, seconds);
       for (const policy of scope.refusedPolicies) this.metrics.rateLimitRefused(policy);
@@ -134,6 +142,7 @@ export class Ops {
     }
     logAccess(this.logger, {
       requestId: scope.id,
+      traceId: scope.traceId,
       method: request.method,
       route: template,
       status: response.status,

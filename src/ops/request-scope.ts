@@ -6,9 +6,10 @@
  * facts into it, and the wrapper turns them into the access-log line and the metrics when the
  * response is ready.
  *
- * The scope travels as an argument, not in an AsyncLocalStorage: on Node 20 a storage turns on
+ * The scope travels as an argument, not in an AsyncLocalStorage: on Node 22 a storage turns on
  * promise hooks for every promise of the process, which cost a quarter of the CPU of a
- * `GET /api/me` in process (bench/SUMMARY.md). So a log line carries the request's
+ * `GET /api/me` in process (bench/SUMMARY.md; Node 24 keeps it in an async context frame instead).
+ * Tracing, when on, uses one anyway (src/ops/tracing.ts). So a log line carries the request's
  * id when it is written through `requestLogger(logger, scope)`: every handler that logs about
  * a request does.
  *
@@ -30,6 +31,8 @@ import type { Logger } from '../logger.js';
 export interface RequestScope {
   /** X-Request-Id: the client's (validated) or ours. */
   readonly id: string;
+  /** The request's trace id when tracing is on (src/ops/tracing.ts): beside `request_id` in logs and problems. */
+  readonly traceId?: string;
   route?: string;
   context?: { principal: Principal };
   authFailure?: string;
@@ -37,8 +40,13 @@ export interface RequestScope {
   refusedPolicies: string[];
 }
 
-export function newScope(id: string): RequestScope {
-  return { id, refusedPolicies: [] };
+export function newScope(id: string, traceId?: string): RequestScope {
+  return traceId === undefined ? { id, refusedPolicies: [] } : { id, traceId, refusedPolicies: [] };
+}
+
+/** The ids a problem body or an MCP error names the request by: `request_id`, and `trace_id` when traced. */
+export function requestIds(scope: RequestScope): { request_id: string; trace_id?: string } {
+  return scope.traceId === undefined ? { request_id: scope.id } : { request_id: scope.id, trace_id: scope.traceId };
 }
 
 /** The route template that answered (a pattern such as `/api/issues/:id`, never the raw path). */
@@ -59,9 +67,9 @@ export function reportRateLimitRefusals(scope: RequestScope | undefined, decisio
 }
 
 /**
- * `logger`, with the request's id on every line (`request_id`); `logger` itself outside a
+ * `logger`, with the request's id on every line (`request_id`, and `trace_id`); `logger` itself outside a
  * request. Made where a line is written (errors, warnings, the access log), never per request.
  */
 export function requestLogger(logger: Logger, scope: RequestScope | undefined): Logger {
-  return scope ? logger.child({ request_id: scope.id }) : logger;
+  return scope ? logger.child(requestIds(scope)) : logger;
 }

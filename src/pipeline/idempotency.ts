@@ -20,7 +20,7 @@ export function idempotency(config: Config): Step {
     // A subscription's stream never ends: there is no answer to keep for a retry.
     if (surface.name === 'graphql' && wantsEventStream(request)) return next();
     return idempotentRequest(context.services.prisma, context.principal, request, async () =>
-      withRequestId(withResourceMetadata(config, await next()), context.scope.id),
+      withRequestId(withResourceMetadata(config, await next()), context.scope),
     );
   };
 }

@@ -274,10 +274,19 @@ function problemSchema(status: ProblemStatus, codes: readonly string[], descript
       maxLength: 128,
       description: "The request's `X-Request-Id` (the client's, or one the service made): quote it to an operator.",
     },
+    trace_id: {
+      type: 'string',
+      pattern: '^[0-9a-f]{32}$',
+      maxLength: 32,
+      description:
+        "The request's W3C trace id, when the service exports traces (OpenTelemetry): quote it with `request_id`.",
+    },
     ...(errors ? { errors } : {}),
   };
   const beforeAnyRequest = codes.some((code) => BEFORE_ANY_REQUEST.has(code));
-  const required = Object.keys(properties).filter((name) => name !== 'request_id' || !beforeAnyRequest);
+  const required = Object.keys(properties).filter(
+    (name) => name !== 'trace_id' && (name !== 'request_id' || !beforeAnyRequest),
+  );
   return { type: 'object', description, additionalProperties: false, required, properties };
 }
 

@@ -13,6 +13,7 @@ import { PRUNE_EVERY_MS, pruneDeliveries } from './retention.js';
 import { DISABLE_AFTER_MS, MAX_ATTEMPTS, nextDelaySeconds, retryable } from './schedule.js';
 import { openSecret } from './secret-box.js';
 import { sendWebhook, type SendResult } from './send.js';
+import { inSpan, outsideTraces } from '../ops/tracing.js';
 import { signatureHeaders } from './signing.js';
 
 /** The database's clock: every instance reads the same one. */
@@ -163,7 +164,8 @@ export class DeliveryWorker {
   private stopped = false;
   private readonly inFlight = new InFlight();
   private readonly sends = new Set<Promise<void>>();
-  private readonly wake = () => void this.tick();
+  // Woken by a request's write among others: its sends and statements are no part of that request's trace.
+  private readonly wake = () => void outsideTraces(() => this.tick());
   private readonly prune = () =>
     void pruneDeliveries(this.db).catch((error: unknown) =>
       this.logger.warn({ err: error }, 'could not prune webhook deliveries; trying again at the next prune'),
@@ -234,7 +236,17 @@ export class DeliveryWorker {
     const webhooks = new Map((await this.db.webhook.findMany({ where: { id: { in: ids } } })).map((w) => [w.id, w]));
     for (const delivery of claimed) {
       this.inFlight.add(delivery.webhookId, delivery.orgId);
-      const send: Promise<void> = this.deliver(delivery, webhooks.get(delivery.webhookId))
+      // With tracing on, each delivery is a trace of its own; the POST sends its traceparent (src/ops/tracing-start.ts).
+      const send: Promise<void> = inSpan(
+        'webhook deliver',
+        {
+          'workmgmt.webhook.id': delivery.webhookId,
+          'workmgmt.webhook.delivery_id': delivery.id,
+          'workmgmt.webhook.message_id': delivery.messageId,
+        },
+        () => this.deliver(delivery, webhooks.get(delivery.webhookId)),
+        { root: true },
+      )
         .catch((error: unknown) => {
           const message = 'could not record a webhook delivery; its lease expires and it is sent again';
           this.logger.error({ err: error, deliveryId: delivery.id }, message);

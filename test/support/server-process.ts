@@ -42,16 +42,17 @@ export interface ServerProcess {
 }
 
 /**
- * The service from its sources (`node --import tsx src/server.ts`, what `npm run dev` runs), or
- * with `built`, as `npm start` runs it (`node scripts/start.mjs`: compiled to dist/ first), or
- * with `args`, node's arguments instead (a systemd unit's ExecStart, say); PORT=0 unless `env`
- * says otherwise.
+ * The service from its sources (`node --import tsx src/server.ts` with the tracing preload, what
+ * `npm run dev` runs), or with `built`, as `npm start` runs it (`node scripts/start.mjs`: compiled
+ * to dist/ first), or with `args`, node's arguments instead (a systemd unit's ExecStart, say);
+ * PORT=0 unless `env` says otherwise.
  */
 export function startServer(
   env: Record<string, string>,
   options: { built?: boolean; args?: string[] } = {},
 ): ServerProcess {
-  const args = options.args ?? (options.built ? ['scripts/start.mjs'] : ['--import', 'tsx', 'src/server.ts']);
+  const fromSources = ['--import', 'tsx', '--import', './src/ops/tracing-start.ts', 'src/server.ts'];
+  const args = options.args ?? (options.built ? ['scripts/start.mjs'] : fromSources);
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: childEnv({ PORT: '0', ...env }),

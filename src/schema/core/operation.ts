@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Context } from '../../context.js';
 import type { Policy } from '../../limits/policy.js';
+import { inSpan } from '../../ops/tracing.js';
 import { authorize, type Access, type OperationKind } from './access.js';
 import { limitOperation } from './rate-limit.js';
 import { validate } from './validate.js';
@@ -39,6 +40,8 @@ export interface Operation<S extends z.ZodType = z.ZodType, Out = unknown, Extra
 export function defineOperation<S extends z.ZodType, Out, Extra = undefined>(
   spec: OperationSpec<S, Out, Extra>,
 ): Operation<S, Out, Extra> {
+  const spanName = `operation ${spec.name}`;
+  const spanAttributes = { 'workmgmt.operation': spec.name };
   const op: Operation<S, Out, Extra> = {
     ...spec,
     async admit(ctx) {
@@ -46,10 +49,12 @@ export function defineOperation<S extends z.ZodType, Out, Extra = undefined>(
       if (spec.rateLimit) await limitOperation(ctx, spec.rateLimit.policy, spec.rateLimit.subject?.(ctx));
     },
     parse: (input) => validate(spec.input, input),
+    // A span of its own when tracing is on (src/ops/tracing.ts), over its statements: surfaces call run.
+    run: (ctx, input, extra) => inSpan(spanName, spanAttributes, () => spec.run(ctx, input, extra)),
     async call(ctx, input, extra) {
       ctx.deadline?.check();
       await op.admit(ctx);
-      return spec.run(ctx, op.parse(input), extra);
+      return op.run(ctx, op.parse(input), extra);
     },
   };
   return op;
