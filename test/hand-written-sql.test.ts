@@ -138,6 +138,7 @@ describe('the issue list statement', () => {
         description: null,
         ageDays: 1,
         updatedAgeDays: 0,
+        labels: [],
       },
     ]);
     const theirs = await createWorld(db, [
@@ -150,6 +151,7 @@ describe('the issue list statement', () => {
         description: null,
         ageDays: 1,
         updatedAgeDays: 0,
+        labels: [],
       },
     ]);
     const ctx = viewerOf(mine.orgId);

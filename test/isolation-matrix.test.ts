@@ -85,6 +85,9 @@ let acmeHook = '';
 let acmeDelivery = '';
 let globexHook = '';
 let globexBefore: unknown;
+// Labels: one of acme, one of globex.
+let acmeLabel = { id: '', name: '' };
+let globexLabel = { id: '', name: '' };
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 const MISSING_KEY = 'ZZZ-999';
@@ -163,6 +166,23 @@ async function freshHook(orgId = acme): Promise<string> {
   });
   return hook.id;
 }
+
+async function freshLabel(orgId = acme, name = `matrix-label-${++seq}`): Promise<{ id: string; name: string }> {
+  return db().label.create({
+    data: { orgId, name, nameKey: name, color: '#123456' },
+    select: { id: true, name: true },
+  });
+}
+const labelName = async (id: string) => (await db().label.findUnique({ where: { id } }))?.name ?? null;
+/** The issue the label rows change, its labels reset by each cell (fresh issues would push WEB-1 off the first list page). */
+async function labelledIssue(labelled: boolean): Promise<{ id: string; key: string }> {
+  await db().issueLabel.deleteMany({ where: { issueId: scratchIssue.id } });
+  if (labelled)
+    await db().issueLabel.create({ data: { orgId: acme, issueId: scratchIssue.id, labelId: acmeLabel.id } });
+  return scratchIssue;
+}
+const carries = async (issueId: string, labelId: string) =>
+  (await db().issueLabel.count({ where: { issueId, labelId } })) === 1;
 
 async function freshIssue(): Promise<{ id: string; key: string }> {
   const answer = await send('owner', {
@@ -720,9 +740,132 @@ const REST: Row[] = [
     }),
     { missing: () => get(`/api/issues/${MISSING_ID}/history`) },
   ),
+  rest('GET /api/labels', 'list', '-', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: get('/api/labels'),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.map((l: { id: string }) => l.id)).toContain(acmeLabel.id);
+    },
+  })),
+  rest('POST /api/labels', 'create', '-', [401, 403, 403, 201, 201, 201, 201, 201], () => ({
+    req: { method: 'POST', path: '/api/labels', body: { name: `matrix-new-${++seq}`, color: '#abcdef' } },
+  })),
+  rest('GET /api/labels/:id', 'read', 'own', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
+    req: get(`/api/labels/${acmeLabel.name}`),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.id).toBe(acmeLabel.id);
+    },
+  })),
+  rest(
+    'GET /api/labels/:id',
+    'read',
+    'foreign',
+    [401, 404, 404, 404, 404, 404, 404, 404],
+    () => ({ req: get(`/api/labels/${globexLabel.id}`) }),
+    { missing: () => get(`/api/labels/${MISSING_ID}`) },
+  ),
+  rest('PATCH /api/labels/:id', 'update', 'own', [401, 403, 403, 200, 200, 200, 200, 200], async () => {
+    const label = await freshLabel();
+    return {
+      req: { method: 'PATCH', path: `/api/labels/${label.id}`, body: { name: `${label.name}-renamed` } },
+      check: async (_a, _c, ok) => expect(await labelName(label.id)).toBe(ok ? `${label.name}-renamed` : label.name),
+    };
+  }),
+  rest(
+    'PATCH /api/labels/:id',
+    'update',
+    'foreign',
+    [401, 403, 403, 404, 404, 404, 404, 404],
+    () => ({ req: { method: 'PATCH', path: `/api/labels/${globexLabel.id}`, body: { color: '#000000' } } }),
+    { missing: () => ({ method: 'PATCH', path: `/api/labels/${MISSING_ID}`, body: { color: '#000000' } }) },
+  ),
+  rest('DELETE /api/labels/:id', 'delete', 'own', [401, 403, 403, 204, 204, 204, 204, 204], async () => {
+    const label = await freshLabel();
+    return {
+      req: { method: 'DELETE', path: `/api/labels/${label.id}` },
+      check: async (_a, _c, ok) => expect(await labelName(label.id)).toBe(ok ? null : label.name),
+    };
+  }),
+  rest(
+    'DELETE /api/labels/:id',
+    'delete',
+    'foreign',
+    [401, 403, 403, 404, 404, 404, 404, 404],
+    () => ({ req: { method: 'DELETE', path: `/api/labels/${globexLabel.id}` } }),
+    { missing: () => ({ method: 'DELETE', path: `/api/labels/${MISSING_ID}` }) },
+  ),
+  rest('POST /api/issues/:id/labels', 'update', 'own', [401, 403, 200, 200, 200, 200, 200, 200], async () => {
+    const issue = await labelledIssue(false);
+    return {
+      req: { method: 'POST', path: `/api/issues/${issue.key}/labels`, body: { labels: [acmeLabel.name] } },
+      check: async (_a, _c, ok) => expect(await carries(issue.id, acmeLabel.id)).toBe(ok),
+    };
+  }),
+  rest(
+    'POST /api/issues/:id/labels',
+    'update',
+    'foreign',
+    [401, 403, 404, 404, 404, 404, 404, 404],
+    () => ({ req: { method: 'POST', path: `/api/issues/${resIssues[0]!.id}/labels`, body: { labels: [] } } }),
+    { missing: () => ({ method: 'POST', path: `/api/issues/${MISSING_ID}/labels`, body: { labels: [] } }) },
+  ),
+  rest(
+    "POST /api/issues/:id/labels (another organization's label)",
+    'update',
+    'foreign',
+    [401, 403, 400, 400, 400, 400, 400, 400],
+    () => ({
+      req: { method: 'POST', path: `/api/issues/${scratchIssue.id}/labels`, body: { labels: [globexLabel.id] } },
+      check: async () => expect(await carries(scratchIssue.id, globexLabel.id)).toBe(false),
+    }),
+    {
+      missing: () => ({
+        method: 'POST',
+        path: `/api/issues/${scratchIssue.id}/labels`,
+        body: { labels: [MISSING_ID] },
+      }),
+    },
+  ),
+  rest('PUT /api/issues/:id/labels', 'update', 'own', [401, 403, 200, 200, 200, 200, 200, 200], async () => {
+    const issue = await labelledIssue(false);
+    return {
+      req: { method: 'PUT', path: `/api/issues/${issue.id}/labels`, body: { labels: [acmeLabel.id] } },
+      check: async (_a, _c, ok) => expect(await carries(issue.id, acmeLabel.id)).toBe(ok),
+    };
+  }),
+  rest(
+    'PUT /api/issues/:id/labels',
+    'update',
+    'foreign',
+    [401, 403, 404, 404, 404, 404, 404, 404],
+    () => ({ req: { method: 'PUT', path: `/api/issues/${resIssues[0]!.key}/labels`, body: { labels: [] } } }),
+    { missing: () => ({ method: 'PUT', path: `/api/issues/${MISSING_KEY}/labels`, body: { labels: [] } }) },
+  ),
+  rest('DELETE /api/issues/:id/labels/:label', 'update', 'own', [401, 403, 200, 200, 200, 200, 200, 200], async () => {
+    const issue = await labelledIssue(true);
+    return {
+      req: { method: 'DELETE', path: `/api/issues/${issue.id}/labels/${acmeLabel.name}` },
+      check: async (_a, _c, ok) => expect(await carries(issue.id, acmeLabel.id)).toBe(!ok),
+    };
+  }),
+  rest(
+    'DELETE /api/issues/:id/labels/:label',
+    'update',
+    'foreign',
+    [401, 403, 404, 404, 404, 404, 404, 404],
+    () => ({ req: { method: 'DELETE', path: `/api/issues/${resIssues[0]!.id}/labels/${acmeLabel.name}` } }),
+    { missing: () => ({ method: 'DELETE', path: `/api/issues/${MISSING_ID}/labels/${acmeLabel.name}` }) },
+  ),
 ];
 
 // GraphQL documents.
+const L = {
+  label: `query($id: ID!) { label(id: $id) { id name } }`,
+  createLabel: `mutation($input: CreateLabelInput!) { createLabel(input: $input) { ${result('MutationCreateLabelSuccess', '{ id }')} } }`,
+  updateLabel: `mutation($id: ID!, $input: UpdateLabelInput!) { updateLabel(id: $id, input: $input) { ${result('MutationUpdateLabelSuccess', '{ id name }')} } }`,
+  deleteLabel: `mutation($id: ID!) { deleteLabel(id: $id) { ${result('MutationDeleteLabelSuccess')} } }`,
+  issueLabels: (field: string) =>
+    `mutation($id: ID!, $labels: [ID!]!) { ${field}(id: $id, labels: $labels) { ${result(`Mutation${field[0]!.toUpperCase()}${field.slice(1)}Success`, '{ id labels { id name } }')} } }`,
+};
 const Q = {
   me: '{ me { id username } }',
   memberships: '{ memberships { id role organization { id slug projects { id key } } } }',
@@ -1251,6 +1394,74 @@ const GRAPHQL: Row[] = [
       ),
     }),
   ),
+  graph('labels', 'labels', 'list', '-', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: gql('{ labels { id name color } }'),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json.data.labels.map((l: { id: string }) => l.id)).toContain(acmeLabel.id);
+    },
+  })),
+  graph('label', 'label', 'read', 'own', [401, OK, OK, OK, OK, OK, OK, OK], () => ({
+    req: gql(L.label, { id: acmeLabel.id }),
+  })),
+  graph(
+    'label',
+    'label',
+    'read',
+    'foreign',
+    [401, NF, NF, NF, NF, NF, NF, NF],
+    () => ({ req: gql(L.label, { id: globexLabel.id }) }),
+    { missing: () => gql(L.label, { id: MISSING_ID }) },
+  ),
+  graph('createLabel', 'createLabel', 'create', '-', [401, FB, FB, OK, OK, OK, OK, OK], () => ({
+    req: gql(L.createLabel, { input: { name: `matrix-gql-${++seq}`, color: '#abcdef' } }),
+  })),
+  graph('updateLabel', 'updateLabel', 'update', 'own', [401, FB, FB, OK, OK, OK, OK, OK], async () => {
+    const label = await freshLabel();
+    return {
+      req: gql(L.updateLabel, { id: label.id, input: { name: `${label.name}-x` } }),
+      check: async (_a, _c, ok) => expect(await labelName(label.id)).toBe(ok ? `${label.name}-x` : label.name),
+    };
+  }),
+  graph(
+    'updateLabel',
+    'updateLabel',
+    'update',
+    'foreign',
+    [401, FB, FB, NF, NF, NF, NF, NF],
+    () => ({ req: gql(L.updateLabel, { id: globexLabel.id, input: { color: '#000000' } }) }),
+    { missing: () => gql(L.updateLabel, { id: MISSING_ID, input: { color: '#000000' } }) },
+  ),
+  graph('deleteLabel', 'deleteLabel', 'delete', 'own', [401, FB, FB, OK, OK, OK, OK, OK], async () => {
+    const label = await freshLabel();
+    return {
+      req: gql(L.deleteLabel, { id: label.id }),
+      check: async (_a, _c, ok) => expect(await labelName(label.id)).toBe(ok ? null : label.name),
+    };
+  }),
+  graph(
+    'deleteLabel',
+    'deleteLabel',
+    'delete',
+    'foreign',
+    [401, FB, FB, NF, NF, NF, NF, NF],
+    () => ({ req: gql(L.deleteLabel, { id: globexLabel.id }) }),
+    { missing: () => gql(L.deleteLabel, { id: MISSING_ID }) },
+  ),
+  ...(['addIssueLabels', 'removeIssueLabels', 'setIssueLabels'] as const).flatMap((field) => [
+    graph(field, field, 'update', 'own', [401, FB, OK, OK, OK, OK, OK, OK], async () => {
+      const issue = await labelledIssue(field === 'removeIssueLabels');
+      return { req: gql(L.issueLabels(field), { id: issue.id, labels: [acmeLabel.name] }) };
+    }),
+    graph(
+      field,
+      field,
+      'update',
+      'foreign',
+      [401, FB, NF, NF, NF, NF, NF, NF],
+      () => ({ req: gql(L.issueLabels(field), { id: resIssues[0]!.id, labels: [] }) }),
+      { missing: () => gql(L.issueLabels(field), { id: MISSING_ID, labels: [] }) },
+    ),
+  ]),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -1421,7 +1632,17 @@ beforeAll(async () => {
       },
     })
   ).id;
-  FOREIGN = [res.id, ...resIssues.map((i) => i.id), uid.bella, ...globexKeys.map((k) => k.id), globexHook];
+  acmeLabel = await freshLabel();
+  globexLabel = await freshLabel(globex, 'gx-only-label');
+  FOREIGN = [
+    res.id,
+    ...resIssues.map((i) => i.id),
+    uid.bella,
+    ...globexKeys.map((k) => k.id),
+    globexHook,
+    globexLabel.id,
+    globexLabel.name,
+  ];
 
   tick();
   const created = await send('owner', {

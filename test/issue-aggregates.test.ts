@@ -175,6 +175,7 @@ describe('issue aggregates', () => {
         description: null,
         ageDays: 0,
         updatedAgeDays: 0,
+        labels: [],
       },
       {
         project: 0,
@@ -185,6 +186,7 @@ describe('issue aggregates', () => {
         description: null,
         ageDays: 400,
         updatedAgeDays: 0,
+        labels: [],
       },
     ]);
     const result = await aggregateIssues.call(
@@ -209,6 +211,7 @@ describe('issue aggregates', () => {
         description: null,
         ageDays: 1,
         updatedAgeDays: 0,
+        labels: [],
       },
     ]);
     const theirs = await createWorld(db, [
@@ -221,6 +224,7 @@ describe('issue aggregates', () => {
         description: null,
         ageDays: 1,
         updatedAgeDays: 0,
+        labels: [],
       },
     ]);
     const ctx = userContext(mine.orgId);

@@ -24,10 +24,10 @@ import { startTestApp, type TestApp } from './support/app.js';
  */
 
 const declared = ISSUE_FIELD_NAMES.map((field) => [field, ISSUE_TABLE[field] as IssueColumnDeclaration] as const);
-/** The JSON fields: the shown columns in declaration order, the key after the id. */
+/** The JSON fields: the shown columns in declaration order, the key after the id, the labels after the assignee. */
 const jsonNames = (() => {
   const [id, ...rest] = declared.filter(([, d]) => d.json).map(([, d]) => d.json!.name);
-  return [id, 'key', ...rest];
+  return [id, 'key', ...rest].flatMap((name) => (name === 'assignee_id' ? [name, 'labels'] : [name]));
 })();
 
 let t: TestApp;
@@ -74,6 +74,7 @@ describe('the issue column declaration', () => {
       createdAt: now,
       updatedAt: now,
       project: { key: 'WEB' },
+      labels: [] as { label: { id: string; name: string; color: string } }[],
     } as const;
     expect(Object.keys(issueData(snapshot))).toEqual(jsonNames);
 
@@ -146,6 +147,7 @@ describe('the issue column declaration', () => {
         take: 1,
         description: true,
         projectKey: false,
+        labels: false,
       }),
     );
     for (const field of [...LOADED_FIELDS, 'description' as const])

@@ -19,6 +19,7 @@ const READ_TOOLS = [
   'get_project',
   'list_issues',
   'get_issue',
+  'list_labels',
   'search_people',
   'palette_search',
 ];
@@ -75,6 +76,13 @@ describe.each([false, true])('2026-07-28 era: %s', (modern) => {
       'get_issue',
       'update_issue',
       'delete_issue',
+      'list_labels',
+      'create_label',
+      'update_label',
+      'delete_label',
+      'add_issue_labels',
+      'set_issue_labels',
+      'remove_issue_label',
       'palette_search',
     ]);
     const two = await rpc('tools/list', {}, { modern, headers: { 'x-mcp-toolsets': 'account, people' } });

@@ -363,7 +363,7 @@ describe('the document', () => {
     routed.push('post /graphql'); // served by graphql-yoga, beside the router
     const documented = operations().map(({ method, path }) => `${method} ${path}`);
     expect(documented.sort()).toEqual([...new Set(routed)].sort());
-    expect(documented.length).toBe(34);
+    expect(documented.length).toBe(42);
   });
 
   test('every operation has an id, a summary, responses, security and declared path parameters', () => {
@@ -441,6 +441,7 @@ describe('the document', () => {
       'project_id',
       'status',
       'priority',
+      'label',
       'assignee_id',
       'q',
       'created_after',
@@ -930,6 +931,91 @@ describe('real responses match the document', () => {
       '/issues/bulk',
       403,
     );
+  });
+
+  test('labels and the labels of an issue: every route, a success and an error each', async () => {
+    const maya = pat('maya');
+    const mark = pat('mark');
+    const label = await conforms(
+      await send('POST', '/labels', maya, { name: 'openapi-label', color: '#0E8A16', description: 'From the test' }),
+      'post',
+      '/labels',
+      201,
+    );
+    expectStrict('post', '/labels', 201, label);
+    await conforms(await send('POST', '/labels', mark, { name: 'nope', color: '#000000' }), 'post', '/labels', 403);
+    expectStrict('get', '/labels', 200, await conforms(await send('GET', '/labels', mark), 'get', '/labels', 200));
+    await conforms(await send('GET', '/labels'), 'get', '/labels', 401);
+    expectStrict(
+      'get',
+      '/labels/{id}',
+      200,
+      await conforms(await send('GET', '/labels/OPENAPI-LABEL', mark), 'get', '/labels/{id}', 200),
+    );
+    await conforms(await send('GET', '/labels/no-such-label', mark), 'get', '/labels/{id}', 404);
+    expectStrict(
+      'patch',
+      '/labels/{id}',
+      200,
+      await conforms(
+        await send('PATCH', `/labels/${label.id}`, maya, { color: '#1d76db' }),
+        'patch',
+        '/labels/{id}',
+        200,
+      ),
+    );
+    await conforms(await send('PATCH', `/labels/${label.id}`, maya, { color: 'blue' }), 'patch', '/labels/{id}', 400);
+
+    const issue = await conforms(
+      await send('POST', '/issues', mark, { project_id: 'WEB', title: 'Labelled by the OpenAPI test' }),
+      'post',
+      '/issues',
+      201,
+    );
+    const added = await conforms(
+      await send('POST', `/issues/${issue.key}/labels`, mark, { labels: [label.name] }),
+      'post',
+      '/issues/{id}/labels',
+      200,
+    );
+    expectStrict('post', '/issues/{id}/labels', 200, added);
+    await conforms(
+      await send('POST', `/issues/${issue.key}/labels`, mark, { labels: ['no-such-label'] }),
+      'post',
+      '/issues/{id}/labels',
+      400,
+    );
+    expectStrict(
+      'put',
+      '/issues/{id}/labels',
+      200,
+      await conforms(
+        await send('PUT', `/issues/${issue.id}/labels`, mark, { labels: [label.id] }),
+        'put',
+        '/issues/{id}/labels',
+        200,
+      ),
+    );
+    await conforms(
+      await send('PUT', '/issues/ZZZ-999/labels', mark, { labels: [] }),
+      'put',
+      '/issues/{id}/labels',
+      404,
+    );
+    await conforms(
+      await send('DELETE', `/issues/${issue.id}/labels/${label.id}`, mark),
+      'delete',
+      '/issues/{id}/labels/{label}',
+      200,
+    );
+    await conforms(
+      await send('DELETE', `/issues/${issue.id}/labels/${label.id}`, pat('victor')),
+      'delete',
+      '/issues/{id}/labels/{label}',
+      403,
+    );
+    await conforms(await send('DELETE', `/labels/${label.id}`, mark), 'delete', '/labels/{id}', 403);
+    await conforms(await send('DELETE', `/labels/${label.id}`, maya), 'delete', '/labels/{id}', 204);
   });
 
   test('webhooks and issue history: every route, a success and an error each', async () => {

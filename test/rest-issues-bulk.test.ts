@@ -199,6 +199,55 @@ describe('POST /api/issues/bulk: change', () => {
   });
 });
 
+describe('POST /api/issues/bulk: labels', () => {
+  test('labels added to and taken off every issue, by name or id; one history entry per issue whose labels changed', async () => {
+    const maya = t.user('maya').token;
+    const label = async (name: string) =>
+      json(await t.call('POST', '/api/labels', { token: maya, body: { name, color: '#0E8A16' } }), 201) as Promise<{
+        id: string;
+      }>;
+    const bug = await label('bulk-bug');
+    await label('bulk-ui');
+    const issues = await createMany(2, 'Labelled');
+    const names = (issue: { labels: { name: string }[] }) => issue.labels.map((l) => l.name);
+    const added = await json(
+      await bulk({ ids: issues.map((i) => i.id), change: { labels: { add: [bug.id, 'BULK-UI'] } } }),
+    );
+    expect(added.map(names)).toEqual([
+      ['bulk-bug', 'bulk-ui'],
+      ['bulk-bug', 'bulk-ui'],
+    ]);
+    const removed = await json(
+      await bulk({ ids: [issues[0]!.key], change: { status: 'Todo', labels: { remove: ['bulk-ui'] } } }),
+    );
+    expect(removed.map(names)).toEqual([['bulk-bug']]);
+    const events = (await eventsOf(issues.map((i) => i.id))).filter((e) => e.type === 'issue.updated');
+    expect(events.map((e) => [e.subjectId, e.changes])).toEqual([
+      [issues[0]!.id, [{ field: 'labels', old: null, new: 'bulk-bug, bulk-ui' }]],
+      [issues[1]!.id, [{ field: 'labels', old: null, new: 'bulk-bug, bulk-ui' }]],
+      [
+        issues[0]!.id,
+        [
+          { field: 'status', old: 'Backlog', new: 'Todo' },
+          { field: 'labels', old: 'bulk-bug, bulk-ui', new: 'bulk-bug' },
+        ],
+      ],
+    ]);
+    const unknown = await bulk({
+      ids: [issues[1]!.id],
+      change: { labels: { add: ['nope'], remove: ['bulk-bug', 'gone'] } },
+    });
+    expect((await expectProblem(unknown, 400, 'validation_failed')).errors).toEqual([
+      { field: 'change.labels.add.0', message: 'names no label of this organization' },
+      { field: 'change.labels.remove.1', message: 'names no label of this organization' },
+    ]);
+    expect(
+      (await expectProblem(await bulk({ ids: [issues[1]!.id], change: { labels: {} } }), 400, 'validation_failed'))
+        .errors,
+    ).toEqual([{ field: 'change', message: 'must set at least one field' }]);
+  });
+});
+
 describe('POST /api/issues/bulk: rate limit and retries', () => {
   test('costs 1 + ceil(items / 10) requests of the global bucket', async () => {
     const remaining = (response: Response) => Number(response.headers.get('x-ratelimit-remaining'));

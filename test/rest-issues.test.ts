@@ -36,6 +36,7 @@ describe('POST /api/issues', () => {
       priority: 'high',
       description: 'Soon.',
       assignee_id: null,
+      labels: [],
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.any(String),
     });
@@ -227,6 +228,7 @@ describe('GET /api/issues', () => {
         'priority',
         'description',
         'assignee_id',
+        'labels',
         'created_at',
         'updated_at',
       ].sort(),

@@ -31,6 +31,7 @@ export const ISSUES_PAGE_SQL = compiled(
     take: 0,
     description: true,
     projectKey: true,
+    labels: true,
   }),
 ).text;
 

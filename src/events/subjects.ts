@@ -6,6 +6,7 @@ import { declaredSelection } from '../schema/core/column-select.js';
 import { ISSUE_FIELD_NAMES, UPDATE_FIELDS } from '../schema/issues/columns.js';
 import { PROJECT_FIELD_NAMES, PROJECT_TABLE, PROJECT_UPDATE_FIELDS } from '../schema/projects/columns.js';
 import { issueSelection } from '../schema/issues/select.js';
+import { type IssueLabels, issueLabelsJson } from '../schema/labels/issue-labels.js';
 import { fieldChanges, type Change, type Tx } from './record.js';
 
 /** The fields whose changes an issue's history records (as the GraphQL API names them): those an update changes. */
@@ -13,24 +14,32 @@ export const ISSUE_FIELDS = UPDATE_FIELDS;
 /** Likewise for a project. */
 const PROJECT_FIELDS = PROJECT_UPDATE_FIELDS;
 
-export type IssueSnapshot = Issue & { project: { key: string } };
+export type IssueSnapshot = Issue & { project: { key: string }; labels: IssueLabels };
 export type ProjectSnapshot = Project & { _count: { issues: number } };
 
 /** The issue as webhooks show it: exactly its REST representation. */
 export const issueData = (issue: IssueSnapshot) => IssueJson.present(issue);
 const projectData = (project: ProjectSnapshot) => ProjectJson.present(project);
 
-/** An issue with every declared column and its project's key, for a write that locks it (uuids as text). */
+/** An issue with every declared column, its project's key and its labels, for a write that locks it (uuids as text). */
 function issueWithProjectKey() {
   return builder
     .selectFrom('issues as i')
     .innerJoin('projects as p', 'p.id', 'i.project_id')
-    .select([...issueSelection('i', ISSUE_FIELD_NAMES, { uuidAsText: true }), 'p.key as projectKey']);
+    .select([
+      ...issueSelection('i', ISSUE_FIELD_NAMES, { uuidAsText: true }),
+      'p.key as projectKey',
+      issueLabelsJson('i').as('labels'),
+    ]);
 }
 
-function toIssue({ projectKey, ...row }: Issue & { projectKey: string }): IssueSnapshot {
+function toIssue({ projectKey, ...row }: Issue & { projectKey: string; labels: IssueLabels }): IssueSnapshot {
   return { ...row, project: { key: projectKey } };
 }
+
+/** An issue's labels as its history records them: their names, in order, comma-separated; null: none. */
+const labelNames = (issue: IssueSnapshot | null): string | null =>
+  issue?.labels.length ? issue.labels.map((entry) => entry.label.name).join(', ') : null;
 
 /**
  * The issue as it is before a write, locked until the transaction ends (FOR UPDATE): concurrent
@@ -105,7 +114,10 @@ export function issueChange(
     type,
     subjectId: issue.id,
     projectId: issue.projectId,
-    changes: fieldChanges(ISSUE_FIELDS, before, after),
+    changes: [
+      ...fieldChanges(ISSUE_FIELDS, before, after),
+      ...fieldChanges(['labels'], { labels: labelNames(before) }, { labels: labelNames(after) }),
+    ],
     data: issueData(issue),
   };
 }

@@ -6,6 +6,7 @@ import './organizations/organization.js';
 import './organizations/membership.js';
 import './projects/project.js';
 import './issues/issue.js';
+import './labels/label.js';
 import './issues/aggregates-type.js';
 import './issues/history.js';
 import './webhooks/webhook.js';

@@ -2,6 +2,7 @@ import type { Context } from '../context.js';
 import { roleAtLeast } from '../auth/principal.js';
 import { ISSUE_PAGE, newIssueForm } from './issue-fields.js';
 import { issueListData } from './issues.js';
+import { labelsOf } from './labels.js';
 import { membersOf, namesOf, projectsOf, WORKFLOW } from './org-data.js';
 import { orgPage, orgView, type PageRequest } from './org-page.js';
 import { Response } from '../http/fetch-api.js';
@@ -25,13 +26,15 @@ export async function showBoard(request: PageRequest, ctx: Context): Promise<Res
   if (p instanceof Response) return p;
   const url = new URL(request.url);
   const projectId = url.searchParams.get('project_id') ?? '';
-  const [projects, members] = await Promise.all([projectsOf(p), membersOf(p)]);
+  const label = url.searchParams.get('label') ?? '';
+  const [projects, members, labels] = await Promise.all([projectsOf(p), membersOf(p), labelsOf(p)]);
   const columns = await Promise.all(
     WORKFLOW.statuses.map(async (status) => {
       const query = new URL(`${p.base}/board`, url);
       query.searchParams.set('status', status);
       query.searchParams.set('sort', 'priority');
       if (projectId) query.searchParams.set('project_id', projectId);
+      if (label) query.searchParams.set('label', label);
       const data = await issueListData(p, query);
       return { status, issues: data.issues, more: data.next !== null, errors: data.queryErrors };
     }),
@@ -45,6 +48,8 @@ export async function showBoard(request: PageRequest, ctx: Context): Promise<Res
     columns,
     projects,
     projectId,
+    labels,
+    label,
     names,
     initials: Object.fromEntries(Object.entries(names).map(([id, name]) => [id, initialsOf(name)])),
     members,

@@ -2,6 +2,7 @@ import { roleAtLeast } from '../auth/principal.js';
 import type { Context } from '../context.js';
 import { IssueJson, type IssueJsonShape } from '../schema/issues/representation.js';
 import { ISSUE_FILTER_PARAMETERS } from '../schema/issues/filter.js';
+import { labelsOf } from './labels.js';
 import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issues/operations.js';
 import { bulkIssues } from '../schema/issues/bulk.js';
 import { flashCookie } from './flash.js';
@@ -74,7 +75,12 @@ async function listPage(
   failure?: FormFailure,
   bulkErrors: string[] = [],
 ): Promise<Response> {
-  const [data, projects, members] = await Promise.all([issueListData(p, url), projectsOf(p), membersOf(p)]);
+  const [data, projects, members, labels] = await Promise.all([
+    issueListData(p, url),
+    projectsOf(p),
+    membersOf(p),
+    labelsOf(p),
+  ]);
   const q = url.searchParams;
   const first = new URL(url);
   first.searchParams.delete('cursor');
@@ -86,6 +92,8 @@ async function listPage(
       section: 'Issues',
       ...data,
       firstPage: q.has('cursor') ? `${first.pathname}${first.search}` : null,
+      // Any filter of the list, every one the REST list takes: an empty page then means none matches.
+      filtered: q.has('project_id') || ISSUE_FILTER_PARAMETERS.some(({ name }) => q.getAll(name).some(Boolean)),
       query: {
         ...filterControls(q),
         project_id: q.get('project_id') ?? '',
@@ -95,6 +103,7 @@ async function listPage(
       },
       projects,
       members,
+      labels,
       names: namesOf(members),
       workflow: WORKFLOW,
       issueFields: ISSUE_PAGE,
@@ -190,7 +199,7 @@ type IssuePageState = {
 
 async function issuePage(p: OrgPage, issue: IssueView, state: IssuePageState = {}): Promise<Response> {
   const { failure } = state;
-  const [projects, members] = await Promise.all([projectsOf(p), membersOf(p)]);
+  const [projects, members, labels] = await Promise.all([projectsOf(p), membersOf(p), labelsOf(p)]);
   const names = namesOf(members);
   const activity = await issueActivity(p, issue.id, names, state.activityAfter ?? null);
   const editFailed = state.failed === 'edit';
@@ -209,6 +218,7 @@ async function issuePage(p: OrgPage, issue: IssueView, state: IssuePageState = {
       project: projects.find((project) => project.id === issue.project_id),
       projects,
       members,
+      labels,
       names,
       issueFields: ISSUE_PAGE,
       form: editFailed && state.form ? state.form : editForm(issue),

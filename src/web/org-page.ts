@@ -57,6 +57,8 @@ const SECTIONS: [path: string, label: string, minimum: Role][] = [
   ['/board', 'Board', 'viewer'],
   ['/projects', 'Projects', 'viewer'],
   ['/team', 'Team', 'viewer'],
+  // Everyone reads the labels; managers and above change them there.
+  ['/settings/labels', 'Labels', 'viewer'],
   ['/settings/integrations', 'API keys', 'manager'],
   ['/settings/webhooks', 'Webhooks', 'admin'],
 ];

@@ -49,6 +49,7 @@ import { createSetupPages } from './setup.js';
 import { loadShell } from '../views/shell.js';
 import { showSignIn, signIn, signOut } from './sign-in.js';
 import { createWebhookFromPage, showWebhooks, webhookAction } from './webhooks.js';
+import { createLabelFromPage, labelAction, setIssueLabelsFromPage, showLabels } from './labels.js';
 
 type Handler = (request: PageRequest, ctx: Context) => Promise<Response> | Response;
 
@@ -138,6 +139,7 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
     .post('/orgs/:slug/issues/:key', route(editIssue))
     .post('/orgs/:slug/issues/:key/status', route(moveIssue))
     .post('/orgs/:slug/issues/:key/properties', route(setIssueProperties))
+    .post('/orgs/:slug/issues/:key/labels', route(setIssueLabelsFromPage))
     .get('/orgs/:slug/issues/:key/delete', route(confirmDeleteIssue))
     .post('/orgs/:slug/issues/:key/delete', route(deleteIssuePage))
     .get('/orgs/:slug/team', route(showTeam))
@@ -151,6 +153,9 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
     .post('/orgs/:slug/settings/integrations/keys/:id/revoke', route(revokeKey))
     .get('/settings/applications', route(showApplications))
     .post('/settings/applications/:id/revoke', route(revokeApplication))
+    .get('/orgs/:slug/settings/labels', route(showLabels))
+    .post('/orgs/:slug/settings/labels', route(createLabelFromPage))
+    .post('/orgs/:slug/settings/labels/:id', route(labelAction))
     .get('/orgs/:slug/settings/webhooks', route(showWebhooks))
     .post('/orgs/:slug/settings/webhooks', route(createWebhookFromPage))
     .post('/orgs/:slug/settings/webhooks/:id', route(webhookAction))

@@ -26,7 +26,12 @@ export interface IssueSpec {
   /** Days before now: some before the weekly window, some in it. */
   ageDays: number;
   updatedAgeDays: number;
+  /** Indexes of the world's labels the issue carries. */
+  labels: number[];
 }
+
+/** The world's labels; the filters name them in other cases too. */
+const LABEL_NAMES = ['Bug', 'ui', 'Needs Review'];
 
 export const issueSpec: fc.Arbitrary<IssueSpec> = fc.record({
   project: fc.integer({ min: 0, max: 1 }),
@@ -37,9 +42,10 @@ export const issueSpec: fc.Arbitrary<IssueSpec> = fc.record({
   description: fc.option(fc.constantFrom(...WORDS)),
   ageDays: fc.integer({ min: 0, max: 7 * (WEEKS + 4) }),
   updatedAgeDays: fc.integer({ min: 0, max: 30 }),
+  labels: fc.subarray([0, 1, 2]),
 });
 
-/** A world: an organization with two projects, three members, and random issues. */
+/** A world: an organization with two projects, three members, three labels, and random issues. */
 export interface World {
   orgId: string;
   projectIds: string[];
@@ -77,6 +83,19 @@ export async function createWorld(db: Database, specs: IssueSpec[]): Promise<Wor
       updatedAt: new Date(NOW - s.updatedAgeDays * DAY),
     })),
   });
+  const labelIds: string[] = [];
+  for (const name of LABEL_NAMES) {
+    const label = await db.prisma.label.create({
+      data: { orgId: org.id, name, nameKey: name.toLowerCase(), color: '#112233' },
+    });
+    labelIds.push(label.id);
+  }
+  const issues = await db.prisma.issue.findMany({ where: { orgId: org.id }, select: { id: true, number: true } });
+  await db.prisma.issueLabel.createMany({
+    data: issues.flatMap((issue) =>
+      specs[issue.number - 1]!.labels.map((n) => ({ orgId: org.id, issueId: issue.id, labelId: labelIds[n]! })),
+    ),
+  });
   return { orgId: org.id, projectIds, userIds };
 }
 
@@ -101,6 +120,7 @@ export function filterValueArbitraries(): {
   return {
     status: fc.subarray([...ISSUE_STATUSES]),
     priority: fc.subarray([...ISSUE_PRIORITIES]),
+    label: fc.subarray(['bug', 'UI', 'needs review', 'Nope']),
     assigneeId: fc.constantFrom('none', '@0', '@1', '@2', STRANGER),
     q: word,
     title: someOf({ equals: word, contains: word, startsWith: word }),

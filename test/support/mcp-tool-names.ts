@@ -17,6 +17,13 @@ export const TOOL_NAMES = [
   'get_issue',
   'update_issue',
   'delete_issue',
+  'list_labels',
+  'create_label',
+  'update_label',
+  'delete_label',
+  'add_issue_labels',
+  'set_issue_labels',
+  'remove_issue_label',
   'search_people',
   'palette_search',
 ];

@@ -2,6 +2,7 @@ import { openApiDocument } from '../openapi.js';
 import type { Route } from '../route.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { issueRoutes } from './issues.js';
+import { labelRoutes } from './labels.js';
 import { meRoutes } from './me.js';
 import { openApiRoute } from './openapi.js';
 import { orgRoutes } from './orgs.js';
@@ -14,6 +15,7 @@ export const ROUTES: readonly Route[] = [
   ...meRoutes,
   ...projectRoutes,
   ...issueRoutes,
+  ...labelRoutes,
   ...apiKeyRoutes,
   ...orgRoutes,
   ...searchRoutes,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as ops from '../../schema/issues/operations.js';
 import { bulkIssues, IssuesChange, issueRef, itemsOf } from '../../schema/issues/bulk.js';
 import { CreateIssue } from '../../schema/issues/input.js';
+import { ISSUE_LABELS_MAX } from '../../schema/labels/issue-labels.js';
 import { BULK_ITEMS_PER_REQUEST, BULK_MAX } from '../../schema/core/bulk.js';
 import { ISSUE_SORT_FIELDS } from '../../schema/issues/order.js';
 import { projectRef } from '../../schema/projects/lookup.js';
@@ -136,9 +137,10 @@ export const issueRoutes = [
       ids: itemsOf(issueRef.meta({ maxLength: ID_MAX, example: 'WEB-12' }))
         .optional()
         .meta({ description: 'The issues to change: ids or keys (`WEB-12`), each once.' }),
-      change: snakeBody(IssuesChange)
-        .optional()
-        .meta({ description: 'What to set on every issue of `ids`: at least one field. `null` unassigns.' }),
+      change: snakeBody(IssuesChange).optional().meta({
+        description:
+          'What to set on every issue of `ids`: at least one field or label. `null` unassigns; `labels: { add, remove }` by id or name.',
+      }),
       issues: itemsOf(snakeBody(CreateIssue))
         .optional()
         .meta({ description: 'New issues, each numbered next in its project, in this order.' }),
@@ -148,6 +150,9 @@ export const issueRoutes = [
       description: 'The issues changed or created, in the order given.',
       schema: z.array(IssueJson.schema).max(BULK_MAX),
       examples: { changed: [EXAMPLE.issue] },
+    },
+    errors: {
+      409: `An issue would carry more than ${ISSUE_LABELS_MAX} labels (code \`conflict\`, with \`limit\`); nothing changed.`,
     },
     async handle(ctx, { body }) {
       const input = bulkIssues.parse({

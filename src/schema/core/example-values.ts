@@ -7,6 +7,7 @@ export const EX = {
   issueId: '3d4e5f60-7182-4d9e-9fa0-2b3c4d5e6f70',
   keyId: '4e5f6071-8293-4eaf-a0b1-3c4d5e6f7081',
   invitationId: '7f8091a2-b3c4-4d5e-8f60-718293a4b5c6',
+  labelId: '8091a2b3-c4d5-4e6f-8071-8293a4b5c6d7',
   created: '2026-01-31T12:00:00.000Z',
   updated: '2026-02-02T09:30:00.000Z',
 } as const;

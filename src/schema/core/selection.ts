@@ -10,7 +10,7 @@ export function nonEmpty<Q extends { select?: object }>(query: Q): Q {
 
 /**
  * Whether `row` already holds everything a Prisma `select` asks for: every selected column,
- * and every selected relation with its own selection. A resolver that wrote a row by hand
+ * and every selected relation with its own selection (a to-many one as an array of such rows). A resolver that wrote a row by hand
  * (one raw statement) answers with it when it does, and loads the rest only when it does not.
  */
 export function selectionCovered(select: Record<string, unknown> | undefined, row: Record<string, unknown>): boolean {
@@ -21,11 +21,9 @@ export function selectionCovered(select: Record<string, unknown> | undefined, ro
     if (wanted === true) return true;
     const nested = (wanted as { select?: Record<string, unknown> }).select;
     const value = row[field];
-    return (
-      nested !== undefined &&
-      value !== null &&
-      typeof value === 'object' &&
-      selectionCovered(nested, value as Record<string, unknown>)
-    );
+    if (nested === undefined || value === null || typeof value !== 'object') return false;
+    // A to-many relation (an issue's labels): each of its rows, loaded in the order the selection asks.
+    if (Array.isArray(value)) return value.every((item: Record<string, unknown>) => selectionCovered(nested, item));
+    return selectionCovered(nested, value as Record<string, unknown>);
   });
 }

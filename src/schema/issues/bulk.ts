@@ -10,17 +10,24 @@ import { chargeItems } from '../core/rate-limit.js';
 import { selectionCovered } from '../core/selection.js';
 import { activeOrgId } from '../people/viewer.js';
 import { projectIdsOf } from '../projects/lookup.js';
+import { changeIssueLabels } from '../labels/issue-labels.js';
+import { labelIdsOf, labelRefs } from '../labels/lookup.js';
 import { type CreatedIssue, issueCreate } from './create.js';
 import { checkAssignee, CreateIssue, UpdateIssue } from './input.js';
 import { issueIdsOf } from './lookup.js';
 import type { IssueQuery } from './operations.js';
 
+/** Labels a bulk change adds to and takes off every issue it names, by id or name (an addition wins over a removal). */
+const LabelsChange = z.strictObject({ add: labelRefs.optional(), remove: labelRefs.optional() });
+
 /**
  * The change a bulk call makes to every issue it names, from the update's own rules
- * (src/schema/issues/input.ts): the fields a list's action bar sets. Absent fields stay as they
- * are; null clears the assignee.
+ * (src/schema/issues/input.ts) and the labels' (src/schema/labels/lookup.ts): the fields a
+ * list's action bar sets. Absent fields stay as they are; null clears the assignee.
  */
-export const IssuesChange = UpdateIssue.pick({ status: true, priority: true, assigneeId: true });
+export const IssuesChange = UpdateIssue.pick({ status: true, priority: true, assigneeId: true }).extend({
+  labels: LabelsChange.optional(),
+});
 
 const ITEMS_MESSAGE = `must hold between 1 and ${BULK_MAX} items`;
 export const itemsOf = <T extends z.ZodType>(item: T) =>
@@ -47,19 +54,42 @@ const BulkIssues = z
     }
     if (!input.ids) at('ids', 'is required (or issues, to create)');
     if (!input.change) at('change', 'is required with ids');
-    else if (Object.values(input.change).every((value) => value === undefined))
-      at('change', 'must set at least one field');
+    else if (!changesSomething(input.change)) at('change', 'must set at least one field');
   });
 
 type NewIssue = z.output<typeof CreateIssue>;
 type Change = z.output<typeof IssuesChange>;
+
+/** Whether a change sets a field or names a label to add or remove. */
+function changesSomething({ labels, ...fields }: Change): boolean {
+  return (
+    Object.values(fields).some((value) => value !== undefined) || !!labels?.add?.length || !!labels?.remove?.length
+  );
+}
+
+/** The labels' ids a change names (its references, each error named under `change.labels`), or a field error list. */
+async function labelIdsOfChange(ctx: Context, orgId: string, labels: Change['labels'], errors: FieldError[]) {
+  const ids = async (refs: readonly string[] | undefined, field: string) => {
+    try {
+      return await labelIdsOf(ctx.prisma, orgId, refs ?? [], field);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      errors.push(...error.fieldErrors);
+      return [];
+    }
+  };
+  return {
+    add: await ids(labels?.add, 'change.labels.add'),
+    remove: await ids(labels?.remove, 'change.labels.remove'),
+  };
+}
 
 const byIndex = (errors: FieldError[]) => errors.sort((a, b) => (a.index ?? -1) - (b.index ?? -1));
 
 export const bulkIssues = defineOperation({
   name: 'bulkIssues',
   description:
-    `Changes up to ${BULK_MAX} issues the same way (status, priority, assignee), or creates up to ${BULK_MAX}: ` +
+    `Changes up to ${BULK_MAX} issues the same way (status, priority, assignee, labels added and removed), or creates up to ${BULK_MAX}: ` +
     'all or nothing, in one transaction, with one history entry and one webhook event per issue changed. ' +
     'Every bad item is reported at once, with its index. Needs the role member or above.',
   kind: 'write',
@@ -153,8 +183,10 @@ async function updateAll(ctx: Context, orgId: string, refs: string[], change: Ch
     if (!(error instanceof ValidationError)) throw error;
     errors.push(...error.fieldErrors.map((e) => ({ ...e, field: `change.${e.field}` })));
   }
+  const labels = await labelIdsOfChange(ctx, orgId, change.labels, errors);
   if (errors.length) throw new ValidationError(byIndex(errors));
   const unique = ids as string[];
+  const { labels: _labels, ...fields } = change;
   await writeWithEvents(ctx, orgId, async (tx) => {
     const before = new Map((await lockIssues(tx, orgId, unique)).map((issue) => [issue.id, issue]));
     const gone = unique.flatMap((id, index) =>
@@ -162,11 +194,16 @@ async function updateAll(ctx: Context, orgId: string, refs: string[], change: Ch
     );
     if (gone.length) throw new ValidationError(gone);
     // The time is set here, not by Prisma, so the webhook payloads show the one written.
-    const data = { ...definedFields(change), updatedAt: new Date() };
+    const data = { ...definedFields(fields), updatedAt: new Date() };
     await tx.issue.updateMany({ where: { orgId, id: { in: unique } }, data });
+    const labelled =
+      labels.add.length || labels.remove.length ? await changeIssueLabels(tx, orgId, unique, labels) : null;
     const changes = unique.map((id) => {
       const issue = before.get(id)!;
-      return issueChange('issue.updated', issue, { ...issue, ...data });
+      const after = { ...issue, ...data };
+      if (labelled?.changed.has(id))
+        Object.assign(after, { labels: labelled.labels.get(id)!, updatedAt: labelled.updatedAt });
+      return issueChange('issue.updated', issue, after);
     });
     return { result: null, changes };
   });

@@ -12,10 +12,11 @@ import type { Issue } from '../../generated/prisma/client.js';
 import { NotFoundError } from '../core/errors.js';
 import { CREATE_FIELDS, ISSUE_FIELD_NAMES, ISSUE_TABLE, type IssueField } from './columns.js';
 import { issueSelection } from './select.js';
+import type { IssueLabels } from '../labels/issue-labels.js';
 import { checkAssignee, type CreateIssue } from './input.js';
 
 /** An issue row as the GraphQL Issue object reads it, with its project's key (for `key`). */
-export type CreatedIssue = Issue & { project: { key: string } };
+export type CreatedIssue = Issue & { project: { key: string }; labels: IssueLabels };
 
 type IssueTable = typeof ISSUE_TABLE;
 /** The fields createIssue writes (CREATE_FIELDS): each comes from the input, sent as its kind says. */
@@ -187,6 +188,7 @@ export function issueCreate(ctx: Context, orgId: string, input: z.output<typeof 
     createdAt: now,
     updatedAt: now,
     project: { key },
+    labels: [] as IssueLabels,
   } as CreatedIssue;
   const prepared = prepareEvents(ctx, orgId, [issueChange('issue.created', null, provisional)], now);
   const { actor } = prepared;
@@ -207,7 +209,8 @@ export function issueCreate(ctx: Context, orgId: string, input: z.output<typeof 
     statement,
     done(row) {
       const { projectKey, seq, queued, ...columns } = row;
-      const issue: CreatedIssue = { ...columns, project: { key: projectKey } };
+      // A new issue carries no labels.
+      const issue: CreatedIssue = { ...columns, project: { key: projectKey }, labels: [] };
       const events = prepared.events.map(
         (event): RecordedEvent => ({ ...event, data: issueData(issue), seq: BigInt(seq) }),
       );

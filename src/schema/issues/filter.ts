@@ -15,6 +15,7 @@ import {
 import type { IssueField } from './columns.js';
 import { MAX_FILTER_BRANCHES, MAX_FILTER_DEPTH, MAX_FILTER_VALUES, MAX_FILTERS } from './filter-limits.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
+import { anyLabel } from '../labels/filter.js';
 
 /**
  * The issue filter, once: each entry is a field of the GraphQL input `IssueFilter`, a key of the
@@ -38,6 +39,10 @@ export const ISSUE_FILTER = {
       description: 'Any of these priorities: repeat the parameter or separate values with commas (`priority=a,b`).',
     },
   }),
+  label: anyLabel(
+    'Carrying any of these labels, by name (any case).',
+    'Carrying any of these labels, by name (any case): repeat the parameter or separate names with commas (`label=bug,ui`).',
+  ),
   assigneeId: idOrNone('assigneeId', {
     description: 'Assigned to this user id, or "none" for unassigned issues.',
     rest: { name: 'assignee_id', description: 'Assigned to this user id, or `none` for unassigned issues.' },

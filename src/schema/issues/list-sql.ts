@@ -6,6 +6,7 @@ import type { IssueFilterShape } from './filter.js';
 import { issueFilterConditions } from './filter-sql.js';
 import type { SeekKey } from './order.js';
 import { issueColumn, issueSelection, sqlColumn } from './select.js';
+import { issueLabelsJson } from '../labels/issue-labels.js';
 
 /**
  * The issue list as one hand-written statement, for DirectSql (src/db/direct-sql.ts): the
@@ -60,13 +61,19 @@ export interface IssueListQuery {
   /** Keyset conditions from the cursors (`after` and `before`). */
   seeks: SeekKey[][];
   take: number;
-  /** Also the description and the project's key, when the caller shows them. */
+  /** Also the description, the project's key and the labels, when the caller shows them. */
   description: boolean;
   projectKey: boolean;
+  labels: boolean;
 }
 
 /** The part of the statement before WHERE: its select list and joins (`by`: the workflow tables the order joins). */
-function selectAndJoins(by: { status: boolean; priority: boolean }, description: boolean, projectKey: boolean) {
+function selectAndJoins(
+  by: { status: boolean; priority: boolean },
+  description: boolean,
+  projectKey: boolean,
+  labels: boolean,
+) {
   return (
     builder
       .selectFrom('issues as i')
@@ -83,14 +90,16 @@ function selectAndJoins(by: { status: boolean; priority: boolean }, description:
       .$if(projectKey, (q) =>
         q.select(sql<{ key: string }>`json_build_object('key', ${sql.ref('p.key')})`.as('project')),
       )
+      // A subquery per row of the page (one index range each), in Prisma's shape of the relation.
+      .$if(labels, (q) => q.select(issueLabelsJson('i').as('labels')))
   );
 }
 
-/** An issue of the list: the columns of ISSUE_COLUMNS, and `description` and `project: { key }` when asked for. */
+/** An issue of the list: the columns of ISSUE_COLUMNS, and `description`, `project: { key }` and `labels` when asked for. */
 export type IssueListRow = InferResult<ReturnType<typeof selectAndJoins>>[number];
 
 /**
- * Each of the 16 forms of that part, compiled once: building and compiling it costs about 30
+ * Each of the 32 forms of that part, compiled once: building and compiling it costs about 30
  * times as much as the rest of the statement, and it holds no value.
  */
 const compiledSelects = new Map<string, string>();
@@ -98,11 +107,12 @@ function selectAndJoinsText(
   by: { status: boolean; priority: boolean },
   description: boolean,
   projectKey: boolean,
+  labels: boolean,
 ): string {
-  const key = `${+by.status}${+by.priority}${+description}${+projectKey}`;
+  const key = `${+by.status}${+by.priority}${+description}${+projectKey}${+labels}`;
   let text = compiledSelects.get(key);
   if (text === undefined) {
-    text = selectAndJoins(by, description, projectKey).compile().sql;
+    text = selectAndJoins(by, description, projectKey, labels).compile().sql;
     compiledSelects.set(key, text);
   }
   return text;
@@ -115,7 +125,7 @@ function selectAndJoinsText(
  */
 export function issueListStatement(query: IssueListQuery): RawBuilder<IssueListRow> | CompiledQuery<IssueListRow> {
   if (query.filter || query.seeks.length) return buildStatement(query);
-  const key = `${+Boolean(query.projectId)}${+query.description}${+query.projectKey}${query.order.map((k) => `${k.name} ${k.desc}`).join()}`;
+  const key = `${+Boolean(query.projectId)}${+query.description}${+query.projectKey}${+query.labels}${query.order.map((k) => `${k.name} ${k.desc}`).join()}`;
   const values = query.projectId ? [query.orgId, query.projectId, query.take] : [query.orgId, query.take];
   let text = compiledFirstPages.get(key);
   if (text === undefined) {
@@ -140,6 +150,6 @@ function buildStatement(query: IssueListQuery): RawBuilder<IssueListRow> {
     priority: query.order.some((k) => k.name === 'priority'),
   };
   const orderBy = sql.join(query.order.map((k) => sql`${ORDER_COLUMN[k.name]} ${sql.raw(k.desc ? 'desc' : 'asc')}`));
-  const head = sql.raw(selectAndJoinsText(by, query.description, query.projectKey));
+  const head = sql.raw(selectAndJoinsText(by, query.description, query.projectKey, query.labels));
   return sql<IssueListRow>`${head} where ${sql.join(where, sql` and `)} order by ${orderBy} limit ${query.take}`;
 }
