@@ -68,6 +68,20 @@ describe('the list page bulk-action bar and the board multi-select move (forms, 
     expect((await issue(keys[0]!)).assignee_id).toBeNull();
   });
 
+  test('the bar adds a label to and takes one off every checked issue', async () => {
+    const cookie = await t.signIn('mark@example.com');
+    for (const name of ['page-bug', 'page-ui'])
+      await t.call('POST', '/api/labels', { token: t.user('maya').token, body: { name, color: '#0E8A16' } });
+    const html = await (await get('/orgs/acme/issues', cookie)).text();
+    expect(html).toContain('<option value="page-bug">page-bug</option>');
+    await postBulk(cookie, [keys[0]!, keys[1]!], { back: '/orgs/acme/issues', label_add: 'page-ui' });
+    await postBulk(cookie, [keys[0]!], { back: '/orgs/acme/issues', label_add: 'page-bug', label_remove: 'page-ui' });
+    const labels = async (key: string) =>
+      ((await issue(key)) as unknown as { labels: { name: string }[] }).labels.map((l) => l.name);
+    expect(await labels(keys[0]!)).toEqual(['page-bug']);
+    expect(await labels(keys[1]!)).toEqual(['page-ui']);
+  });
+
   test('the board moves every checked card to the status of the button pressed', async () => {
     const cookie = await t.signIn('mark@example.com');
     const response = await postBulk(cookie, [keys[1]!, keys[2]!], { back: '/orgs/acme/board', status: 'In Review' });

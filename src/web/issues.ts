@@ -143,7 +143,7 @@ export async function createIssuePage(request: PageRequest, ctx: Context): Promi
 /**
  * POST /orgs/:slug/issues/bulk: the list's bulk-action bar and the board's multi-select move, one
  * form: the checked issues (`ids`) and the change (an empty select changes nothing; assignee
- * `none` unassigns), made by the API's bulk operation, all or none. Back to where it was sent
+ * `none` unassigns; a label to add and one to take off), made by the API's bulk operation, all or none. Back to where it was sent
  * from; a refusal shows the list with every bad item named.
  */
 export async function bulkIssuesPage(request: PageRequest, ctx: Context): Promise<Response> {
@@ -157,6 +157,14 @@ export async function bulkIssuesPage(request: PageRequest, ctx: Context): Promis
     ...(fields.status ? { status: fields.status } : {}),
     ...(fields.priority ? { priority: fields.priority } : {}),
     ...(assignee ? { assigneeId: assignee === 'none' ? null : assignee } : {}),
+    ...(fields.label_add || fields.label_remove
+      ? {
+          labels: {
+            ...(fields.label_add ? { add: [fields.label_add] } : {}),
+            ...(fields.label_remove ? { remove: [fields.label_remove] } : {}),
+          },
+        }
+      : {}),
   };
   try {
     const changed = await bulkIssues.call(p.ctx, { ids, change }, { select: { id: true } });
