@@ -65,6 +65,32 @@ describe('GraphQL createIssues and updateIssues', () => {
     expect(events).toBe(2);
   });
 
+  test('labels added and taken off by name; the limit of labels per issue is a ConflictError', async () => {
+    const token = t.user('mark').token;
+    const maya = t.user('maya').token;
+    for (const name of ['gql-a', 'gql-b'])
+      await t.call('POST', '/api/labels', { token: maya, body: { name, color: '#0E8A16' } });
+    const created = await gql(token, CREATE, { issues: [{ projectId, title: 'GQL labels' }] });
+    const [issue] = (created.body.data!.createIssues as { data: { id: string }[] }).data;
+    const LABELS = `mutation($ids: [ID!]!, $change: IssuesChangeInput!) {
+      updateIssues(ids: $ids, change: $change) {
+        __typename
+        ... on MutationUpdateIssuesSuccess { data { labels { name } } }
+        ... on ConflictError { code limit }
+        ... on ValidationError { fieldErrors { field message } }
+      }
+    }`;
+    const changed = await gql(token, LABELS, { ids: [issue!.id], change: { labels: { add: ['GQL-A', 'gql-b'] } } });
+    expect(changed.body.data!.updateIssues).toEqual({
+      __typename: 'MutationUpdateIssuesSuccess',
+      data: [{ labels: [{ name: 'gql-a' }, { name: 'gql-b' }] }],
+    });
+    const many = Array.from({ length: 20 }, (_, i) => `gql-many-${i}`);
+    for (const name of many) await t.call('POST', '/api/labels', { token: maya, body: { name, color: '#0E8A16' } });
+    const over = await gql(token, LABELS, { ids: [issue!.id], change: { labels: { add: many } } });
+    expect(over.body.data!.updateIssues).toEqual({ __typename: 'ConflictError', code: 'CONFLICT', limit: 20 });
+  });
+
   test('every bad item at once, each with its index, as a ValidationError', async () => {
     const token = t.user('mark').token;
     const { body } = await gql(token, CREATE, {
