@@ -21,11 +21,12 @@ export interface Context {
   /** Per-operation rate-limit decisions taken while serving this request, for its headers. */
   rateLimits: PolicyDecision[];
   /**
-   * Draws one more request from this request's global bucket (each message of an MCP batch after
-   * the first is a request of its own): the Retry-After seconds when refused, else null. Set by
+   * Draws `count` (default 1) more requests from this request's global bucket, all or none (each
+   * message of an MCP batch after the first is a request of its own; a bulk call pays for its
+   * items): the Retry-After seconds when refused, else null. Set by
    * the rate-limit step (src/pipeline/rate-limit.ts); absent outside an HTTP request.
    */
-  drawRequest?: () => Promise<string | null>;
+  drawRequest?: (count?: number) => Promise<string | null>;
   /** Bumped after a write that changes what a cached PAT says (revocation), before answering. */
   credentialEpoch: CredentialEpoch;
   /** Where committed changes are published for subscriptions (absent at the console). */

@@ -235,10 +235,12 @@ function onlyAcme(orgIds: string[], caller: Caller) {
 
 type Action = 'read' | 'list' | 'create' | 'update' | 'delete';
 type Target = 'own' | 'foreign' | 'colleague' | '-';
-type Expected = number | 'ok' | 'FORBIDDEN' | 'NOT_FOUND';
+type Expected = number | 'ok' | 'FORBIDDEN' | 'NOT_FOUND' | 'VALIDATION_FAILED';
 const OK = 'ok';
 const FB = 'FORBIDDEN';
 const NF = 'NOT_FOUND';
+/** A bulk call naming another organization's issue or project: the item is bad (by index), as one that exists nowhere. */
+const VF = 'VALIDATION_FAILED';
 
 interface Cell {
   req: Req;
@@ -294,6 +296,10 @@ const projectDeleted = (id: string) => async (_a: Answer, _c: Caller, ok: boolea
   expect(await projectName(id)).toEqual(ok ? null : expect.any(String));
 const issueUpdated = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
   expect(await issueTitle(id)).toBe(ok ? 'Patched by the matrix' : 'Matrix fixture');
+const issueStatus = async (id: string) => (await db().issue.findUnique({ where: { id } }))?.status ?? null;
+/** A bulk change sets the status In Review: it did exactly when the call succeeded. */
+const issueBulkChanged = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
+  expect(await issueStatus(id)).toBe(ok ? 'In Review' : 'Backlog');
 const issueDeleted = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
   expect(await issueTitle(id)).toBe(ok ? null : 'Matrix fixture');
 const keyRevokedIff = (id: string) => async (_a: Answer, _c: Caller, ok: boolean) =>
@@ -347,6 +353,18 @@ const commentDeleted = (id: string) => async (_a: Answer, _c: Caller, ok: boolea
   expect(await commentBody(id)).toBe(ok ? null : 'Matrix comment');
 /** Someone else in acme than the caller: whose comment a caller may change only as an owner or admin. */
 const colleagueOf = (caller: Caller) => (actingUser(caller) === uid.mark ? uid.olivia : uid.mark);
+const bulkReq = {
+  change: (ids: string[]): Req => ({
+    method: 'POST',
+    path: '/api/issues/bulk',
+    body: { ids, change: { status: 'In Review' } },
+  }),
+  create: (projectId: string): Req => ({
+    method: 'POST',
+    path: '/api/issues/bulk',
+    body: { issues: [{ project_id: projectId, title: 'Created in bulk by the matrix' }] },
+  }),
+};
 
 // prettier-ignore
 const REST: Row[] = [
@@ -559,6 +577,46 @@ const REST: Row[] = [
       req: issueReq.update('RES-2'),
     }),
     { missing: () => issueReq.update(MISSING_KEY) },
+  ),
+  rest('POST /api/issues/bulk {ids}', 'update', 'own', [401, 403, 200, 200, 200, 200, 200, 200], async () => {
+    const i = await freshIssue();
+    return { req: bulkReq.change([i.key]), check: issueBulkChanged(i.id) };
+  }),
+  rest(
+    'POST /api/issues/bulk {ids}',
+    'update',
+    'foreign',
+    [401, 403, 400, 400, 400, 400, 400, 400],
+    () => ({
+      req: bulkReq.change([resIssues[1]!.id]),
+    }),
+    { missing: () => bulkReq.change([MISSING_ID]) },
+  ),
+  rest(
+    'POST /api/issues/bulk {ids: key}',
+    'update',
+    'foreign',
+    [401, 403, 400, 400, 400, 400, 400, 400],
+    () => ({
+      req: bulkReq.change(['RES-2']),
+    }),
+    { missing: () => bulkReq.change([MISSING_KEY]) },
+  ),
+  rest('POST /api/issues/bulk {issues}', 'create', 'own', [401, 403, 200, 200, 200, 200, 200, 200], () => ({
+    req: bulkReq.create(scratch.id),
+    check: (a, _c, ok) => {
+      if (ok) expect(a.json[0].project_id).toBe(scratch.id);
+    },
+  })),
+  rest(
+    'POST /api/issues/bulk {issues}',
+    'create',
+    'foreign',
+    [401, 403, 400, 400, 400, 400, 400, 400],
+    () => ({
+      req: bulkReq.create(res.id),
+    }),
+    { missing: () => bulkReq.create(MISSING_ID) },
   ),
   rest('DELETE /api/issues/:id', 'delete', 'own', [401, 403, 403, 204, 204, 204, 204, 204], async () => {
     const i = await freshIssue();
@@ -958,6 +1016,8 @@ const M = {
   createIssue: `mutation($input: CreateIssueInput!) { createIssue(input: $input) { ${result('MutationCreateIssueSuccess', '{ id key projectId }')} } }`,
   updateIssue: `mutation($id: ID!, $input: UpdateIssueInput!) { updateIssue(id: $id, input: $input) { ${result('MutationUpdateIssueSuccess', '{ id key title }')} } }`,
   deleteIssue: `mutation($id: ID!) { deleteIssue(id: $id) { ${result('MutationDeleteIssueSuccess')} } }`,
+  updateIssues: `mutation($ids: [ID!]!, $change: IssuesChangeInput!) { updateIssues(ids: $ids, change: $change) { ${result('MutationUpdateIssuesSuccess', '{ id status }')} } }`,
+  createIssues: `mutation($issues: [CreateIssueInput!]!) { createIssues(issues: $issues) { ${result('MutationCreateIssuesSuccess', '{ id projectId }')} } }`,
   createApiKey: `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { ${result('MutationCreateApiKeySuccess', '{ token apiKey { id ownerId } }')} } }`,
   revokeApiKey: `mutation($id: ID!) { revokeApiKey(id: $id) { ${result('MutationRevokeApiKeySuccess', '{ id status }')} } }`,
   createOrganization: `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { ${result('MutationCreateOrganizationSuccess', '{ id role organization { id slug } }')} } }`,
@@ -979,6 +1039,9 @@ const g = {
   createIssue: (projectId: string) => gql(M.createIssue, { input: { projectId, title: 'Created by the matrix' } }),
   updateIssue: (id: string) => gql(M.updateIssue, { id, input: { title: 'Patched by the matrix' } }),
   deleteIssue: (id: string) => gql(M.deleteIssue, { id }),
+  updateIssues: (ids: string[]) => gql(M.updateIssues, { ids, change: { status: 'IN_REVIEW' } }),
+  createIssues: (projectId: string) =>
+    gql(M.createIssues, { issues: [{ projectId, title: 'Created in bulk by the matrix' }] }),
   revokeApiKey: (id: string) => gql(M.revokeApiKey, { id }),
   createComment: (issueId: string) => gql(M.createComment, { issueId, input: { body: 'Written by the matrix' } }),
   updateComment: (id: string) => gql(M.updateComment, { id, input: { body: 'Edited by the matrix' } }),
@@ -1264,6 +1327,35 @@ const GRAPHQL: Row[] = [
       req: g.updateIssue(resIssues[1]!.id),
     }),
     { missing: () => g.updateIssue(MISSING_ID) },
+  ),
+  graph('updateIssues', 'updateIssues(ids)', 'update', 'own', [401, FB, OK, OK, OK, OK, OK, OK], async () => {
+    const i = await freshIssue();
+    return { req: g.updateIssues([i.id]), check: issueBulkChanged(i.id) };
+  }),
+  graph(
+    'updateIssues',
+    'updateIssues(ids)',
+    'update',
+    'foreign',
+    [401, FB, VF, VF, VF, VF, VF, VF],
+    () => ({
+      req: g.updateIssues([resIssues[1]!.id]),
+    }),
+    { missing: () => g.updateIssues([MISSING_ID]) },
+  ),
+  graph('createIssues', 'createIssues(projectId)', 'create', 'own', [401, FB, OK, OK, OK, OK, OK, OK], () => ({
+    req: g.createIssues(scratch.id),
+  })),
+  graph(
+    'createIssues',
+    'createIssues(projectId)',
+    'create',
+    'foreign',
+    [401, FB, VF, VF, VF, VF, VF, VF],
+    () => ({
+      req: g.createIssues(res.id),
+    }),
+    { missing: () => g.createIssues(MISSING_ID) },
   ),
   graph('updateIssue', 'updateIssue(id: key)', 'update', 'own', [401, FB, OK, OK, OK, OK, OK, OK], async () => {
     const i = await freshIssue();

@@ -363,7 +363,7 @@ describe('the document', () => {
     routed.push('post /graphql'); // served by graphql-yoga, beside the router
     const documented = operations().map(({ method, path }) => `${method} ${path}`);
     expect(documented.sort()).toEqual([...new Set(routed)].sort());
-    expect(documented.length).toBe(45);
+    expect(documented.length).toBe(46);
   });
 
   test('every operation has an id, a summary, responses, security and declared path parameters', () => {
@@ -507,6 +507,7 @@ describe('the document', () => {
     // The HTTP server's own refusals (bad_request, headers_too_large) come before any request id exists.
     const optional = new Set([
       'Person.email',
+      'FieldError.index',
       'MalformedRequestProblem.request_id',
       'RequestHeaderFieldsTooLargeProblem.request_id',
     ]);
@@ -891,6 +892,48 @@ describe('real responses match the document', () => {
     ).toBe('forbidden');
     await conforms(await send('DELETE', `/issues/${created.id}`, pat('maya')), 'delete', '/issues/{id}', 204);
     await conforms(await send('DELETE', `/issues/${created.id}`, pat('maya')), 'delete', '/issues/{id}', 404);
+  });
+
+  test('issues in bulk: create, change, and a 400 naming each bad item by index', async () => {
+    const web = acme.projects.find((p) => p.key === 'WEB')!;
+    const bulkCreated = await conforms(
+      await send('POST', '/issues/bulk', pat('mark'), {
+        issues: [
+          { project_id: web.id, title: 'Bulk one' },
+          { project_id: web.key, title: 'Bulk two', priority: 'high' },
+        ],
+      }),
+      'post',
+      '/issues/bulk',
+      200,
+    );
+    expectStrict('post', '/issues/bulk', 200, bulkCreated);
+    const changed = await conforms(
+      await send('POST', '/issues/bulk', pat('mark'), {
+        ids: bulkCreated.map((issue: { key: string }) => issue.key),
+        change: { status: 'Todo', assignee_id: null },
+      }),
+      'post',
+      '/issues/bulk',
+      200,
+    );
+    expect(changed.map((issue: { status: string }) => issue.status)).toEqual(['Todo', 'Todo']);
+    const bad = await conforms(
+      await send('POST', '/issues/bulk', pat('mark'), {
+        ids: [bulkCreated[0].id, 'WEB-9999'],
+        change: { status: 'Todo' },
+      }),
+      'post',
+      '/issues/bulk',
+      400,
+    );
+    expect(bad.errors).toEqual([{ index: 1, field: 'ids.1', message: 'names no issue in this organization' }]);
+    await conforms(
+      await send('POST', '/issues/bulk', pat('victor'), { ids: [bulkCreated[0].id], change: { status: 'Todo' } }),
+      'post',
+      '/issues/bulk',
+      403,
+    );
   });
 
   test('labels and the labels of an issue: every route, a success and an error each', async () => {

@@ -1,6 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import { errorEntry } from '../schema/core/error-table.js';
-import { AppError, MAX_FIELD_ERRORS, type FieldError } from '../schema/core/errors.js';
+import {
+  AppError,
+  fieldErrorsText,
+  MAX_FIELD_ERRORS,
+  QUOTED_FIELD_ERRORS,
+  type FieldError,
+} from '../schema/core/errors.js';
 import { requestIds, type RequestScope } from '../ops/request-scope.js';
 import { Headers, Response } from './fetch-api.js';
 
@@ -43,8 +49,8 @@ export const PROBLEM_LIMITS = {
   fieldErrors: MAX_FIELD_ERRORS,
   /** Characters of a field's name as the client sent it, and of the message about it. */
   fieldText: 256,
-  /** Characters of `detail` (the field errors joined, at most). */
-  detail: MAX_FIELD_ERRORS * (2 * 256 + 2) + (MAX_FIELD_ERRORS - 1) * 2,
+  /** Characters of `detail` (the first QUOTED_FIELD_ERRORS field errors joined, at most). */
+  detail: QUOTED_FIELD_ERRORS * (2 * 256 + 2) + (QUOTED_FIELD_ERRORS - 1) * 2,
 } as const;
 
 const clip = (text: string) =>
@@ -79,10 +85,12 @@ export const problems = {
   // Not a ValidationError: its fields are already named as the client sent them, and the REST
   // router renames a ValidationError's fields (src/rest/errors.ts), which would rename them again.
   validation: (all: FieldError[]) => {
-    const errors = all
-      .slice(0, PROBLEM_LIMITS.fieldErrors)
-      .map((e) => ({ field: clip(e.field), message: clip(e.message) }));
-    return new AppError(errors.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', { errors });
+    const errors = all.slice(0, PROBLEM_LIMITS.fieldErrors).map((e) => ({
+      field: clip(e.field),
+      message: clip(e.message),
+      ...(e.index === undefined ? {} : { index: e.index }),
+    }));
+    return new AppError(fieldErrorsText(errors), 'VALIDATION_FAILED', { errors });
   },
   notFound: (detail = 'No resource at this path.') => new AppError(detail, 'NOT_FOUND'),
   methodNotAllowed: (allow: string[]) =>

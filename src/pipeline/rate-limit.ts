@@ -2,6 +2,7 @@ import { looksLikeJwt } from '../auth/oauth/tokens.js';
 import { retryAfter, type PolicyDecision } from '../limits/headers.js';
 import { hashToken } from '../auth/pat-token.js';
 import { addressSubject, credentialSubject, type RateLimiter } from '../limits/limiter.js';
+import { GLOBAL_POLICY } from '../limits/policy.js';
 import { reportRateLimitRefusals } from '../ops/request-scope.js';
 import { problemResponse } from '../http/problem.js';
 import { AppError } from '../schema/core/errors.js';
@@ -53,12 +54,17 @@ export function rateLimit(limiter: RateLimiter): Step {
       return tooManyRequests(context.decisions);
     }
     // The latest decision is the one the response's headers report: what is left after every draw.
-    context.drawRequest = async () => {
-      const more = await limiter.admit(subject);
-      context.decisions = more.decisions;
-      if (more.allowed) return null;
-      reportRateLimitRefusals(context.scope, more.decisions);
-      return retryAfter(more.decisions);
+    // Several at once (a bulk call's items) are all or none: a refusal gives back those admitted.
+    context.drawRequest = async (count = 1) => {
+      for (let drawn = 0; drawn < count; drawn++) {
+        const more = await limiter.admit(subject);
+        context.decisions = more.decisions;
+        if (more.allowed) continue;
+        reportRateLimitRefusals(context.scope, more.decisions);
+        for (let i = 0; i < drawn; i++) await limiter.store.release([{ key: subject, policy: GLOBAL_POLICY }]);
+        return retryAfter(more.decisions);
+      }
+      return null;
     };
     const response = await next();
     if (response.status === 401 && typeof context.credentials.token === 'string') {

@@ -62,8 +62,8 @@ export interface RequestContext {
   principal: Principal;
   /** The global bucket's latest decisions: written by the rate-limit step, for the response's headers. */
   decisions: PolicyDecision[];
-  /** Draws one more request from the global bucket (an MCP batch's later messages): written by the rate-limit step. */
-  drawRequest?: () => Promise<string | null>;
+  /** Draws more requests from the global bucket (an MCP batch's later messages, a bulk call's items): written by the rate-limit step. */
+  drawRequest?: (count?: number) => Promise<string | null>;
   /** Per-operation rate-limit decisions, appended by the operations this request runs (`Context.rateLimits`). */
   readonly operationDecisions: PolicyDecision[];
 }

@@ -8,9 +8,7 @@ import { problems } from '../http/problem.js';
  */
 export function problemFrom(error: AppError, names: Record<string, string> = {}): AppError {
   if (error instanceof ValidationError) {
-    return problems.validation(
-      error.fieldErrors.map((e) => ({ field: restFieldName(e.field, names), message: e.message })),
-    );
+    return problems.validation(error.fieldErrors.map((e) => ({ ...e, field: restFieldName(e.field, names) })));
   }
   return error;
 }

@@ -17,6 +17,7 @@ import { QUERY_LIMITS } from '../limits/graphql-query.js';
 import { BODY_LIMITS } from '../http/body-limit.js';
 import { GLOBAL_POLICY } from '../limits/policy.js';
 import { PROBLEM_LIMITS } from '../http/problem.js';
+import { BULK_MAX } from '../schema/core/bulk.js';
 import { ERROR_TABLE, type ProblemCode } from '../schema/core/error-table.js';
 
 /**
@@ -294,10 +295,19 @@ function problemSchema(status: ProblemStatus, codes: readonly string[], descript
 const [VALIDATION_FAILED = 'validation_failed', ...OTHER_400_CODES] = PROBLEM_CODES[400];
 
 const problemSchemas: Record<string, Schema> = {
-  FieldError: exact('One bad input: the field as the client named it (`title`, `project_id`, `limit`) and why.', {
-    field: { type: 'string', maxLength: PROBLEM_LIMITS.fieldText },
-    message: { type: 'string', maxLength: PROBLEM_LIMITS.fieldText },
-  }),
+  FieldError: {
+    ...exact('One bad input: the field as the client named it (`title`, `project_id`, `limit`) and why.', {
+      field: { type: 'string', maxLength: PROBLEM_LIMITS.fieldText },
+      message: { type: 'string', maxLength: PROBLEM_LIMITS.fieldText },
+      index: {
+        type: 'integer',
+        minimum: 0,
+        maximum: BULK_MAX - 1,
+        description: 'In a bulk call (`POST /issues/bulk`): the position of the item at fault, from 0.',
+      },
+    }),
+    required: ['field', 'message'],
+  },
   // 400 is the one status with two shapes: validation_failed lists the fields at fault, always; the others have no `errors`.
   BadRequestProblem: {
     description: 'An RFC 9457 problem with status 400.',

@@ -31,11 +31,16 @@ function decodeParams(params: Record<string, string | undefined>): Record<string
 }
 
 /** Parses one part of a request with its schema, adding every mistake to `errors`. */
-function parsePart(schema: z.ZodObject | undefined, value: unknown, errors: FieldError[]): Record<string, unknown> {
+function parsePart(
+  schema: z.ZodObject | undefined,
+  value: unknown,
+  errors: FieldError[],
+  items?: readonly string[],
+): Record<string, unknown> {
   if (!schema) return {};
   const result = schema.safeParse(value, { error: messages });
   if (result.success) return result.data as Record<string, unknown>;
-  errors.push(...fieldErrors(result.error));
+  errors.push(...fieldErrors(result.error, items));
   return {};
 }
 
@@ -72,7 +77,7 @@ export async function runRoute(
     const input: RouteInput = {
       params: parsePart(route.params, raw.params(), errors),
       query: parsePart(route.query, raw.query, errors),
-      body: route.body ? parsePart(route.body, body, errors) : {},
+      body: route.body ? parsePart(route.body, body, errors, route.operation?.items) : {},
       url,
       request,
     };

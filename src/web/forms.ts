@@ -8,6 +8,22 @@ export async function readForm(request: Request): Promise<Record<string, string>
   return fields;
 }
 
+/** A posted form with the fields that may repeat (`lists`: a list's checkboxes) as lists, the others as strings. */
+export async function readFormWithLists(
+  request: Request,
+  lists: readonly string[],
+): Promise<{ fields: Record<string, string>; lists: Record<string, string[]> }> {
+  const form = await request.formData().catch(() => new FormData());
+  const fields: Record<string, string> = {};
+  const listed: Record<string, string[]> = Object.fromEntries(lists.map((name) => [name, []]));
+  for (const [name, value] of form) {
+    if (typeof value !== 'string') continue;
+    if (lists.includes(name)) listed[name]!.push(value);
+    else if (!(name in fields)) fields[name] = value;
+  }
+  return { fields, lists: listed };
+}
+
 export interface FormFailure {
   status: number;
   /** By input field (the operation's name for it), shown next to the field. */

@@ -4,12 +4,13 @@ import { IssueJson, type IssueJsonShape } from '../schema/issues/representation.
 import { ISSUE_FILTER_PARAMETERS } from '../schema/issues/filter.js';
 import { labelsOf } from './labels.js';
 import { createIssue, deleteIssue, getIssue, updateIssue } from '../schema/issues/operations.js';
+import { bulkIssues } from '../schema/issues/bulk.js';
 import { flashCookie } from './flash.js';
 import { createInput, editForm, ISSUE_PAGE, newIssueForm, sentFields } from './issue-fields.js';
 import { issueActivity } from './issue-activity.js';
 import { issueComments } from './issue-comments.js';
 import { renderMarkdown } from './markdown.js';
-import { formFailure, readForm, type FormFailure } from './forms.js';
+import { formFailure, readForm, readFormWithLists, type FormFailure } from './forms.js';
 import { safeNextPath } from './next-path.js';
 import { membersOf, namesOf, projectsOf, WORKFLOW } from './org-data.js';
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
@@ -73,6 +74,7 @@ async function listPage(
   url: URL,
   form = newIssueForm(url.searchParams.get('project_id') ?? ''),
   failure?: FormFailure,
+  bulkErrors: string[] = [],
 ): Promise<Response> {
   const [data, projects, members, labels] = await Promise.all([
     issueListData(p, url),
@@ -110,6 +112,7 @@ async function listPage(
       errors: failure?.errors ?? {},
       formError: failure?.formError ?? null,
       here: `${url.pathname}${url.search}`,
+      bulkErrors,
       ...perm(p),
     },
     { status: failure?.status ?? data.status ?? 200, headers: failure?.headers },
@@ -135,6 +138,49 @@ export async function createIssuePage(request: PageRequest, ctx: Context): Promi
     const failure = formFailure(error);
     const url = new URL(request.url);
     return listPage(p, url, { ...newIssueForm(), ...form }, failure);
+  }
+}
+
+/**
+ * POST /orgs/:slug/issues/bulk: the list's bulk-action bar and the board's multi-select move, one
+ * form: the checked issues (`ids`) and the change (an empty select changes nothing; assignee
+ * `none` unassigns; a label to add and one to take off), made by the API's bulk operation, all or none. Back to where it was sent
+ * from; a refusal shows the list with every bad item named.
+ */
+export async function bulkIssuesPage(request: PageRequest, ctx: Context): Promise<Response> {
+  const p = await orgPage(request, ctx);
+  if (p instanceof Response) return p;
+  const { fields, lists } = await readFormWithLists(request, ['ids']);
+  const back = safeNextPath(fields.back || `${p.base}/issues`, ctx.config.baseUrl);
+  const ids = lists.ids!;
+  const assignee = fields.assignee_id ?? '';
+  const change = {
+    ...(fields.status ? { status: fields.status } : {}),
+    ...(fields.priority ? { priority: fields.priority } : {}),
+    ...(assignee ? { assigneeId: assignee === 'none' ? null : assignee } : {}),
+    ...(fields.label_add || fields.label_remove
+      ? {
+          labels: {
+            ...(fields.label_add ? { add: [fields.label_add] } : {}),
+            ...(fields.label_remove ? { remove: [fields.label_remove] } : {}),
+          },
+        }
+      : {}),
+  };
+  try {
+    const changed = await bulkIssues.call(p.ctx, { ids, change }, { select: { id: true } });
+    const notice = `Changed ${changed.length} issue${changed.length === 1 ? '' : 's'}.`;
+    return redirect(back, { 'set-cookie': flashCookie(ctx.config, { notice }) });
+  } catch (error) {
+    const failure = formFailure(error);
+    // The checkboxes send keys: a bad item is named by the key that was checked.
+    const named = (field: string) =>
+      field === 'ids' ? 'Selection' : field.startsWith('ids.') ? (ids[Number(field.slice(4))] ?? field) : field;
+    const messages = failure.formError
+      ? [failure.formError]
+      : Object.entries(failure.errors).map(([field, message]) => `${named(field)}: ${message}`);
+    const listUrl = new URL(back.startsWith(`${p.base}/issues`) ? back : `${p.base}/issues`, ctx.config.baseUrl);
+    return listPage(p, listUrl, undefined, { ...failure, errors: {}, formError: null }, messages);
   }
 }
 

@@ -14,6 +14,7 @@ import { showDashboard } from './dashboard.js';
 import { confirmRevoke, createKey, revokeKey, showIntegrations } from './integrations.js';
 import { addComment, deleteCommentPage, editComment } from './issue-comment-forms.js';
 import {
+  bulkIssuesPage,
   confirmDeleteIssue,
   createIssuePage,
   deleteIssuePage,
@@ -133,6 +134,7 @@ export function createWebRouter(logger: Logger, options: WebOptions = { firstRun
     .post('/orgs/:slug/projects/:key/delete', route(deleteProjectPage))
     .get('/orgs/:slug/issues', route(showIssues))
     .post('/orgs/:slug/issues', route(createIssuePage))
+    .post('/orgs/:slug/issues/bulk', route(bulkIssuesPage))
     .get('/orgs/:slug/board', route(showBoard))
     .get('/orgs/:slug/issues/:key', route(showIssue))
     .post('/orgs/:slug/issues/:key', route(editIssue))

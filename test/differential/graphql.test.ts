@@ -362,6 +362,21 @@ function steps(ids: Record<string, string>): Step[] {
   all.push({ caller: 'member', get: '' });
   all.push({ caller: 'member', method: 'PUT', body: { query: '{ me { id } }' } });
   all.push({ caller: 'member', method: 'DELETE' });
+
+  // Bulk mutations, last, so that every answer above stays as it was.
+  const BULK_VALIDATION = '... on ValidationError { fieldErrors { index field message } }';
+  const updateIssues = `mutation($ids: [ID!]!, $change: IssuesChangeInput!) { ${result('updateIssues(ids: $ids, change: $change)', 'MutationUpdateIssuesSuccess', 'key status priority assignee { username }', BULK_VALIDATION, RATE_LIMITED)} }`;
+  const createIssues = `mutation($issues: [CreateIssueInput!]!) { ${result('createIssues(issues: $issues)', 'MutationCreateIssuesSuccess', 'key title status', BULK_VALIDATION, RATE_LIMITED)} }`;
+  for (const caller of CALLERS) q(caller, updateIssues, { ids: ['WEB-2', 'WEB-3'], change: { priority: 'LOW' } });
+  q('member', updateIssues, { ids: ['WEB-2', 'RES-1', 'WEB-2'], change: { status: 'TODO' } });
+  q('member', updateIssues, { ids: ['WEB-2'], change: {} });
+  q('member', createIssues, { issues: [{ projectId: ids.web, title: 'GraphQL bulk' }] });
+  q('member', createIssues, {
+    issues: [
+      { projectId: ids.res, title: 'Theirs' },
+      { projectId: ids.web, title: '' },
+    ],
+  });
   return all;
 }
 

@@ -195,6 +195,11 @@ function steps(ids: Record<string, string>): Step[] {
   });
   add('member', message('tools/list'), { ...ACCEPT, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
   add('member', [message('ping', { _meta: MODERN_META })], { ...ACCEPT, 'mcp-protocol-version': '2026-07-28' });
+
+  // The bulk tool, last, so that every answer above stays as it was.
+  for (const caller of CALLERS) add(caller, tool('bulk_issues', { ids: ['WEB-2'], change: { priority: 'low' } }));
+  add('member', tool('bulk_issues', { issues: [{ project_id: ids.web, title: 'MCP bulk' }, { project_id: ids.res }] }));
+  add('member', tool('bulk_issues', { ids: ['RES-1'], change: { status: 'Todo' } }));
   return all;
 }
 

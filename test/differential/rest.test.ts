@@ -237,6 +237,23 @@ function steps(ids: Record<string, string>): Step[] {
   add('member', 'DELETE', '/api/issues/WEB-2/comments/<new-comment>');
   add('globex', 'GET', '/api/issues/WEB-2/comments');
   add('viewer', 'GET', '/api/issues/WEB-2/history?limit=3');
+  // Bulk changes of issues, last, so that every answer above stays as it was.
+  for (const caller of CALLERS)
+    add(caller, 'POST', '/api/issues/bulk', { ids: ['WEB-2', 'web-3'], change: { priority: 'low' } });
+  add('member', 'POST', '/api/issues/bulk', {
+    issues: [
+      { project_id: ids.web, title: 'Bulk A' },
+      { project_id: 'WEB', title: 'Bulk B', status: 'Todo' },
+    ],
+  });
+  add('member', 'POST', '/api/issues/bulk', {
+    ids: ['WEB-2', 'RES-1', 'WEB-999', 'web-2'],
+    change: { status: 'Todo' },
+  });
+  add('member', 'POST', '/api/issues/bulk', { ids: ['WEB-2'], change: { status: 'Nope', colour: 'red' } });
+  add('member', 'POST', '/api/issues/bulk', { issues: [{ project_id: ids.res, title: 'Theirs' }, { title: '' }] });
+  add('member', 'POST', '/api/issues/bulk', { ids: ['WEB-2'], change: {}, issues: [] });
+  add('member', 'POST', '/api/issues/bulk', {});
   return all;
 }
 

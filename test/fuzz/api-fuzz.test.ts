@@ -173,6 +173,14 @@ const plausible = () =>
     5,
     true,
     'olivia',
+    // Lists and objects of a bulk call, some good and some bad items, so that cases reach the items' own rules.
+    [valid.issueId, 'WEB-1', 'WEB-1'],
+    { status: 'Todo', assignee_id: valid.userId },
+    { priority: 'nope' },
+    [
+      { project_id: 'WEB', title: 'A title' },
+      { project_id: valid.projectId, title: '' },
+    ],
   );
 
 // ---- Headers ----

@@ -13,6 +13,7 @@ export const TOOL_NAMES = [
   'delete_project',
   'list_issues',
   'create_issue',
+  'bulk_issues',
   'get_issue',
   'update_issue',
   'delete_issue',

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import * as ops from '../../schema/issues/operations.js';
+import { bulkIssues, IssuesChange, issueRef, itemsOf } from '../../schema/issues/bulk.js';
+import { CreateIssue } from '../../schema/issues/input.js';
+import { ISSUE_LABELS_MAX } from '../../schema/labels/issue-labels.js';
+import { BULK_ITEMS_PER_REQUEST, BULK_MAX } from '../../schema/core/bulk.js';
 import { ISSUE_SORT_FIELDS } from '../../schema/issues/order.js';
 import { projectRef } from '../../schema/projects/lookup.js';
 import { camelKeys, CURSOR_MAX, ID_MAX, integer, once, snakeBody } from '../inputs.js';
@@ -115,6 +119,49 @@ export const issueRoutes = [
         body: IssueJson.present(issue as never),
         headers: { location: `${ctx.config.baseUrl}/api/issues/${issue.id}` },
       };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/issues/bulk',
+    operationId: 'bulkIssues',
+    tool: { name: 'bulk_issues', toolsets: ['issues'] },
+    summary: 'Change or create many issues at once',
+    description:
+      `Either \`ids\` (ids or keys) with one \`change\` made to each, or \`issues\`, a list of new issues as \`POST /issues\` takes them; at most ${BULK_MAX} items. ` +
+      'All or nothing, in one transaction: a 400 lists every bad item with its `index`. One history entry and one webhook event per issue changed. ' +
+      `Counts as 1 + ceil(items / ${BULK_ITEMS_PER_REQUEST}) requests of the rate limit. Member or above.`,
+    tag: 'Issues',
+    operation: bulkIssues,
+    body: z.strictObject({
+      ids: itemsOf(issueRef.meta({ maxLength: ID_MAX, example: 'WEB-12' }))
+        .optional()
+        .meta({ description: 'The issues to change: ids or keys (`WEB-12`), each once.' }),
+      change: snakeBody(IssuesChange).optional().meta({
+        description:
+          'What to set on every issue of `ids`: at least one field or label. `null` unassigns; `labels: { add, remove }` by id or name.',
+      }),
+      issues: itemsOf(snakeBody(CreateIssue))
+        .optional()
+        .meta({ description: 'New issues, each numbered next in its project, in this order.' }),
+    }),
+    success: {
+      status: 200,
+      description: 'The issues changed or created, in the order given.',
+      schema: z.array(IssueJson.schema).max(BULK_MAX),
+      examples: { changed: [EXAMPLE.issue] },
+    },
+    errors: {
+      409: `An issue would carry more than ${ISSUE_LABELS_MAX} labels (code \`conflict\`, with \`limit\`); nothing changed.`,
+    },
+    async handle(ctx, { body }) {
+      const input = bulkIssues.parse({
+        ids: body.ids,
+        change: body.change ? camelKeys(body.change as Record<string, unknown>) : undefined,
+        issues: (body.issues as Record<string, unknown>[] | undefined)?.map(camelKeys),
+      });
+      const issues = await bulkIssues.run(ctx, input, { select: IssueJson.select });
+      return { body: issues.map((issue) => IssueJson.present(issue as never)) };
     },
   }),
   route({

@@ -26,6 +26,11 @@ const FieldErrorType = builder.objectRef<FieldError>('FieldError').implement({
       description: 'The input field, as a dot-separated path (title, filter.status, groupBy.0).',
     }),
     message: t.exposeString('message', { description: 'What is wrong with it, e.g. "must not be empty".' }),
+    index: t.int({
+      nullable: true,
+      description: 'In a bulk mutation (createIssues, updateIssues): the position of the item at fault, from 0.',
+      resolve: (error) => error.index ?? null,
+    }),
   }),
 });
 

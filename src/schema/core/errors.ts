@@ -1,10 +1,13 @@
 import { GraphQLError } from 'graphql';
+import { BULK_MAX } from './bulk.js';
 import { ERROR_TABLE, type ErrorCode } from './error-table.js';
 
 export interface FieldError {
   /** The input field, as the client named it (`title`, `projectId`). */
   field: string;
   message: string;
+  /** In a call of many items (createIssues, updateIssues): the position of the item at fault, from 0. */
+  index?: number;
 }
 
 export interface AppErrorOptions {
@@ -46,14 +49,27 @@ export class AppError extends GraphQLError {
   }
 }
 
-/** A ValidationError reports at most this many field errors (the first ones found). */
-export const MAX_FIELD_ERRORS = 20;
+/**
+ * A ValidationError reports at most this many field errors (the first ones found): as many as a
+ * bulk call has items (src/schema/issues/bulk.ts), so that every bad item is named at once.
+ */
+export const MAX_FIELD_ERRORS = BULK_MAX;
+
+/** The message (REST: `detail`) quotes at most this many of them, so that it stays a sentence; the list holds them all. */
+export const QUOTED_FIELD_ERRORS = 20;
+
+/** The sentence of a validation failure: its first field errors, joined. */
+export const fieldErrorsText = (errors: FieldError[]) =>
+  errors
+    .slice(0, QUOTED_FIELD_ERRORS)
+    .map((e) => `${e.field}: ${e.message}`)
+    .join('; ');
 
 export class ValidationError extends AppError {
   override readonly fieldErrors: FieldError[];
   constructor(fieldErrors: FieldError[]) {
     const reported = fieldErrors.slice(0, MAX_FIELD_ERRORS);
-    super(reported.map((e) => `${e.field}: ${e.message}`).join('; '), 'VALIDATION_FAILED', {
+    super(fieldErrorsText(reported), 'VALIDATION_FAILED', {
       extensions: { fieldErrors: reported },
       errors: reported,
     });

@@ -24,6 +24,8 @@ export interface OperationSpec<S extends z.ZodType, Out, Extra> {
   access: Access;
   rateLimit?: { policy: Policy; subject?: (ctx: Context) => string };
   input: S;
+  /** The input's list of items, in an operation that takes many (createIssues): a mistake in one carries its index. */
+  items?: readonly string[];
   run(ctx: Context, input: z.output<S>, extra: Extra): Promise<Out>;
 }
 
@@ -48,7 +50,7 @@ export function defineOperation<S extends z.ZodType, Out, Extra = undefined>(
       authorize(ctx.principal, spec.kind, spec.access);
       if (spec.rateLimit) await limitOperation(ctx, spec.rateLimit.policy, spec.rateLimit.subject?.(ctx));
     },
-    parse: (input) => validate(spec.input, input),
+    parse: (input) => validate(spec.input, input, spec.items),
     // A span of its own when tracing is on (src/ops/tracing.ts), over its statements: surfaces call run.
     run: (ctx, input, extra) => inSpan(spanName, spanAttributes, () => spec.run(ctx, input, extra)),
     async call(ctx, input, extra) {

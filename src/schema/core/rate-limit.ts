@@ -3,6 +3,18 @@ import type { Policy } from '../../limits/policy.js';
 import type { Context } from '../../context.js';
 import { RateLimitedError } from './errors.js';
 import { addressKey } from '../../http/address-key.js';
+import { BULK_ITEMS_PER_REQUEST } from './bulk.js';
+
+/**
+ * Charges a bulk call of `items` items to the request's global bucket: one request more per
+ * BULK_ITEMS_PER_REQUEST items, on top of the one the request itself paid, all or none, on
+ * every surface (REST, GraphQL, MCP and pages call the operation that calls this).
+ */
+export async function chargeItems(ctx: Context, items: number): Promise<void> {
+  if (ctx.principal.kind === 'operator') return;
+  const wait = (await ctx.drawRequest?.(Math.ceil(items / BULK_ITEMS_PER_REQUEST))) ?? null;
+  if (wait !== null) throw new RateLimitedError(wait);
+}
 
 /**
  * Draws one request from an operation's own bucket (on top of the global one), atomically,

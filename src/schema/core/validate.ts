@@ -26,19 +26,30 @@ export const messages: z.core.$ZodErrorMap = (issue) => {
   return undefined;
 };
 
-/** Parses `input` with `schema`, or throws one ValidationError listing every problem. */
-export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+/**
+ * Parses `input` with `schema`, or throws one ValidationError listing every problem. `items`:
+ * the input's lists of a bulk call's items, whose mistakes carry the item's index.
+ */
+export function validate<S extends z.ZodType>(schema: S, input: unknown, items?: readonly string[]): z.output<S> {
   const result = schema.safeParse(input, { error: messages });
   if (result.success) return result.data;
-  throw new ValidationError(fieldErrors(result.error));
+  throw new ValidationError(fieldErrors(result.error, items));
 }
 
-/** Every issue of a zod error as a field error; an unknown key is named by its own path. */
-export function fieldErrors(error: z.ZodError): FieldError[] {
+/**
+ * Every issue of a zod error as a field error; an unknown key is named by its own path. A
+ * mistake inside an entry of a top-level list named in `items` also carries that entry's index.
+ */
+export function fieldErrors(error: z.ZodError, items?: readonly string[]): FieldError[] {
   return error.issues.flatMap((issue) => {
     const at = issue.path.map(String);
+    const [list, position] = issue.path;
+    const index =
+      typeof list === 'string' && items?.includes(list) === true && typeof position === 'number'
+        ? { index: position }
+        : {};
     if (issue.code === 'unrecognized_keys')
-      return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: issue.message }));
-    return [{ field: at.join('.') || 'input', message: issue.message }];
+      return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: issue.message, ...index }));
+    return [{ field: at.join('.') || 'input', message: issue.message, ...index }];
   });
 }

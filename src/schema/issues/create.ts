@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Context } from '../../context.js';
-import { type AliasableExpression, type ColumnDataType, type Expression, sql } from 'kysely';
+import { type AliasableExpression, type ColumnDataType, type CompiledQuery, type Expression, sql } from 'kysely';
 import { directSql, type SqlValue } from '../../db/direct-sql.js';
 import { builder, prepared, rowsOf } from '../../db/sql-builder.js';
 import { typedValue } from '../../db/sql-conditions.js';
 import { type EventRow, eventRows, eventWriter, eventWrites } from '../../events/outbox.js';
-import { announceEvents, prepareEvents, type RecordedEvent } from '../../events/record.js';
+import { announceEvents, prepareEvents, type Recorded, type RecordedEvent } from '../../events/record.js';
 import { issueChange, issueData } from '../../events/subjects.js';
 import type { Issue } from '../../generated/prisma/client.js';
 import { NotFoundError } from '../core/errors.js';
@@ -157,25 +157,22 @@ function createStatement(...values: CreateValues) {
 export const createIssueStatement = prepared(createStatement, 10 + WRITTEN.length);
 export const CREATE_ISSUE_SQL = createIssueStatement.text;
 
+/** A create's statement and how its row becomes the issue and its recorded events. */
+export interface IssueCreate {
+  statement: ReturnType<typeof createIssueStatement.with>;
+  /** The issue and its events, from the statement's row (none: nothing was written). */
+  done(row: CreateRow): { issue: CreatedIssue } & Recorded;
+}
+type CreateRow = ReturnType<typeof createIssueStatement.with> extends CompiledQuery<infer Row> ? Row : never;
+
 /**
- * Creates an issue in one statement: the project's counter is incremented and the issue
- * inserted with the new number, only if the project is the organization's and the assignee
- * (if any) is a member; the same statement writes its history row and its webhook outbox rows
- * (the CTEs of src/events/outbox.ts). One statement is one implicit transaction: the row lock
- * taken by the UPDATE serialises concurrent creates in a project until it commits, so numbers
- * have no gaps and no duplicates, a refused create never takes a number, and the issue never
- * exists without its history. (Prisma's interactive transaction did the same in four round
- * trips and several times the CPU; see bench/SUMMARY.md.) The events are announced after it.
+ * The create statement of one issue and how to read its answer: insertIssue sends it alone,
+ * createIssues (src/schema/issues/bulk.ts) sends many in one transaction.
  */
-export async function insertIssue(
-  ctx: Context,
-  orgId: string,
-  input: z.output<typeof CreateIssue>,
-): Promise<CreatedIssue> {
+export function issueCreate(ctx: Context, orgId: string, input: z.output<typeof CreateIssue>): IssueCreate {
   // Ids and times come from this process, as for every other row Prisma writes.
   const id = randomUUID();
   const now = new Date();
-  const assigneeId = input.assigneeId ?? null;
   // The webhook payload is text built here (webhookPayload: the bytes that are signed), but the
   // number and the key come from the project's counter, inside the statement. The payload is
   // built with random placeholders in their place, which the statement replaces: JSON.stringify
@@ -195,35 +192,57 @@ export async function insertIssue(
   } as CreatedIssue;
   const prepared = prepareEvents(ctx, orgId, [issueChange('issue.created', null, provisional)], now);
   const { actor } = prepared;
-  // One statement, its own transaction: sent without Prisma's client (src/db/direct-sql.ts).
-  const rows = await rowsOf(
-    directSql(ctx.prisma),
-    createIssueStatement.with(
-      now,
-      orgId,
-      id,
-      prepared.json,
-      actor.actorId,
-      actor.via,
-      actor.viaId,
-      `"${number}"`,
-      number,
-      key,
-      ...WRITTEN.map((field) => input[field] ?? null),
-    ),
+  const statement = createIssueStatement.with(
+    now,
+    orgId,
+    id,
+    prepared.json,
+    actor.actorId,
+    actor.via,
+    actor.viaId,
+    `"${number}"`,
+    number,
+    key,
+    ...WRITTEN.map((field) => input[field] ?? null),
   );
-  const row = rows[0];
+  return {
+    statement,
+    done(row) {
+      const { projectKey, seq, queued, ...columns } = row;
+      // A new issue carries no labels.
+      const issue: CreatedIssue = { ...columns, project: { key: projectKey }, labels: [] };
+      const events = prepared.events.map(
+        (event): RecordedEvent => ({ ...event, data: issueData(issue), seq: BigInt(seq) }),
+      );
+      return { issue, events, queued };
+    },
+  };
+}
+
+/**
+ * Creates an issue in one statement: the project's counter is incremented and the issue
+ * inserted with the new number, only if the project is the organization's and the assignee
+ * (if any) is a member; the same statement writes its history row and its webhook outbox rows
+ * (the CTEs of src/events/outbox.ts). One statement is one implicit transaction: the row lock
+ * taken by the UPDATE serialises concurrent creates in a project until it commits, so numbers
+ * have no gaps and no duplicates, a refused create never takes a number, and the issue never
+ * exists without its history. (Prisma's interactive transaction did the same in four round
+ * trips and several times the CPU; see bench/SUMMARY.md.) The events are announced after it.
+ */
+export async function insertIssue(
+  ctx: Context,
+  orgId: string,
+  input: z.output<typeof CreateIssue>,
+): Promise<CreatedIssue> {
+  const create = issueCreate(ctx, orgId, input);
+  // One statement, its own transaction: sent without Prisma's client (src/db/direct-sql.ts).
+  const row = (await rowsOf(directSql(ctx.prisma), create.statement))[0];
   if (!row) {
     // Nothing written: say why, the assignee first (as a validation error), else the project.
-    await checkAssignee(ctx.prisma, orgId, assigneeId);
+    await checkAssignee(ctx.prisma, orgId, input.assigneeId ?? null);
     throw new NotFoundError('project');
   }
-  const { projectKey, seq, queued, ...columns } = row;
-  // A new issue carries no labels.
-  const issue: CreatedIssue = { ...columns, project: { key: projectKey }, labels: [] };
-  announceEvents(ctx, {
-    events: prepared.events.map((event): RecordedEvent => ({ ...event, data: issueData(issue), seq: BigInt(seq) })),
-    queued,
-  });
+  const { issue, ...recorded } = create.done(row);
+  announceEvents(ctx, recorded);
   return issue;
 }

@@ -1,14 +1,17 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from '../core/builder.js';
 import { column } from '../core/column-fields.js';
-import { connectionPage, fixedList } from '../core/list-bounds.js';
+import { connectionPage, FIELD_COST, fixedList } from '../core/list-bounds.js';
 import { NodeRef } from '../core/node.js';
 import { columnFields, inputFields } from '../core/column-graphql.js';
 import { ISSUE_COLUMNS, ISSUE_FIELD_NAMES, ISSUE_TABLE, UPDATE_FIELDS } from './columns.js';
-import { NotFoundError, ValidationError } from '../core/errors.js';
+import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../core/errors.js';
 import { IssueFilterInput } from './filter.js';
 import { ANSWERS_FROM_ROW } from '../core/loaded-on-row.js';
 import * as ops from './operations.js';
+import { bulkIssues } from './bulk.js';
+import { BULK_MAX } from '../core/bulk.js';
+import { ISSUE_LABELS_MAX } from '../labels/issue-labels.js';
 import { IssueOrderInput } from './order.js';
 import { IssuePriorityEnum, IssueStatusEnum } from './enums.js';
 import { ISSUE_PRIORITIES, ISSUE_STATUSES } from './workflow.js';
@@ -175,5 +178,70 @@ builder.mutationField('deleteIssue', (t) =>
     errors: outcome('deleteIssue', 'The id of the deleted issue.', [NotFoundError]),
     args: { id: t.arg.id({ required: true, description: 'The id or the key.' }) },
     resolve: (_root, args, ctx) => ops.deleteIssue.call(ctx, args, undefined),
+  }),
+);
+
+const LabelsChangeInput = builder.inputType('LabelsChangeInput', {
+  description: `Labels to add to and take off every issue, by id or name (any case), at most ${ISSUE_LABELS_MAX} each; an addition wins over a removal of the same label.`,
+  fields: (t) => ({
+    add: t.stringList({ required: false, description: 'Labels to add.' }),
+    remove: t.stringList({ required: false, description: 'Labels to take off.' }),
+  }),
+});
+
+const IssuesChangeInput = builder.inputType('IssuesChangeInput', {
+  description:
+    'What updateIssues sets on every issue it names: at least one field or label; fields left out stay as they are; null clears assigneeId.',
+  fields: (t) => {
+    const fields = inputFields(t, ISSUE_TABLE, 'update', COLUMN_OPTIONS);
+    return {
+      status: fields.status!,
+      priority: fields.priority!,
+      assigneeId: fields.assigneeId!,
+      labels: t.field({ type: LabelsChangeInput, required: false, description: 'Labels added and removed.' }),
+    };
+  },
+});
+
+/** A bulk mutation's answer costs one issue per item it names, at most BULK_MAX. */
+const itemsCost = (count: number) => ({ field: FIELD_COST, multiplier: Math.min(count, BULK_MAX) });
+
+/**
+ * The errors plugin's options of a bulk mutation: its `data` list is bounded by the mutation
+ * field's own multiplier (itemsCost), so the list adds no multiplier of its own.
+ */
+const bulkOutcome = (field: string, data: string) => {
+  const options = outcome(field, data, [ValidationError, ConflictError, RateLimitedError]);
+  return { ...options, dataField: { ...options.dataField, complexity: { field: FIELD_COST, multiplier: 1 } } };
+};
+
+builder.mutationField('updateIssues', (t) =>
+  t.prismaField({
+    type: ['Issue'],
+    description: `Changes up to ${BULK_MAX} issues the same way (status, priority, assignee, labels added and removed): all or nothing, in one transaction, with one history entry and one webhook event per issue changed; every bad item is reported at once, with its index. Needs the role member or above.`,
+    errors: bulkOutcome('updateIssues', 'The changed issues, in the order of `ids`.'),
+    complexity: (args) => itemsCost(args.ids.length),
+    args: {
+      ids: t.arg.idList({ required: true, description: `The issues: ids or keys, each once, at most ${BULK_MAX}.` }),
+      change: t.arg({ type: IssuesChangeInput, required: true, description: 'The change made to each.' }),
+    },
+    resolve: (query, _root, args, ctx) => bulkIssues.call(ctx, { ids: args.ids, change: args.change }, query),
+  }),
+);
+
+builder.mutationField('createIssues', (t) =>
+  t.prismaField({
+    type: ['Issue'],
+    description: `Creates up to ${BULK_MAX} issues at once, all or none, as createIssue creates one; every bad item is reported with its index. Needs the role member or above.`,
+    errors: bulkOutcome('createIssues', 'The created issues, in the order given.'),
+    complexity: (args) => itemsCost(args.issues.length),
+    args: {
+      issues: t.arg({
+        type: [CreateIssueInput],
+        required: true,
+        description: `The new issues, at most ${BULK_MAX}.`,
+      }),
+    },
+    resolve: (query, _root, args, ctx) => bulkIssues.call(ctx, { issues: args.issues }, query),
   }),
 );

@@ -33,3 +33,29 @@ export async function issueIdOf(db: Db, orgId: string, idOrKey: string): Promise
   if (!issue) throw new NotFoundError('issue');
   return issue.id;
 }
+
+/**
+ * The ids of the issues `refs` name (ids or keys), in their order, in at most two statements: null
+ * where a reference names no issue of the organization. An id is checked here too, since a bulk
+ * write names every missing item at once.
+ */
+export async function issueIdsOf(db: Db, orgId: string, refs: readonly string[]): Promise<(string | null)[]> {
+  const ids = refs.filter(isUuid).map((ref) => ref.toLowerCase());
+  const keys = refs.filter((ref) => !isUuid(ref)).flatMap((ref) => parseIssueKey(ref) ?? []);
+  const [byId, byKey] = await Promise.all([
+    ids.length ? db.issue.findMany({ where: { orgId, id: { in: ids } }, select: { id: true } }) : [],
+    keys.length
+      ? db.issue.findMany({
+          where: { orgId, OR: keys.map((key) => ({ number: key.number, project: { key: key.projectKey } })) },
+          select: { id: true, number: true, project: { select: { key: true } } },
+        })
+      : [],
+  ]);
+  const found = new Set(byId.map((issue) => issue.id));
+  const keyed = new Map(byKey.map((issue) => [`${issue.project.key}-${issue.number}`, issue.id]));
+  return refs.map((ref) => {
+    if (isUuid(ref)) return found.has(ref.toLowerCase()) ? ref.toLowerCase() : null;
+    const key = parseIssueKey(ref);
+    return key ? (keyed.get(`${key.projectKey}-${key.number}`) ?? null) : null;
+  });
+}

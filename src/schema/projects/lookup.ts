@@ -49,3 +49,20 @@ export async function optionalProjectIdOf<T extends string | null | undefined>(
 ): Promise<string | T> {
   return idOrKey ? projectIdOf(db, orgId, idOrKey) : idOrKey;
 }
+
+/**
+ * The ids of the projects `refs` name (ids or keys), in their order, in one statement: null where
+ * a reference names no project of the organization.
+ */
+export async function projectIdsOf(db: Db, orgId: string, refs: readonly string[]): Promise<(string | null)[]> {
+  const ids = refs.filter(isUuid).map((ref) => ref.toLowerCase());
+  const keys = refs.filter((ref) => !isUuid(ref)).map((ref) => ref.toUpperCase());
+  const projects = await db.project.findMany({
+    where: { orgId, OR: [{ id: { in: ids } }, { key: { in: keys } }] },
+    select: { id: true, key: true },
+  });
+  const byRef = new Map(
+    projects.flatMap((project) => [[project.id, project.id] as const, [project.key, project.id] as const]),
+  );
+  return refs.map((ref) => byRef.get(isUuid(ref) ? ref.toLowerCase() : ref.toUpperCase()) ?? null);
+}
