@@ -11,7 +11,6 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, lockDataDir as lockDir } from './data-dir-lock.js';
 import { countQueries, type QueryCounter } from './query-counter.js';
 import { DirectSql, registerDirectSql, type RunStatement } from './direct-sql.js';
-import { migrateIfBehind } from './migrations.js';
 
 export type Db = PrismaClient;
 
@@ -96,22 +95,6 @@ export async function openDatabase(url: string): Promise<Database> {
     }
   }
   throw new Error(`Unsupported DATABASE_URL: ${redactUrl(url)}`);
-}
-
-/**
- * Applies the pending migrations to `db`'s database, through `migrationUrl` when given: a direct
- * connection to the same PostgreSQL database, for when `db` goes through a transaction pooler,
- * which cannot keep the schema engine's session-level advisory lock on one server connection
- * (deploy/README.md). Returns the names applied.
- */
-export async function migrateDatabase(db: Database, migrationUrl: string | undefined): Promise<string[]> {
-  if (!migrationUrl) return migrateIfBehind(db);
-  const direct = await openDatabase(migrationUrl);
-  try {
-    return await migrateIfBehind(direct);
-  } finally {
-    await direct.close();
-  }
 }
 
 /**

@@ -7,7 +7,7 @@ import type { InferResult } from 'kysely';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import type { Database } from './client.js';
+import { type Database, openDatabase } from './client.js';
 import { directSql } from './direct-sql.js';
 import { withMigrationLock } from './migration-lock.js';
 import { builder, rowsOf } from './sql-builder.js';
@@ -150,4 +150,20 @@ export async function createMigration(name: string, now = new Date()): Promise<s
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'migration.sql'), sql);
   return dir;
+}
+
+/**
+ * Applies the pending migrations to `db`'s database, through `migrationUrl` when given: a direct
+ * connection to the same PostgreSQL database, for when `db` goes through a transaction pooler,
+ * which cannot keep the schema engine's session-level advisory lock on one server connection
+ * (deploy/README.md). Returns the names applied.
+ */
+export async function migrateDatabase(db: Database, migrationUrl: string | undefined): Promise<string[]> {
+  if (!migrationUrl) return migrateIfBehind(db);
+  const direct = await openDatabase(migrationUrl);
+  try {
+    return await migrateIfBehind(direct);
+  } finally {
+    await direct.close();
+  }
 }
