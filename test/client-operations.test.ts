@@ -99,6 +99,28 @@ describe('every operation of openapi.json through the client', () => {
     expect(answer).toEqual({ data: { me: { username: 'adam' } } });
     expect((await wm.getOpenApiDocument()).data.openapi).toBe('3.1.0');
 
+    const { data: comment } = await wm.createComment({ path: { id: 'CLI-1' }, body: { body: 'Typed *comment*' } });
+    expect((await wm.listComments({ path: { id: issue.id } })).data.map((c) => c.id)).toEqual([comment.id]);
+    expect(
+      (await wm.updateComment({ path: { id: 'CLI-1', comment_id: comment.id }, body: { body: 'Edited' } })).data.body,
+    ).toBe('Edited');
+    expect((await wm.deleteComment({ path: { id: 'CLI-1', comment_id: comment.id } })).response.status).toBe(204);
+
+    const { data: label } = await wm.createLabel({ body: { name: 'client-bug', color: '#d73a4a' } });
+    expect((await wm.getLabel({ path: { id: 'CLIENT-BUG' } })).data.id).toBe(label.id);
+    expect((await wm.listLabels()).data.map((l) => l.id)).toContain(label.id);
+    expect((await wm.updateLabel({ path: { id: label.id }, body: { color: '#00ff00' } })).data.color).toBe('#00ff00');
+    expect((await wm.addIssueLabels({ path: { id: 'CLI-1' }, body: { labels: ['client-bug'] } })).data).toEqual([
+      { id: label.id, name: 'client-bug', color: '#00ff00' },
+    ]);
+    expect((await wm.removeIssueLabel({ path: { id: 'CLI-1', label: label.id } })).data).toEqual([]);
+    expect((await wm.setIssueLabels({ path: { id: 'CLI-1' }, body: { labels: [label.id] } })).data).toHaveLength(1);
+    const { data: changed } = await wm.bulkIssues({ body: { ids: ['CLI-1'], change: { priority: 'low' } } });
+    expect(changed.map((i) => [i.key, i.priority, i.labels.map((l) => l.name)])).toEqual([
+      ['CLI-1', 'low', ['client-bug']],
+    ]);
+    expect((await wm.deleteLabel({ path: { id: label.id } })).response.status).toBe(204);
+
     expect((await wm.deleteIssue({ path: { id: issue.id } })).response.status).toBe(204);
     expect((await wm.deleteProject({ path: { id: project.id } })).response.status).toBe(204);
 

@@ -477,7 +477,9 @@ const REST: Row[] = [
   ),
 
   rest('GET /api/issues', 'list', '-', [401, 200, 200, 200, 200, 200, 200, 200], () => ({
-    req: get('/api/issues?limit=100'),
+    // Oldest first: the rows below create issues (bulk creates a page's worth), and the seeded
+    // WEB-1 must stay on the first page whichever surface runs the row last.
+    req: get('/api/issues?limit=100&sort=created_at&direction=asc'),
     check: async (a, _c, ok) => {
       if (ok) {
         const ids = a.json.map((i: { id: string }) => i.id);

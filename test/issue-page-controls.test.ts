@@ -46,6 +46,7 @@ const issue = {
   estimate: 3,
   code: null,
   points: null,
+  labels: [],
   created_at: '2026-01-02T03:04:05.000Z',
   updated_at: '2026-01-02T03:04:05.000Z',
 };
@@ -59,6 +60,10 @@ async function render(view: string, data: Record<string, unknown>) {
     members: [],
     names: {},
     activity: { entries: [], error: null, older: null },
+    comments: { entries: [], error: null, newer: null },
+    commentsAfter: null,
+    comment: { failed: null, body: '', error: null },
+    labels: [],
     form: { title: '', status: 'Backlog', priority: 'none', estimate: '' },
     errors: {},
     propertyErrors: {},

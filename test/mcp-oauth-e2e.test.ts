@@ -23,6 +23,7 @@ import { seedDemo, type DemoSeed } from '../src/cli/demo-data.js';
 import { testConfig } from '../src/config.js';
 import { openTestDatabase } from './support/database.js';
 import { PASSWORD } from './support/app.js';
+import { TOOL_NAMES } from './support/mcp-tool-names.js';
 
 // The MCP TypeScript SDK's own client, over a real socket, through the whole authorization:
 // discovery from a 401, registration (or a Client ID Metadata Document), PKCE, the person's
@@ -260,7 +261,7 @@ describe('the MCP SDK client completes our OAuth and uses the tools', () => {
     expect(provider.saved?.refresh_token).toMatch(/^rt_/);
 
     const { tools } = await client.listTools();
-    expect(tools.length).toBe(14);
+    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
     const orgs = await client.callTool({ name: 'list_my_orgs', arguments: {} });
     expect((orgs.structuredContent as { orgs: { org_slug: string }[] }).orgs.map((o) => o.org_slug)).toEqual([
       'globex',
@@ -325,7 +326,7 @@ describe('the MCP SDK client completes our OAuth and uses the tools', () => {
     const client = pinned();
     await client.connect(authorized);
     expect(client.getProtocolEra()).toBe('modern');
-    expect((await client.listTools()).tools.length).toBe(14);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOL_NAMES);
     const args = { project_id: 'WEB', title: 'Filed by a 2026 agent', idempotency_key: 'e2e-modern-once' };
     const first = await client.callTool({ name: 'create_issue', arguments: args });
     const again = await client.callTool({ name: 'create_issue', arguments: args });

@@ -74,6 +74,7 @@ describe.each([false, true])('2026-07-28 era: %s', (modern) => {
     expect(names(issues)).toEqual([
       'list_issues',
       'create_issue',
+      'bulk_issues',
       'get_issue',
       'update_issue',
       'delete_issue',

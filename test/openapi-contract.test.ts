@@ -75,12 +75,19 @@ describe('what the document bounds, the service keeps to', () => {
     const response = await t.call('POST', '/api/projects', { token: t.user('olivia').token, body });
     expect(response.status).toBe(400);
     const problem = await response.json();
-    expect(problem.errors).toHaveLength(PROBLEM_LIMITS.fieldErrors);
+    expect(problem.errors).toHaveLength(30);
     for (const error of problem.errors) {
       expect(error.field.length).toBeLessThanOrEqual(PROBLEM_LIMITS.fieldText);
       expect(error.message.length).toBeLessThanOrEqual(PROBLEM_LIMITS.fieldText);
     }
     expect(problem.detail.length).toBeLessThanOrEqual(PROBLEM_LIMITS.detail);
+    // More mistakes than a problem lists: a bulk create of the most items, each with two.
+    const bulk = await t.call('POST', '/api/issues/bulk', {
+      token: t.user('olivia').token,
+      body: { issues: Array.from({ length: 100 }, () => ({ project_id: 'NOPE', title: '' })) },
+    });
+    expect(bulk.status).toBe(400);
+    expect((await bulk.json()).errors).toHaveLength(PROBLEM_LIMITS.fieldErrors);
     const schema = document.components.schemas.ValidationProblem.properties.errors;
     expect(schema.maxItems).toBe(PROBLEM_LIMITS.fieldErrors);
   });

@@ -43,8 +43,11 @@ describe('the board', () => {
     expect(count(page, /<form method="post" action="\/orgs\/acme\/issues\/[A-Z]+-\d+\/status" class="move">/g)).toBe(
       cards,
     );
-    // Six statuses per menu, the card's own hidden.
-    expect(count(page, /name="status" value="[^"]+" class="small">/g)).toBe(cards * 5);
+    // Six statuses per menu, the card's own hidden; and six in the bar that moves the selected cards.
+    expect(count(page, /name="status" value="[^"]+" class="small">[^<]+<span class="visually-hidden"> \(move /g)).toBe(
+      cards * 5,
+    );
+    expect(count(page, /name="status" value="[^"]+" class="small">[^<]+<\/button>/g)).toBe(6);
     expect(count(page, /name="status" value="[^"]+" class="small" hidden>/g)).toBe(cards);
     expect(count(page, /<section class="column"/g)).toBe(6);
     expect(page).toContain('data-status="Canceled"');

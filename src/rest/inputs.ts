@@ -52,13 +52,18 @@ export function boolean<T extends z.ZodType>(schema: T) {
 
 /** A list parameter: repeated, or comma-separated (`status=Todo,Done&status=Backlog`). */
 export function list<T extends z.ZodType>(schema: T) {
+  // Null stays null, for the schema to refuse: a query value is never null, and the OpenAPI
+  // generator asks whether null parses to tell a nullable parameter (a list of names took `null`
+  // for the name "null").
   return z.preprocess(
     (value) =>
-      (Array.isArray(value) ? value : [value]).flatMap((v) =>
-        String(v)
-          .split(',')
-          .map((part) => part.trim()),
-      ),
+      value === null
+        ? value
+        : (Array.isArray(value) ? value : [value]).flatMap((v) =>
+            String(v)
+              .split(',')
+              .map((part) => part.trim()),
+          ),
     schema,
   );
 }
