@@ -99,6 +99,20 @@ describe('REST: a NUL in a query', () => {
   });
 });
 
+describe('REST: a NUL where a label is named (its id or name)', () => {
+  test('in the path of a label route and in the labels of an issue: 400 naming it, never a 500', async () => {
+    for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
+      const response = await t.call(method, '/api/labels/a%00b', {
+        token: token(),
+        ...(method === 'PATCH' ? { body: { color: '#112233' } } : {}),
+      });
+      expect(await fieldErrors(response), method).toEqual(refused('id'));
+    }
+    const add = await t.call('POST', `/api/issues/${issueId}/labels`, { token: token(), body: { labels: [NUL] } });
+    expect(await fieldErrors(add)).toEqual(refused('labels.0'));
+  });
+});
+
 describe('REST: a forged cursor', () => {
   test('a title cursor whose title holds a NUL is not a cursor of the list: 400 on cursor', async () => {
     const first = await t.call('GET', '/api/issues?sort=title&limit=1', { token: token() });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import { notNull } from '../core/messages.js';
+import { storableString } from '../core/text.js';
 import { isUuid } from '../core/uuid.js';
 import { LABEL_NAME_MAX, nameKeyOf } from './columns.js';
 import { ISSUE_LABELS_MAX } from './issue-labels.js';
@@ -11,8 +12,7 @@ import { ISSUE_LABELS_MAX } from './issue-labels.js';
  * a list of labels to attach, a GraphQL argument, a tool's argument). A name that reads as a
  * UUID is taken for an id.
  */
-export const labelRef = z
-  .string(notNull('must be a string'))
+export const labelRef = storableString(notNull('must be a string'))
   .trim()
   .min(1, 'must not be empty')
   .max(LABEL_NAME_MAX, `must be a label id or a name of at most ${LABEL_NAME_MAX} characters`)
