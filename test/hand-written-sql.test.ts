@@ -10,6 +10,7 @@ import { sqlListCovers } from '../src/schema/issues/list.js';
 import { listIssues } from '../src/schema/issues/operations.js';
 import { ISSUE_SORT_FIELDS } from '../src/schema/issues/order.js';
 import { operatorContext } from '../src/schema/core/operator.js';
+import { ISSUE_LABELS_SELECT } from '../src/schema/labels/issue-labels.js';
 import { getMe } from '../src/schema/people/user.js';
 import { openTestDatabase } from './support/database.js';
 import { createWorld, filterArbitrary, issueSpec, resolveAssignees } from './support/issue-world.js';
@@ -26,8 +27,12 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-/** What the REST list selects: answered by the statement. */
-const BY_SQL: Prisma.IssueSelect = { description: true, project: { select: { key: true } } };
+/** What the REST list selects: answered by the statement (the labels by the one statement after it). */
+const BY_SQL: Prisma.IssueSelect = {
+  description: true,
+  project: { select: { key: true } },
+  labels: ISSUE_LABELS_SELECT,
+};
 /** The same and one relation the statement does not load: answered by Prisma. */
 const BY_PRISMA: Prisma.IssueSelect = { ...BY_SQL, org: { select: { id: true } } };
 

@@ -337,6 +337,7 @@ function* projectIssues(plan: Plan, projectIndex: number, from: number, to: numb
       assigneeId: assigned,
       createdAt: new Date(createdMs),
       updatedAt: new Date(Math.min(plan.nowMs, Math.round(createdMs + updatedLag))),
+      labelIds: [],
     };
   }
 }

@@ -9,7 +9,7 @@ import { textCost } from './list-bounds.js';
  */
 
 /** The GraphQL type of each kind of column every table may have; a table with kinds of its own gives theirs. */
-const SCALAR_TYPES = { uuid: 'ID', int: 'Int', text: 'String', time: 'DateTime' } as const;
+const SCALAR_TYPES = { uuid: 'ID', uuids: ['ID'], int: 'Int', text: 'String', time: 'DateTime' } as const;
 
 type KindOf<Table extends TableDeclaration> = Table[FieldOf<Table>]['kind'];
 type OwnKind<Table extends TableDeclaration> = Exclude<KindOf<Table>, keyof typeof SCALAR_TYPES>;

@@ -7,7 +7,7 @@ type Selected<Model, F extends keyof Model & string> = { [K in F]: AliasedRawBui
 /**
  * The select list of a Kysely statement for `fields` of a table aliased `alias`, from the table's
  * column declaration (src/schema/core/column-declaration.ts): `"i"."project_id" as "projectId"`,
- * so that the rows have Prisma's field names and types. `uuidAsText`: uuid columns cast to text,
+ * so that the rows have Prisma's field names and types. `uuidAsText`: uuid columns cast to text (uuid[] to text[]),
  * for statements sent through Prisma's `$queryRawUnsafe`, which answers a uuid column in its own form.
  */
 export function declaredSelection<Model>(table: { readonly [F in keyof Model]: ColumnDeclaration }) {
@@ -19,6 +19,8 @@ export function declaredSelection<Model>(table: { readonly [F in keyof Model]: C
     fields.map((field) => {
       const { column, kind } = table[field];
       const ref = sql.ref(`${alias}.${column}`);
-      return (uuidAsText && kind === 'uuid' ? sql`${ref}::text` : ref).as(field) as Selected<Model, F>;
+      const cast =
+        uuidAsText && kind === 'uuid' ? sql`${ref}::text` : uuidAsText && kind === 'uuids' ? sql`${ref}::text[]` : ref;
+      return cast.as(field) as Selected<Model, F>;
     });
 }

@@ -38,7 +38,7 @@ import {
  */
 
 /** A column's type, from which its GraphQL type (src/schema/issues/issue.ts) and its JSON value follow. */
-export type ColumnKind = 'uuid' | 'int' | 'text' | 'time' | 'status' | 'priority';
+export type ColumnKind = 'uuid' | 'uuids' | 'int' | 'text' | 'time' | 'status' | 'priority';
 
 /** How the issue pages show a field and, when it is written, edit it (src/web/issue-fields.ts). */
 interface IssuePageEntry {
@@ -223,6 +223,8 @@ export const ISSUE_TABLE = {
     json: { name: 'updated_at', schema: time('Last change.'), example: EX.updated },
     graphql: { description: 'When it last changed.' },
   },
+  // Not a field of the issue's representations: they show `labels` (src/schema/labels/issue-labels.ts keeps it).
+  labelIds: { column: 'label_ids', kind: 'uuids', nullable: false, loaded: false },
 } as const satisfies { [Field in keyof Issue]: IssueColumnDeclaration };
 
 type IssueTable = typeof ISSUE_TABLE;

@@ -26,6 +26,7 @@ const WRITTEN = CREATE_FIELDS as readonly WrittenField[];
 /** How a value of each kind is sent: PostgreSQL reads one left uncast in INSERT ... SELECT as text. */
 const SENT_AS: Record<IssueTable[IssueField]['kind'], ColumnDataType | null> = {
   uuid: 'uuid',
+  uuids: null,
   int: 'integer',
   time: 'timestamptz',
   text: null,
@@ -68,6 +69,7 @@ function createStatement(...values: CreateValues) {
     number: sql.ref('project.issue_count'),
     createdAt: at,
     updatedAt: at,
+    labelIds: sql`'{}'::uuid[]`,
   };
   const inserted: Record<IssueField, AliasableExpression<unknown>> = { ...serviceSet, ...input };
   const columns = ISSUE_FIELD_NAMES.map((field) => ISSUE_TABLE[field].column);

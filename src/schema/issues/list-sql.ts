@@ -6,7 +6,7 @@ import type { IssueFilterShape } from './filter.js';
 import { issueFilterConditions } from './filter-sql.js';
 import type { SeekKey } from './order.js';
 import { issueColumn, issueSelection, sqlColumn } from './select.js';
-import { issueLabelsJson } from '../labels/issue-labels.js';
+import { issueLabelIdsText } from '../labels/issue-labels.js';
 
 /**
  * The issue list as one hand-written statement, for DirectSql (src/db/direct-sql.ts): the
@@ -90,12 +90,12 @@ function selectAndJoins(
       .$if(projectKey, (q) =>
         q.select(sql<{ key: string }>`json_build_object('key', ${sql.ref('p.key')})`.as('project')),
       )
-      // A subquery per row of the page (one index range each), in Prisma's shape of the relation.
-      .$if(labels, (q) => q.select(issueLabelsJson('i').as('labels')))
+      // Their ids, which pageLabels (src/schema/labels/issue-labels.ts) turns into Prisma's shape of the relation.
+      .$if(labels, (q) => q.select(issueLabelIdsText('i').as('labels')))
   );
 }
 
-/** An issue of the list: the columns of ISSUE_COLUMNS, and `description`, `project: { key }` and `labels` when asked for. */
+/** An issue of the list: the columns of ISSUE_COLUMNS, and `description`, `project: { key }` and the label ids (`labels`) when asked for. */
 export type IssueListRow = InferResult<ReturnType<typeof selectAndJoins>>[number];
 
 /**

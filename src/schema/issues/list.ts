@@ -5,7 +5,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { ISSUE_COLUMNS } from './columns.js';
 import { issueListStatement, type IssueListQuery } from './list-sql.js';
 import { selectionCovered } from '../core/selection.js';
-import { issueLabelsCovered } from '../labels/issue-labels.js';
+import { issueLabelsCovered, pageLabels } from '../labels/issue-labels.js';
 
 /** What the hand-written list statement can give each issue: its columns, the description and the project's key (and the labels). */
 const SQL_ROW_SHAPE = { ...ISSUE_COLUMNS, description: true, project: { key: true } };
@@ -34,5 +34,9 @@ export async function listBySql(
     projectKey: Boolean(select?.project),
     labels: Boolean(select?.labels),
   });
-  return rowsOf(directSql(ctx.prisma), statement);
+  const db = directSql(ctx.prisma);
+  const rows = await rowsOf(db, statement);
+  return select?.labels
+    ? pageLabels(db, query.orgId, rows as ((typeof rows)[number] & { labels: string | null })[])
+    : rows;
 }
