@@ -15,6 +15,7 @@ import {
   CREATE_ISSUE_SQL,
   createIssueArgs,
   ISSUES_PAGE_SQL,
+  PAGE_LABELS_SQL,
   MEMBER_EXISTS_SQL,
   NESTED_TREE_SQL,
   PAT_LOOKUP_SQL,
@@ -229,7 +230,7 @@ function issueJson(r: Row, projectKey: string) {
     priority: r.priority,
     description: r.description,
     assignee_id: r.assigneeId,
-    labels: ((r.labels as { label: unknown }[] | undefined) ?? []).map((entry) => entry.label),
+    labels: r.labels,
     created_at: (r.createdAt as Date).toISOString(),
     updated_at: (r.updatedAt as Date).toISOString(),
   };
@@ -263,6 +264,20 @@ async function listIssues(res: ServerResponse, caller: Caller, url: URL) {
     if (!project) throw new Problem(404, 'not_found', 'project not found');
   }
   const page = rows.slice(0, limit);
+  // The labels the page carries, by the ids each row read, with one statement (as the app's pageLabels).
+  const ids = new Set<string>();
+  for (const r of page) if (r.labels) for (const id of (r.labels as string).split(',')) ids.add(id);
+  const labels = ids.size ? await sql.query(PAGE_LABELS_SQL, [caller.orgId, [...ids]]) : [];
+  const place = new Map(labels.map((label, i) => [label.id as string, i]));
+  for (const r of page) {
+    r.labels = r.labels
+      ? (r.labels as string)
+          .split(',')
+          .filter((id) => place.has(id))
+          .sort((a, b) => place.get(a)! - place.get(b)!)
+          .map((id) => labels[place.get(id)!])
+      : [];
+  }
   const headers: Record<string, string> = {};
   if (rows.length > limit) {
     const next = new URL(`${BASE_URL}/api/issues`);

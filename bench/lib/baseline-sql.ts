@@ -35,6 +35,9 @@ export const ISSUES_PAGE_SQL = compiled(
   }),
 ).text;
 
+/** The labels the page's issues carry (their ids are the page's `labels`): the app's own statement (src/schema/labels/issue-labels.ts). */
+export { PAGE_LABELS_SQL } from '../../src/schema/labels/issue-labels.js';
+
 /** The create: the app's own statement (src/schema/issues/create.ts), imported rather than copied. */
 export { CREATE_ISSUE_SQL } from '../../src/schema/issues/create.js';
 

@@ -62,6 +62,9 @@ const labelsNamed = prepared(
   2,
 );
 
+/** Its text, for the raw baseline of the benchmarks (bench/lib/baseline-sql.ts). $1 = org, $2 = the label ids. */
+export const PAGE_LABELS_SQL = labelsNamed.text;
+
 /**
  * Gives each row of a page of issues of organization `orgId` its labels, in Prisma's shape and
  * order (by name), from the ids its statement read (issueLabelIdsText, in the row's `labels`),
