@@ -223,7 +223,8 @@ export const ISSUE_TABLE = {
     json: { name: 'updated_at', schema: time('Last change.'), example: EX.updated },
     graphql: { description: 'When it last changed.' },
   },
-  // Not a field of the issue's representations: they show `labels` (src/schema/labels/issue-labels.ts keeps it).
+  // Not a field of the issue's representations, which show `labels`: a copy of issue_labels that
+  // triggers keep, which a page of issues reads (issueLabelIdsText, src/schema/labels/issue-labels.ts).
   labelIds: { column: 'label_ids', kind: 'uuids', nullable: false, loaded: false },
 } as const satisfies { [Field in keyof Issue]: IssueColumnDeclaration };
 
