@@ -144,7 +144,8 @@ describe.runIf(dbKind === 'pglite' && supported)('traces over OTLP/HTTP (real pr
     const access = await trusted.waitForLog((line) => line.msg === 'request' && line.trace_id === proxy.traceId);
     expect(access).toMatchObject({ route: '/api/issues', status: 201 });
 
-    // The delivery is a trace of its own, whose HTTP client span is the receiver's parent.
+    // The delivery is a trace of its own, whose HTTP client span is the receiver's parent, linked
+    // to the request that queued it: the span of that trace active when its event was written.
     await hooks.waitFor(1);
     const delivery = hooks.received[0];
     const traceparent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
@@ -154,6 +155,9 @@ describe.runIf(dbKind === 'pglite' && supported)('traces over OTLP/HTTP (real pr
     const sent = await spansOf(deliveryTrace!, (found) => found.length >= 2);
     const deliver = sent.find((span) => span.name === 'webhook deliver')!;
     expect(deliver).toMatchObject({ parentSpanId: '', attributes: { 'workmgmt.webhook.message_id': delivery!.id } });
+    expect(deliver.links).toEqual([{ traceId: proxy.traceId, spanId: expect.stringMatching(/^[0-9a-f]{16}$/) }]);
+    const linked = spans.find((span) => span.spanId === deliver.links[0]!.spanId)!;
+    expect(linked === operation || within(linked, operation)).toBe(true);
     expect(sent.find((span) => span.spanId === clientSpanId)).toMatchObject({
       kind: CLIENT,
       parentSpanId: deliver.spanId,
