@@ -1,6 +1,6 @@
 // npm run bench:tracing -- [workload ...]: what tracing costs. Three services on one PostgreSQL
 // database seeded here (BENCH_ISSUES, default 2000; dropped at the end), all from the same build
-// of dist/: `none`, the service without the tracing preload (bench/lib/start-untraced.mjs, what it
+// of dist/: `none`, the service without the tracing preload (bench/start-untraced.mjs, what it
 // was before traces); `off`, as `npm start` runs it with no OTEL_* variable; `on`, the same with
 // every request sampled and exported over OTLP/HTTP protobuf to a sink in this process that
 // answers 200. Per workload: BENCH_ROUNDS (default 3) rounds of BENCH_DURATION (default 5)
@@ -57,7 +57,7 @@ await db.close();
 
 type Mode = 'none' | 'off' | 'on';
 const entries: Record<Mode, string> = {
-  none: join(ROOT, 'bench/lib/start-untraced.mjs'),
+  none: join(ROOT, 'bench/start-untraced.mjs'),
   off: join(ROOT, 'scripts/start.mjs'),
   on: join(ROOT, 'scripts/start.mjs'),
 };

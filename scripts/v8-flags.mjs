@@ -1,5 +1,5 @@
 // The V8 flags the service runs with, set before any module of it is compiled: imported first by
-// `npm start` (scripts/start.mjs), and by bench/lib/start-untraced.mjs, which starts the service
+// `npm start` (scripts/start.mjs), and by bench/start-untraced.mjs, which starts the service
 // the same way without the tracing preload.
 import { setFlagsFromString } from 'node:v8';
 
