@@ -17,9 +17,6 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
 const SECRET_KEY = 'tracing test key for sealing webhook secrets';
 const SERVER = 2; // SpanKind.SERVER in OTLP's numbering (0 unspecified, 1 internal, 2 server, 3 client)
 const CLIENT = 3;
-const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-// The OpenTelemetry packages need Node 22.15 (docs/operating.md: Node versions).
-const supported = major > 22 || (major === 22 && minor >= 15);
 
 /** A W3C traceparent as a load balancer sends it: a trace id and its own span id, sampled. */
 function proxyTraceparent() {
@@ -34,7 +31,7 @@ afterAll(async () => {
 });
 
 // Processes of their own, whatever the database: run once, with the embedded suites.
-describe.runIf(dbKind === 'pglite' && supported)('traces over OTLP/HTTP (real processes)', { timeout: 180_000 }, () => {
+describe.runIf(dbKind === 'pglite')('traces over OTLP/HTTP (real processes)', { timeout: 180_000 }, () => {
   const otlp = new OtlpReceiver();
   const hooks = new WebhookReceiver();
   let trusted: ServerProcess;
