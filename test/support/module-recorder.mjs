@@ -1,6 +1,7 @@
-// `node --import ./test/support/module-recorder.mjs ...`: appends the URL of every module the
-// process loads from node_modules to the file MODULE_LOG names, one a line, so that a test can
-// tell which packages a service it started has loaded (test/ops/tracing-off.test.ts).
+// `node --import ./test/support/module-recorder.mjs ...`: appends the URL of every file the
+// process loads as a module (its own and its packages', not Node's built-in ones) to the file
+// MODULE_LOG names, one a line, so that a test can tell what a service it started has loaded
+// (test/ops/tracing-off.test.ts).
 import { appendFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 
@@ -8,7 +9,7 @@ const log = process.env.MODULE_LOG;
 if (log) {
   registerHooks({
     load(url, context, nextLoad) {
-      if (url.includes('/node_modules/')) appendFileSync(log, `${url}\n`);
+      if (url.startsWith('file:')) appendFileSync(log, `${url}\n`);
       return nextLoad(url, context);
     },
   });
