@@ -59,7 +59,7 @@ export async function build({ ifStale = false } = {}) {
       outbase: src,
       format: 'esm',
       platform: 'node',
-      target: 'node20',
+      target: 'node22',
       // For stack traces in TypeScript lines: NODE_OPTIONS=--enable-source-maps (off by default:
       // Node then reads every map at load, which costs memory).
       sourcemap: 'linked',

@@ -140,6 +140,9 @@ describe('webhooks', () => {
       next_attempt_at: null,
     });
     expect(list[0].duration_ms).toBeGreaterThanOrEqual(0);
+    // Tracing is off in this process (no preload): the outbox keeps no trace for the deliveries to link to.
+    const kept = await t.app.db.prisma.webhookDelivery.findMany({ where: { webhookId: hook.id } });
+    expect(kept.map((row) => row.traceparent)).toEqual(kept.map(() => null));
   });
 
   test('5xx and 429 are retried (Retry-After honoured), other 4xx are final', async () => {

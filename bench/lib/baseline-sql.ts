@@ -117,6 +117,7 @@ export function createIssueArgs(
     caller.userId,
     'pat',
     caller.keyId,
+    null, // the request's trace: none, as in a service with tracing off
     `"${number}"`,
     number,
     key,

@@ -57,13 +57,18 @@ export function eventRows<Alias extends string>(json: string, alias: Alias) {
   );
 }
 
-/** Who wrote a statement's events, and when: the values their history rows and outbox rows take. */
+/**
+ * Who wrote a statement's events, and when: the values their history rows and outbox rows take;
+ * and the trace of the request that wrote them, when it is traced (currentTraceparent in
+ * src/ops/tracing.ts), which the outbox rows keep for their deliveries' spans to link to.
+ */
 export interface EventWriter {
   org: AliasableExpression<string>;
   actor: AliasableExpression<string | null>;
   via: AliasableExpression<string>;
   viaId: AliasableExpression<string | null>;
   at: AliasableExpression<Date>;
+  traceparent: AliasableExpression<string | null>;
 }
 
 /** The bound values of an EventWriter, cast where PostgreSQL cannot tell their type. */
@@ -73,6 +78,7 @@ export function eventWriter(
   via: string,
   viaId: string | null,
   at: Date,
+  traceparent: string | null,
 ): EventWriter {
   return {
     org: typedValue(org, 'uuid'),
@@ -80,6 +86,7 @@ export function eventWriter(
     via: typedValue(via, 'text'),
     viaId: typedValue(viaId, 'text'),
     at: typedValue(at, 'timestamptz'),
+    traceparent: typedValue(traceparent, 'text'),
   };
 }
 
@@ -95,7 +102,7 @@ const withEvents = builder.withTables<{ e: EventRow }>();
  * issue create (src/schema/issues/create.ts) both end with these.
  */
 export function eventWrites(writer: EventWriter) {
-  const { org, actor, via, viaId, at } = writer;
+  const { org, actor, via, viaId, at, traceparent } = writer;
   const history = withEvents
     .insertInto('events')
     .columns([
@@ -132,7 +139,17 @@ export function eventWrites(writer: EventWriter) {
     .returning(['seq', 'id']);
   const outbox = withEvents
     .insertInto('webhook_deliveries')
-    .columns(['id', 'webhook_id', 'org_id', 'message_id', 'event_type', 'order_key', 'payload', 'next_attempt_at'])
+    .columns([
+      'id',
+      'webhook_id',
+      'org_id',
+      'message_id',
+      'event_type',
+      'order_key',
+      'payload',
+      'next_attempt_at',
+      'traceparent',
+    ])
     .expression((eb) =>
       eb
         .selectFrom('e')
@@ -154,6 +171,7 @@ export function eventWrites(writer: EventWriter) {
           s.cast<string>('e.subject_id', 'text').as('order_key'),
           'e.payload',
           at.as('next_attempt_at'),
+          traceparent.as('traceparent'),
         ])
         .orderBy('e.n')
         .orderBy('w.id'),
@@ -167,8 +185,16 @@ export function eventWrites(writer: EventWriter) {
  * transaction by recordEvents), compiled once: it follows every write but the create.
  */
 export const recordEventsStatement = prepared(
-  (org: string, actor: string | null, via: string, viaId: string | null, at: Date, json: string) => {
-    const { history, outbox } = eventWrites(eventWriter(org, actor, via, viaId, at));
+  (
+    org: string,
+    actor: string | null,
+    via: string,
+    viaId: string | null,
+    at: Date,
+    traceparent: string | null,
+    json: string,
+  ) => {
+    const { history, outbox } = eventWrites(eventWriter(org, actor, via, viaId, at, traceparent));
     return builder
       .with('e', (db) => db.selectFrom(eventRows(json, 'e')).selectAll())
       .with('ev', () => history)
@@ -184,5 +210,5 @@ export const recordEventsStatement = prepared(
           .as('queued'),
       ]);
   },
-  6,
+  7,
 );

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
 import { transactionRowsOf } from '../db/sql-builder.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import { currentTraceparent } from '../ops/tracing.js';
 import { eventsCommitted } from './committed.js';
 import type { Change, FieldChange, FieldValue, RecordedEvent, Via } from './event.js';
 import { type EventRow, recordEventsStatement, webhookPayload } from './outbox.js';
@@ -64,6 +65,8 @@ export interface PreparedEvents {
   events: Omit<RecordedEvent, 'seq'>[];
   /** The events as the JSON array the statements read (eventRows in src/events/outbox.ts), payloads included. */
   json: string;
+  /** The write's trace when it is traced, for the outbox rows (EventWriter in src/events/outbox.ts). */
+  traceparent: string | null;
 }
 
 /**
@@ -98,7 +101,7 @@ export function prepareEvents(
       payload: webhookPayload(event),
     }),
   );
-  return { actor, createdAt, events, json: JSON.stringify(rows) };
+  return { actor, createdAt, events, json: JSON.stringify(rows), traceparent: currentTraceparent() };
 }
 
 /**
@@ -113,7 +116,15 @@ async function recordEvents(tx: Tx, ctx: EventContext, orgId: string, changes: C
   const { actor, createdAt } = prepared;
   const inserted = await transactionRowsOf(
     tx,
-    recordEventsStatement.with(orgId, actor.actorId, actor.via, actor.viaId, createdAt, prepared.json),
+    recordEventsStatement.with(
+      orgId,
+      actor.actorId,
+      actor.via,
+      actor.viaId,
+      createdAt,
+      prepared.traceparent,
+      prepared.json,
+    ),
   );
   const seqs = new Map(inserted.map((row) => [row.id, BigInt(row.seq)]));
   return {

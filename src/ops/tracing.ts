@@ -1,12 +1,16 @@
 import {
   context,
+  isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   trace,
   type Attributes,
+  type Link,
   type Span,
+  type SpanContext,
   type TextMapGetter,
   type Tracer,
 } from '@opentelemetry/api';
@@ -46,18 +50,47 @@ function ended(span: Span, error: unknown): never {
 }
 
 /**
+ * The W3C `traceparent` of the active span when it is sampled, for work done later on its behalf
+ * to link back to (a webhook delivery, src/webhooks/worker.ts): kept with that work, it outlives
+ * the process. Null when tracing is off, outside any span, or when the trace is not recorded.
+ */
+export function currentTraceparent(): string | null {
+  if (!tracer) return null;
+  const span = trace.getActiveSpan()?.spanContext();
+  if (!span || !isSpanContextValid(span) || (span.traceFlags & TraceFlags.SAMPLED) === 0) return null;
+  return `00-${span.traceId}-${span.spanId}-0${TraceFlags.SAMPLED}`;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** A span link to the span a kept `traceparent` names (currentTraceparent); none when it is not one. */
+function linksTo(traceparent: string | null | undefined): Link[] {
+  const parts = traceparent ? TRACEPARENT.exec(traceparent) : null;
+  if (!parts) return [];
+  const linked: SpanContext = {
+    traceId: parts[1]!,
+    spanId: parts[2]!,
+    traceFlags: Number.parseInt(parts[3]!, 16),
+    isRemote: true,
+  };
+  return isSpanContextValid(linked) ? [{ context: linked }] : [];
+}
+
+/**
  * `run` inside a span `name` when tracing is on; else `run()` alone. The span is a child of the
  * active one, or with `root` the first of a trace of its own (work no request waits for, such as
- * a webhook delivery, which would otherwise hang under whichever request woke its worker).
+ * a webhook delivery, which would otherwise hang under whichever request woke its worker); with
+ * `linkedTo`, a `traceparent` kept by currentTraceparent, it carries a span link to that span
+ * (the request the work was done for: links are how OpenTelemetry relates asynchronous work).
  */
 export function inSpan<T>(
   name: string,
   attributes: Attributes,
   run: () => Promise<T>,
-  { root = false }: { root?: boolean } = {},
+  { root = false, linkedTo }: { root?: boolean; linkedTo?: string | null } = {},
 ): Promise<T> {
   if (!tracer) return run();
-  return tracer.startActiveSpan(name, { attributes, root }, (span) =>
+  return tracer.startActiveSpan(name, { attributes, root, links: linksTo(linkedTo) }, (span) =>
     run().then(
       (value) => {
         span.end();

@@ -140,6 +140,7 @@ const claim = prepared(
         'd.message_id as messageId',
         'd.payload',
         'd.attempts',
+        'd.traceparent',
       ]),
   2,
 );
@@ -236,7 +237,8 @@ export class DeliveryWorker {
     const webhooks = new Map((await this.db.webhook.findMany({ where: { id: { in: ids } } })).map((w) => [w.id, w]));
     for (const delivery of claimed) {
       this.inFlight.add(delivery.webhookId, delivery.orgId);
-      // With tracing on, each delivery is a trace of its own; the POST sends its traceparent (src/ops/tracing-start.ts).
+      // With tracing on, each delivery is a trace of its own, linked to the request that queued it
+      // when that one was traced; the POST sends the delivery's traceparent (src/ops/tracing-start.ts).
       const send: Promise<void> = inSpan(
         'webhook deliver',
         {
@@ -245,7 +247,7 @@ export class DeliveryWorker {
           'workmgmt.webhook.message_id': delivery.messageId,
         },
         () => this.deliver(delivery, webhooks.get(delivery.webhookId)),
-        { root: true },
+        { root: true, linkedTo: delivery.traceparent },
       )
         .catch((error: unknown) => {
           const message = 'could not record a webhook delivery; its lease expires and it is sent again';

@@ -17,9 +17,6 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
 const SECRET_KEY = 'tracing test key for sealing webhook secrets';
 const SERVER = 2; // SpanKind.SERVER in OTLP's numbering (0 unspecified, 1 internal, 2 server, 3 client)
 const CLIENT = 3;
-const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-// The OpenTelemetry packages need Node 22.15 (docs/operating.md: Node versions).
-const supported = major > 22 || (major === 22 && minor >= 15);
 
 /** A W3C traceparent as a load balancer sends it: a trace id and its own span id, sampled. */
 function proxyTraceparent() {
@@ -34,7 +31,7 @@ afterAll(async () => {
 });
 
 // Processes of their own, whatever the database: run once, with the embedded suites.
-describe.runIf(dbKind === 'pglite' && supported)('traces over OTLP/HTTP (real processes)', { timeout: 180_000 }, () => {
+describe.runIf(dbKind === 'pglite')('traces over OTLP/HTTP (real processes)', { timeout: 180_000 }, () => {
   const otlp = new OtlpReceiver();
   const hooks = new WebhookReceiver();
   let trusted: ServerProcess;
@@ -144,7 +141,8 @@ describe.runIf(dbKind === 'pglite' && supported)('traces over OTLP/HTTP (real pr
     const access = await trusted.waitForLog((line) => line.msg === 'request' && line.trace_id === proxy.traceId);
     expect(access).toMatchObject({ route: '/api/issues', status: 201 });
 
-    // The delivery is a trace of its own, whose HTTP client span is the receiver's parent.
+    // The delivery is a trace of its own, whose HTTP client span is the receiver's parent, linked
+    // to the request that queued it: the span of that trace active when its event was written.
     await hooks.waitFor(1);
     const delivery = hooks.received[0];
     const traceparent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
@@ -154,6 +152,9 @@ describe.runIf(dbKind === 'pglite' && supported)('traces over OTLP/HTTP (real pr
     const sent = await spansOf(deliveryTrace!, (found) => found.length >= 2);
     const deliver = sent.find((span) => span.name === 'webhook deliver')!;
     expect(deliver).toMatchObject({ parentSpanId: '', attributes: { 'workmgmt.webhook.message_id': delivery!.id } });
+    expect(deliver.links).toEqual([{ traceId: proxy.traceId, spanId: expect.stringMatching(/^[0-9a-f]{16}$/) }]);
+    const linked = spans.find((span) => span.spanId === deliver.links[0]!.spanId)!;
+    expect(linked === operation || within(linked, operation)).toBe(true);
     expect(sent.find((span) => span.spanId === clientSpanId)).toMatchObject({
       kind: CLIENT,
       parentSpanId: deliver.spanId,

@@ -9,6 +9,8 @@ export interface ReceivedSpan {
   name: string;
   kind: number;
   attributes: Record<string, unknown>;
+  /** The spans it links to (asynchronous work names the request it was done for so). */
+  links: { traceId: string; spanId: string }[];
   /** The instrumentation scope that made it (`workmgmt`, `@opentelemetry/instrumentation-pg`, ...). */
   scope: string;
   service: unknown;
@@ -37,6 +39,7 @@ interface ExportRequest {
         name: string;
         kind: number;
         attributes?: KeyValue[];
+        links?: { traceId: string; spanId: string }[];
       }[];
     }[];
   }[];
@@ -79,6 +82,7 @@ export class OtlpReceiver {
                 name: span.name,
                 kind: span.kind,
                 attributes: attributesOf(span.attributes),
+                links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
                 scope: scopeSpans.scope?.name ?? '',
                 service,
               });

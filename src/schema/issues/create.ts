@@ -36,7 +36,7 @@ const SENT_AS: Record<IssueTable[IssueField]['kind'], ColumnDataType | null> = {
 
 /**
  * The create statement's values: those the service sets, the events (prepareEvents' JSON, who and
- * how), the placeholders its webhook payload holds for what only the statement knows (the
+ * how, the request's trace), the placeholders its webhook payload holds for what only the statement knows (the
  * number's, quoted as the JSON number's place, the number's inside the key, the project key's),
  * then the written fields' in CREATE_FIELDS' order.
  */
@@ -48,6 +48,7 @@ type CreateValues = [
   actorId: string | null,
   via: string,
   viaId: string | null,
+  traceparent: string | null,
   quotedNumber: string,
   number: string,
   key: string,
@@ -55,7 +56,7 @@ type CreateValues = [
 ];
 
 function createStatement(...values: CreateValues) {
-  const [now, orgId, id, events, actorId, via, viaId, quotedNumber, number, key, ...written] = values;
+  const [now, orgId, id, events, actorId, via, viaId, traceparent, quotedNumber, number, key, ...written] = values;
   const at = typedValue(now, 'timestamptz');
   const org = typedValue(orgId, 'uuid');
   const input = {} as Record<WrittenField, AliasableExpression<unknown>>;
@@ -74,7 +75,7 @@ function createStatement(...values: CreateValues) {
   const inserted: Record<IssueField, AliasableExpression<unknown>> = { ...serviceSet, ...input };
   const columns = ISSUE_FIELD_NAMES.map((field) => ISSUE_TABLE[field].column);
   const assignee = input.assigneeId;
-  const writes = eventWrites(eventWriter(orgId, actorId, via, viaId, now));
+  const writes = eventWrites(eventWriter(orgId, actorId, via, viaId, now, traceparent));
   return builder
     .with('project', (db) =>
       db
@@ -156,7 +157,7 @@ function createStatement(...values: CreateValues) {
  * The create, compiled once (prepared). Exported for the benchmark's baseline, which sends the
  * same statement.
  */
-export const createIssueStatement = prepared(createStatement, 10 + WRITTEN.length);
+export const createIssueStatement = prepared(createStatement, 11 + WRITTEN.length);
 export const CREATE_ISSUE_SQL = createIssueStatement.text;
 
 /** A create's statement and how its row becomes the issue and its recorded events. */
@@ -202,6 +203,7 @@ export function issueCreate(ctx: Context, orgId: string, input: z.output<typeof 
     actor.actorId,
     actor.via,
     actor.viaId,
+    prepared.traceparent,
     `"${number}"`,
     number,
     key,

@@ -5,6 +5,7 @@ import { pingPayload } from '../../events/outbox.js';
 import { EVENT_TYPES } from '../../events/record.js';
 import type { Webhook, WebhookDelivery } from '../../generated/prisma/client.js';
 import { checkOutboundUrl, OutboundAddressError } from '../../http/outbound-address.js';
+import { currentTraceparent } from '../../ops/tracing.js';
 import type { Context } from '../../context.js';
 import { sealSecret } from '../../webhooks/secret-box.js';
 import { newSigningSecret } from '../../webhooks/signing.js';
@@ -239,7 +240,14 @@ async function enqueue(
 ): Promise<DeliveryView> {
   const delivery = await ctx.prisma.webhookDelivery.create({
     select: DELIVERY_SELECT,
-    data: { webhookId: webhook.id, orgId: webhook.orgId, ...message, orderKey: null, nextAttemptAt: new Date() },
+    data: {
+      webhookId: webhook.id,
+      orgId: webhook.orgId,
+      ...message,
+      orderKey: null,
+      nextAttemptAt: new Date(),
+      traceparent: currentTraceparent(),
+    },
   });
   eventsCommitted([], 1);
   return delivery as DeliveryView;
