@@ -9,7 +9,7 @@ import {
   LOADED_FIELDS,
   type IssueColumnDeclaration,
 } from '../src/schema/issues/columns.js';
-import { CreateIssue, UpdateIssue } from '../src/schema/issues/input.js';
+import { CreateIssue, NEW_ISSUE_LABELS_DESCRIPTION, UpdateIssue } from '../src/schema/issues/input.js';
 import { issueListStatement } from '../src/schema/issues/list-sql.js';
 import { IssueOrder } from '../src/schema/issues/order.js';
 import { IssueJson, type IssueJsonShape } from '../src/schema/issues/representation.js';
@@ -101,7 +101,7 @@ describe('the issue column declaration', () => {
     }
   });
 
-  test('the GraphQL create and update inputs have a field per written column, and history records the updatable ones', async () => {
+  test('the GraphQL create and update inputs have a field per written column (and the labels a new issue carries), and history records the updatable ones', async () => {
     const inputFields = async (type: string) => {
       const response = await t.call('POST', '/api/graphql', {
         token: t.user('mark').token,
@@ -119,21 +119,24 @@ describe('the issue column declaration', () => {
     };
     const written = declared.filter(([, d]) => d.write);
     const byName = <T extends { name: string }>(list: T[]) => list.sort((a, b) => a.name.localeCompare(b.name));
+    // Labels are not a column: the create's input (src/schema/issues/input.ts) adds them, on every surface.
+    const labels = { name: 'labels', description: NEW_ISSUE_LABELS_DESCRIPTION, required: false };
     expect(await inputFields('CreateIssueInput')).toEqual(
-      byName(
-        written.map(([name, d]) => ({
+      byName([
+        ...written.map(([name, d]) => ({
           name,
           description: d.write!.create.description,
           required: d.write!.create.required === true,
         })),
-      ),
+        labels,
+      ]),
     );
     const updated = written.filter(([, d]) => d.write!.update);
     expect(await inputFields('UpdateIssueInput')).toEqual(
       byName(updated.map(([name, d]) => ({ name, description: d.write!.update!.description, required: false }))),
     );
     expect(ISSUE_FIELDS).toEqual(updated.map(([name]) => name));
-    expect(Object.keys(CreateIssue.shape)).toEqual(written.map(([name]) => name));
+    expect(Object.keys(CreateIssue.shape)).toEqual([...written.map(([name]) => name), 'labels']);
     expect(Object.keys(UpdateIssue.shape)).toEqual(updated.map(([name]) => name));
   });
 

@@ -80,6 +80,27 @@ describe('issueChanged over SSE on a real socket', () => {
     globex.close();
   });
 
+  test('a create that gives labels reports them among its fields', async () => {
+    const mob = t.org('acme').projects[1]!;
+    const live = await subscribe(url, { authorization: `Bearer ${t.user('victor').token}` }, ISSUE_CHANGED, {
+      p: mob.id,
+    });
+    const label = await t.call('POST', '/api/labels', {
+      token: t.user('maya').token,
+      body: { name: 'live-label', color: '#123456' },
+    });
+    expect(label.status).toBe(201);
+    const response = await t.call('POST', '/api/issues', {
+      token: t.user('mark').token,
+      body: { project_id: mob.id, title: 'Labelled live', labels: ['LIVE-LABEL'] },
+    });
+    expect(response.status).toBe(201);
+    expect(await live.next()).toMatchObject({
+      data: { issueChanged: { kind: 'CREATED', fields: expect.arrayContaining(['title', 'labels']) } },
+    });
+    live.close();
+  });
+
   test("a revoked key's subscription ends at the next change, with FORBIDDEN", async () => {
     const victor = t.user('victor');
     const key = await mintApiKey(t.app.db.prisma, { userId: victor.id, orgId: t.org('acme').id, name: 'live' });

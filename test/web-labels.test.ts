@@ -92,3 +92,60 @@ describe('labels on the issue pages', () => {
     expect(board).not.toContain('data-key="WEB-2"');
   });
 });
+
+describe('labels on the new-issue form', () => {
+  test("the form lists the organization's labels on the list, the board and a project; the issue is created with those checked", async () => {
+    const orgId = t.org('acme').id;
+    const [docs, perf] = await Promise.all(
+      ['Docs', 'Perf'].map((name) =>
+        t.app.db.prisma.label.create({ data: { orgId, name, nameKey: name.toLowerCase(), color: '#0075ca' } }),
+      ),
+    );
+    const mark = await t.signIn('mark@example.com');
+    for (const path of ['/orgs/acme/issues', '/orgs/acme/board', '/orgs/acme/projects/WEB']) {
+      const page = await (await get(path, mark)).text();
+      expect(page).toContain('id="new-labels"');
+      expect(page).toContain(`name="labels" value="${docs!.id}"`);
+    }
+    const post = (fields: [string, string][]) =>
+      t.app.fetch(
+        new Request(`${ORIGIN}/orgs/acme/issues`, {
+          method: 'POST',
+          body: new URLSearchParams(fields),
+          headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded', cookie: mark },
+        }),
+      );
+    const projectId = t.org('acme').projects.find((p) => p.key === 'WEB')!.id;
+    const created = await post([
+      ['project_id', projectId],
+      ['title', 'Made with labels'],
+      ['labels', perf!.id],
+      ['labels', docs!.id],
+    ]);
+    expect(created.status).toBe(303);
+    const issue = await t.app.db.prisma.issue.findFirstOrThrow({
+      where: { title: 'Made with labels' },
+      select: { labels: { select: { label: { select: { name: true } } } } },
+    });
+    expect(issue.labels.map((l) => l.label.name).sort()).toEqual(['Docs', 'Perf']);
+
+    // A refusal shows the form again with the labels still checked, and a gone label's error under them.
+    const refused = await post([
+      ['project_id', projectId],
+      ['title', ''],
+      ['labels', docs!.id],
+    ]);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain(`name="labels" value="${docs!.id}" checked`);
+    const gone = await post([
+      ['project_id', projectId],
+      ['title', 'Not made'],
+      ['labels', '00000000-0000-4000-8000-000000000000'],
+    ]);
+    expect(gone.status).toBe(400);
+    expect(await gone.text()).toContain(
+      '<p class="field-error" id="new-labels-error">names no label of this organization</p>',
+    );
+    expect(await t.app.db.prisma.issue.count({ where: { title: 'Not made' } })).toBe(0);
+  });
+});

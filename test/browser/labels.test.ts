@@ -1,6 +1,6 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { chromiumAvailable, signInOnPage, startHarness, type Harness } from './harness.js';
+import { chromiumAvailable, SHOTS, signInOnPage, startHarness, type Harness } from './harness.js';
 
 /**
  * Labels in Chromium: a manager adds one on Settings > Labels, a member's form on the issue page
@@ -42,6 +42,22 @@ describe.skipIf(!chromiumAvailable)('labels in a real browser', () => {
     await page.goto(`${base}/orgs/acme/issues?label=regression`);
     const keys = await page.locator('td[data-label="Key"]').allTextContents();
     expect(keys.map((k) => k.trim())).toEqual(['WEB-2']);
+    expect(problems).toEqual([]);
+  });
+
+  test('the new-issue form ticks labels the issue carries from the start', async () => {
+    const { page, base } = h;
+    await page.goto(`${base}/orgs/acme/issues`);
+    await page.locator('#new-issue summary').click();
+    await page.locator('#new-issue').getByLabel('Title').fill('Made with a label');
+    await page.locator('#new-labels').getByRole('checkbox', { name: 'Regression' }).check();
+    await page.locator('#new-issue').screenshot({ path: `${SHOTS}/new-issue-labels.png` });
+    const { violations } = await new AxeBuilder({ page }).include('#new-issue').analyze();
+    expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+    await page.getByRole('button', { name: 'Create issue' }).click();
+    await page.waitForURL(`${base}/orgs/acme/issues`);
+    const row = page.locator('tr', { hasText: 'Made with a label' });
+    await expect.poll(() => row.locator('.label-chip').allTextContents()).toEqual(['Regression']);
     expect(problems).toEqual([]);
   });
 });

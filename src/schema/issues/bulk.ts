@@ -11,7 +11,7 @@ import { selectionCovered } from '../core/selection.js';
 import { activeOrgId } from '../people/viewer.js';
 import { projectIdsOf } from '../projects/lookup.js';
 import { changeIssueLabels } from '../labels/issue-labels.js';
-import { labelIdsOf, labelRefs } from '../labels/lookup.js';
+import { labelIdsOf, labelRefs, labelsIn, labelsNamed, type LabelsNamed } from '../labels/lookup.js';
 import { type CreatedIssue, issueCreate } from './create.js';
 import { checkAssignee, CreateIssue, UpdateIssue } from './input.js';
 import { issueIdsOf } from './lookup.js';
@@ -130,23 +130,41 @@ async function createAll(ctx: Context, orgId: string, items: NewIssue[], query: 
         ).map((member) => member.userId)
       : [],
   );
+  // Every item's labels with one statement.
+  const labelsFound = await labelsNamed(
+    ctx.prisma,
+    orgId,
+    items.flatMap((item) => item.labels ?? []),
+  );
+  const labelsOfItem = (found: LabelsNamed, index: number) => {
+    const { labels, errors } = labelsIn(found, items[index]!.labels ?? [], `issues.${index}.labels`);
+    return { labels, errors: errors.map((error) => ({ ...error, index })) };
+  };
   const errors: FieldError[] = [];
-  items.forEach((item, index) => {
+  const labels = items.map((item, index) => {
     if (!projectIds[index])
       errors.push({ index, field: `issues.${index}.projectId`, message: 'names no project in this organization' });
     if (item.assigneeId && !members.has(item.assigneeId))
       errors.push({ index, field: `issues.${index}.assigneeId`, message: 'must be a member of the organization' });
+    const carried = labelsOfItem(labelsFound, index);
+    errors.push(...carried.errors);
+    return carried.labels;
   });
   if (errors.length) throw new ValidationError(errors);
-  const creates = items.map((item, index) => issueCreate(ctx, orgId, { ...item, projectId: projectIds[index]! }));
+  const creates = items.map((item, index) =>
+    issueCreate(ctx, orgId, { ...item, projectId: projectIds[index]! }, labels[index]!),
+  );
   const { result: done } = await writeWithEvents(ctx, orgId, async (tx) => {
     const results = [];
     for (const [index, create] of creates.entries()) {
       const row = (await transactionRowsOf(tx, create.statement))[0];
-      // The project or the assignee's membership went away since they were checked.
+      // The project, the assignee's membership or a label went away since they were checked.
       if (!row) {
+        const gone = labelsOfItem(await labelsNamed(tx, orgId, items[index]!.labels ?? []), index).errors;
         const field = `issues.${index}.projectId`;
-        throw new ValidationError([{ index, field, message: 'names no project in this organization' }]);
+        throw new ValidationError(
+          gone.length ? gone : [{ index, field, message: 'names no project in this organization' }],
+        );
       }
       results.push(create.done(row));
     }

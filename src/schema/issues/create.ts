@@ -9,10 +9,11 @@ import { type EventRow, eventRows, eventWriter, eventWrites } from '../../events
 import { announceEvents, prepareEvents, type Recorded, type RecordedEvent } from '../../events/record.js';
 import { issueChange, issueData } from '../../events/subjects.js';
 import type { Issue } from '../../generated/prisma/client.js';
-import { NotFoundError } from '../core/errors.js';
+import { type FieldError, NotFoundError, ValidationError } from '../core/errors.js';
 import { CREATE_FIELDS, ISSUE_FIELD_NAMES, ISSUE_TABLE, type IssueField } from './columns.js';
 import { issueSelection } from './select.js';
-import type { IssueLabels } from '../labels/issue-labels.js';
+import type { IssueLabels, LabelSummary } from '../labels/issue-labels.js';
+import { labelsIn, labelsNamed } from '../labels/lookup.js';
 import { checkAssignee, type CreateIssue } from './input.js';
 
 /** An issue row as the GraphQL Issue object reads it, with its project's key (for `key`). */
@@ -38,7 +39,7 @@ const SENT_AS: Record<IssueTable[IssueField]['kind'], ColumnDataType | null> = {
  * The create statement's values: those the service sets, the events (prepareEvents' JSON, who and
  * how, the request's trace), the placeholders its webhook payload holds for what only the statement knows (the
  * number's, quoted as the JSON number's place, the number's inside the key, the project key's),
- * then the written fields' in CREATE_FIELDS' order.
+ * the ids of the labels it carries from the start, then the written fields' in CREATE_FIELDS' order.
  */
 type CreateValues = [
   now: Date,
@@ -52,13 +53,16 @@ type CreateValues = [
   quotedNumber: string,
   number: string,
   key: string,
+  labelIds: readonly string[],
   ...written: SqlValue[],
 ];
 
 function createStatement(...values: CreateValues) {
-  const [now, orgId, id, events, actorId, via, viaId, traceparent, quotedNumber, number, key, ...written] = values;
+  const [now, orgId, id, events, actorId, via, viaId, traceparent, quotedNumber, number, key, labelIds, ...written] =
+    values;
   const at = typedValue(now, 'timestamptz');
   const org = typedValue(orgId, 'uuid');
+  const labels = typedValue(labelIds, sql`uuid[]`);
   const input = {} as Record<WrittenField, AliasableExpression<unknown>>;
   WRITTEN.forEach((field, i) => {
     const type = SENT_AS[ISSUE_TABLE[field].kind];
@@ -76,6 +80,10 @@ function createStatement(...values: CreateValues) {
   const columns = ISSUE_FIELD_NAMES.map((field) => ISSUE_TABLE[field].column);
   const assignee = input.assigneeId;
   const writes = eventWrites(eventWriter(orgId, actorId, via, viaId, now, traceparent));
+  // Every label still the organization's, each held (FOR KEY SHARE) until the statement commits:
+  // a label deleted meanwhile is a create that writes nothing, never an issue without it or an
+  // error of the foreign key.
+  const labelsHeld = sql<boolean>`(select count(*) from (select 1 from labels where org_id = ${org} and id = any(${labels}) for key share) as held) = cardinality(${labels})`;
   return builder
     .with('project', (db) =>
       db
@@ -95,6 +103,7 @@ function createStatement(...values: CreateValues) {
             ),
           ]),
         )
+        .where(labelsHeld)
         .returning(['key', 'issue_count']),
     )
     .with('issue', (db) =>
@@ -134,6 +143,14 @@ function createStatement(...values: CreateValues) {
               .as('payload'),
           ]),
     )
+    .with('labelled', (db) =>
+      db
+        .insertInto('issue_labels')
+        .columns(['org_id', 'issue_id', 'label_id'])
+        .expression(
+          db.selectFrom('issue').select(['issue.org_id', 'issue.id', sql<string>`unnest(${labels})`.as('label_id')]),
+        ),
+    )
     .with('ev', () => writes.history)
     .with('outbox', () => writes.outbox)
     .selectFrom(['issue', 'project'])
@@ -169,10 +186,17 @@ export interface IssueCreate {
 type CreateRow = ReturnType<typeof createIssueStatement.with> extends CompiledQuery<infer Row> ? Row : never;
 
 /**
- * The create statement of one issue and how to read its answer: insertIssue sends it alone,
- * createIssues (src/schema/issues/bulk.ts) sends many in one transaction.
+ * The create statement of one issue carrying `labels` (those its input names, as labelsIn found
+ * them) and how to read its answer: insertIssue sends it alone, createIssues
+ * (src/schema/issues/bulk.ts) sends many in one transaction.
  */
-export function issueCreate(ctx: Context, orgId: string, input: z.output<typeof CreateIssue>): IssueCreate {
+export function issueCreate(
+  ctx: Context,
+  orgId: string,
+  input: z.output<typeof CreateIssue>,
+  labels: readonly LabelSummary[],
+): IssueCreate {
+  const carried: IssueLabels = labels.map((label) => ({ label }));
   // Ids and times come from this process, as for every other row Prisma writes.
   const id = randomUUID();
   const now = new Date();
@@ -191,7 +215,7 @@ export function issueCreate(ctx: Context, orgId: string, input: z.output<typeof 
     createdAt: now,
     updatedAt: now,
     project: { key },
-    labels: [] as IssueLabels,
+    labels: carried,
   } as CreatedIssue;
   const prepared = prepareEvents(ctx, orgId, [issueChange('issue.created', null, provisional)], now);
   const { actor } = prepared;
@@ -207,14 +231,14 @@ export function issueCreate(ctx: Context, orgId: string, input: z.output<typeof 
     `"${number}"`,
     number,
     key,
+    labels.map((label) => label.id),
     ...WRITTEN.map((field) => input[field] ?? null),
   );
   return {
     statement,
     done(row) {
       const { projectKey, seq, queued, ...columns } = row;
-      // A new issue carries no labels.
-      const issue: CreatedIssue = { ...columns, project: { key: projectKey }, labels: [] };
+      const issue: CreatedIssue = { ...columns, project: { key: projectKey }, labels: carried };
       const events = prepared.events.map(
         (event): RecordedEvent => ({ ...event, data: issueData(issue), seq: BigInt(seq) }),
       );
@@ -224,9 +248,36 @@ export function issueCreate(ctx: Context, orgId: string, input: z.output<typeof 
 }
 
 /**
+ * Why a create is refused, every field error at once: the assignee's (not a member), then the
+ * labels' (`labelErrors`, each naming no label); with none of them, its project is gone.
+ */
+async function refuseCreate(
+  ctx: Context,
+  orgId: string,
+  assigneeId: string | null | undefined,
+  labelErrors: FieldError[],
+): Promise<never> {
+  const errors: FieldError[] = [];
+  try {
+    await checkAssignee(ctx.prisma, orgId, assigneeId);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    errors.push(...error.fieldErrors);
+  }
+  errors.push(...labelErrors);
+  if (errors.length) throw new ValidationError(errors);
+  throw new NotFoundError('project');
+}
+
+/** The labels a new issue's input names, found with one statement (none when it names none), or the errors of those that name none. */
+const newIssueLabels = async (ctx: Context, orgId: string, refs: readonly string[] = []) =>
+  labelsIn(await labelsNamed(ctx.prisma, orgId, refs), refs, 'labels');
+
+/**
  * Creates an issue in one statement: the project's counter is incremented and the issue
- * inserted with the new number, only if the project is the organization's and the assignee
- * (if any) is a member; the same statement writes its history row and its webhook outbox rows
+ * inserted with the new number and its labels, only if the project is the organization's, the
+ * assignee (if any) is a member and the labels are still the organization's; the same statement
+ * writes its history row and its webhook outbox rows
  * (the CTEs of src/events/outbox.ts). One statement is one implicit transaction: the row lock
  * taken by the UPDATE serialises concurrent creates in a project until it commits, so numbers
  * have no gaps and no duplicates, a refused create never takes a number, and the issue never
@@ -238,14 +289,13 @@ export async function insertIssue(
   orgId: string,
   input: z.output<typeof CreateIssue>,
 ): Promise<CreatedIssue> {
-  const create = issueCreate(ctx, orgId, input);
+  const { labels, errors } = await newIssueLabels(ctx, orgId, input.labels);
+  if (errors.length) return refuseCreate(ctx, orgId, input.assigneeId, errors);
+  const create = issueCreate(ctx, orgId, input, labels);
   // One statement, its own transaction: sent without Prisma's client (src/db/direct-sql.ts).
   const row = (await rowsOf(directSql(ctx.prisma), create.statement))[0];
-  if (!row) {
-    // Nothing written: say why, the assignee first (as a validation error), else the project.
-    await checkAssignee(ctx.prisma, orgId, input.assigneeId ?? null);
-    throw new NotFoundError('project');
-  }
+  // Nothing written: say why, the field errors first, else the project.
+  if (!row) return refuseCreate(ctx, orgId, input.assigneeId, (await newIssueLabels(ctx, orgId, input.labels)).errors);
   const { issue, ...recorded } = create.done(row);
   announceEvents(ctx, recorded);
   return issue;

@@ -10,6 +10,7 @@ import { IssueFilterInput } from './filter.js';
 import { ANSWERS_FROM_ROW } from '../core/loaded-on-row.js';
 import * as ops from './operations.js';
 import { bulkIssues } from './bulk.js';
+import { NEW_ISSUE_LABELS_DESCRIPTION } from './input.js';
 import { BULK_MAX } from '../core/bulk.js';
 import { ISSUE_LABELS_MAX } from '../labels/issue-labels.js';
 import { IssueOrderInput } from './order.js';
@@ -138,9 +139,13 @@ builder.queryField('issues', (t) =>
 const listed = (names: readonly string[]) =>
   names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 
+// The columns, and the labels the create's input (src/schema/issues/input.ts) adds to them.
 const CreateIssueInput = builder.inputType('CreateIssueInput', {
   description: 'A new issue. Fields left out take their defaults.',
-  fields: (t) => inputFields(t, ISSUE_TABLE, 'create', COLUMN_OPTIONS),
+  fields: (t) => ({
+    ...inputFields(t, ISSUE_TABLE, 'create', COLUMN_OPTIONS),
+    labels: t.idList({ required: false, description: NEW_ISSUE_LABELS_DESCRIPTION }),
+  }),
 });
 
 builder.mutationField('createIssue', (t) =>

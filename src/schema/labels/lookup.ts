@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { NotFoundError, ValidationError } from '../core/errors.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { type FieldError, NotFoundError, ValidationError } from '../core/errors.js';
 import { notNull } from '../core/messages.js';
 import { storableString } from '../core/text.js';
 import { isUuid } from '../core/uuid.js';
 import { LABEL_NAME_MAX, nameKeyOf } from './columns.js';
-import { ISSUE_LABELS_MAX } from './issue-labels.js';
+import { ISSUE_LABELS_MAX, type LabelSummary } from './issue-labels.js';
 
 /**
  * A label named in an input: its id or its name (any case), wherever a label is named (a path,
@@ -37,30 +38,57 @@ export async function labelIdOf(db: Db, orgId: string, idOrName: string): Promis
   return label.id;
 }
 
-/**
- * The ids of the labels `refs` name, in their order (duplicates once). Every ref that names no
- * label of the organization is a field error of `field` (`labels.2`), all reported at once.
- */
-export async function labelIdsOf(db: Db, orgId: string, refs: readonly string[], field: string): Promise<string[]> {
-  if (refs.length === 0) return [];
+/** The organization's labels some refs name, each under its id and its name key (both lowercase), in name order. */
+export type LabelsNamed = Map<string, LabelSummary>;
+
+/** The organization's labels that any of `refs` names (in a transaction of the caller's or not): one statement for every list of refs a write holds. */
+export async function labelsNamed(
+  db: Prisma.TransactionClient,
+  orgId: string,
+  refs: readonly string[],
+): Promise<LabelsNamed> {
+  const found: LabelsNamed = new Map();
+  if (refs.length === 0) return found;
   const ids = refs.filter(isUuid).map((ref) => ref.toLowerCase());
   const keys = refs.filter((ref) => !isUuid(ref)).map(nameKeyOf);
-  const found = await db.label.findMany({
+  const labels = await db.label.findMany({
     where: {
       orgId,
       OR: [...(ids.length ? [{ id: { in: ids } }] : []), ...(keys.length ? [{ nameKey: { in: keys } }] : [])],
     },
-    select: { id: true, nameKey: true },
+    select: { id: true, nameKey: true, name: true, color: true },
+    // The order an issue shows its labels in (ISSUE_LABELS_SELECT): the database's, whose collation decides.
+    orderBy: { nameKey: 'asc' },
   });
-  const byRef = new Map<string, string>();
-  for (const label of found) {
-    byRef.set(label.id, label.id);
-    byRef.set(label.nameKey, label.id);
+  for (const { nameKey, ...label } of labels) {
+    found.set(label.id, label);
+    found.set(nameKey, label);
   }
-  // Ids and name keys are both lowercase.
+  return found;
+}
+
+/**
+ * The labels `refs` name among those found (duplicates once), in name order as an issue shows
+ * them, or the field errors of those that name none: `labels.2` when `field` is `labels`.
+ */
+export function labelsIn(
+  found: LabelsNamed,
+  refs: readonly string[],
+  field: string,
+): { labels: LabelSummary[]; errors: FieldError[] } {
   const errors = refs.flatMap((ref, i) =>
-    byRef.has(nameKeyOf(ref)) ? [] : [{ field: `${field}.${i}`, message: 'names no label of this organization' }],
+    found.has(nameKeyOf(ref)) ? [] : [{ field: `${field}.${i}`, message: 'names no label of this organization' }],
   );
+  const named = new Set(refs.flatMap((ref) => found.get(nameKeyOf(ref)) ?? []));
+  return { labels: [...new Set(found.values())].filter((label) => named.has(label)), errors };
+}
+
+/**
+ * The ids of the labels `refs` name (duplicates once). Every ref that names no label of the
+ * organization is a field error of `field` (`labels.2`), all reported at once.
+ */
+export async function labelIdsOf(db: Db, orgId: string, refs: readonly string[], field: string): Promise<string[]> {
+  const { labels, errors } = labelsIn(await labelsNamed(db, orgId, refs), refs, field);
   if (errors.length) throw new ValidationError(errors);
-  return [...new Set(refs.map((ref) => byRef.get(nameKeyOf(ref))!))];
+  return labels.map((label) => label.id);
 }
