@@ -174,7 +174,7 @@ function createStatement(...values: CreateValues) {
  * The create, compiled once (prepared). Exported for the benchmark's baseline, which sends the
  * same statement.
  */
-export const createIssueStatement = prepared(createStatement, 11 + WRITTEN.length);
+export const createIssueStatement = prepared(createStatement, 12 + WRITTEN.length);
 export const CREATE_ISSUE_SQL = createIssueStatement.text;
 
 /** A create's statement and how its row becomes the issue and its recorded events. */
