@@ -62,7 +62,7 @@ export class Claim {
  * The row of a claim was taken over by a retry that found its lease run out (this process was
  * stalled past it): this request must not write, the retry runs it.
  */
-export class ClaimLostError extends Error {
+class ClaimLostError extends Error {
   constructor() {
     super('the Idempotency-Key was taken over by a retry after this request held it past its lease');
     this.name = 'ClaimLostError';
