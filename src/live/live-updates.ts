@@ -28,10 +28,11 @@ const PUBLISH_ATTEMPTS = 5;
 const PUBLISH_RETRY_MS = 200;
 
 /**
- * The publishing side the Redis event target needs, whose PUBLISH is retried: with a cluster it
- * goes to any node, which may be a master that just failed (until the client's next look at the
- * cluster, src/redis/connect.ts). The event target drops the command's promise: a failure
- * unhandled there would end the process, so it is logged here and the event is lost.
+ * The publishing side the Redis event target needs, whose PUBLISH is retried: one sent while a
+ * cluster node fails over (its connection lost with the command on it) fails, and a retry goes
+ * to a node still up. The event target drops the command's promise: a failure unhandled there
+ * would be an unhandled rejection, which ends the process, so the last one is logged here and
+ * the event is lost.
  */
 function retriedPublisher(client: RedisClient, logger: Logger): RedisClient {
   const publish = async (channel: string, message: string): Promise<number> => {

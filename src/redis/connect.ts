@@ -6,9 +6,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { parseRedisUrl } from './redis-url.js';
 
-/** How often a cluster client reads the cluster's slots and nodes (ioredis' default: never). */
-const SLOTS_REFRESH_MS = 2_000;
-
 /** A connection to a Redis server or to a Redis Cluster: the commands and events both have. */
 export type RedisClient = Redis | Cluster;
 
@@ -30,10 +27,6 @@ export function connectRedis(url: string, options: RedisOptions = {}): RedisClie
       password: target.password,
       ...(target.tls ? { tls: {} } : {}),
     },
-    // The node list is refreshed on a timer too, not only when a command is redirected: a client
-    // that sends only keyless commands (PUBLISH: any node) would otherwise keep a failed-over
-    // master in its pool for good, and send a third of its commands to it.
-    slotsRefreshInterval: SLOTS_REFRESH_MS,
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
     ...(lazyConnect === undefined ? {} : { lazyConnect }),
     ...(retryStrategy === undefined ? {} : { clusterRetryStrategy: retryStrategy }),
