@@ -4,6 +4,7 @@ import type { Principal } from './auth/principal.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { Deadline } from './graphql/deadline.js';
+import type { Claim } from './idempotency/claim.js';
 import type { PolicyDecision } from './limits/headers.js';
 import type { RateLimiter } from './limits/limiter.js';
 import type { LiveUpdates } from './live/live-updates.js';
@@ -40,6 +41,12 @@ export interface Context {
   scope?: RequestScope;
   /** Sends mail; absent without SMTP_URL (links are then only shown). */
   mailer?: Mailer;
+  /**
+   * The Idempotency-Key claim the request runs under (src/idempotency/claim.ts): its writes mark
+   * it in their transaction (src/events/record.ts). `prisma` is then its guarded client. Absent
+   * without a key.
+   */
+  idempotency?: Claim;
   /** The deadline of the GraphQL execution under way (src/graphql/query-bounds.ts); absent elsewhere. */
   deadline?: Pick<Deadline, 'check'>;
 }

@@ -5,7 +5,7 @@ import type { Db } from '../src/db/client.js';
 import { QUERY_LIMITS } from '../src/limits/graphql-query.js';
 import { isGraphqlQuery } from '../src/idempotency/graphql-reads.js';
 import { idempotentRequest, REPLAYED_HEADER } from '../src/idempotency/http.js';
-import { KEY_MAX_LENGTH, KEY_TTL_MS, parseIdempotencyKey } from '../src/idempotency/key.js';
+import { KEY_MAX_LENGTH, KEY_TTL_MS, LEASE_MS, parseIdempotencyKey } from '../src/idempotency/key.js';
 import {
   answerBytes,
   MAX_ANSWER_BYTES,
@@ -44,18 +44,22 @@ type Row = {
   bytes: number;
   createdAt: Date;
   expiresAt: Date;
+  committedAt: Date | null;
+  opaque: boolean;
+  leaseUntil: Date;
 };
 type Where = Record<string, unknown>;
 
-/** Whether a row matches a Prisma `where` of equalities and `{ lte }` / `{ gt }` on dates. */
+/** Whether a row matches a Prisma `where` of equalities and `{ lte }` / `{ gt }` / `{ lt }` on dates. */
 function matches(row: Row, where: Where): boolean {
   return Object.entries(where).every(([field, wanted]) => {
     const value = (row as Record<string, unknown>)[field];
     if (wanted instanceof Object && !(wanted instanceof Date)) {
-      const { lte, gt } = wanted as { lte?: Date; gt?: Date };
+      const { lte, gt, lt } = wanted as { lte?: Date; gt?: Date; lt?: Date };
       const time = (value as Date).getTime();
       if (lte !== undefined && !(time <= lte.getTime())) return false;
       if (gt !== undefined && !(time > gt.getTime())) return false;
+      if (lt !== undefined && !(time < lt.getTime())) return false;
       return true;
     }
     return value === wanted;
@@ -71,7 +75,7 @@ function table(hooks: { afterRefusedCreate?: (rows: Row[]) => void } = {}) {
       data,
       skipDuplicates,
     }: {
-      data: Omit<Row, 'status' | 'headers' | 'body' | 'bytes'>[];
+      data: Omit<Row, 'status' | 'headers' | 'body' | 'bytes' | 'committedAt'>[];
       skipDuplicates: boolean;
     }) {
       expect(skipDuplicates).toBe(true);
@@ -79,7 +83,7 @@ function table(hooks: { afterRefusedCreate?: (rows: Row[]) => void } = {}) {
       let count = 0;
       for (const row of data) {
         if (rows.some((r) => r.userId === row.userId && r.orgId === row.orgId && r.key === row.key)) continue;
-        rows.push({ status: null, headers: null, body: null, bytes: 0, ...row });
+        rows.push({ status: null, headers: null, body: null, bytes: 0, committedAt: null, ...row });
         count++;
       }
       if (count === 0) hooks.afterRefusedCreate?.(rows);
@@ -95,11 +99,10 @@ function table(hooks: { afterRefusedCreate?: (rows: Row[]) => void } = {}) {
       const row = rows.find((r) => matches(r, where.userId_orgId_key));
       return row ? { ...row } : null;
     },
-    async update({ where, data }: { where: { id: string }; data: Partial<Row> }) {
-      const row = rows.find((r) => r.id === where.id);
-      if (!row) throw new Error('no such row');
-      Object.assign(row, data);
-      return { ...row };
+    async updateMany({ where, data }: { where: Where; data: Partial<Row> }) {
+      const found = rows.filter((r) => matches(r, where));
+      for (const row of found) Object.assign(row, data);
+      return { count: found.length };
     },
     async aggregate(args: { where: Where; _count: unknown; _sum: unknown; _min: unknown }) {
       expect(args).toMatchObject({ _count: { _all: true }, _sum: { bytes: true }, _min: { expiresAt: true } });
@@ -265,6 +268,9 @@ describe('the store', () => {
       expiresAt: later(KEY_TTL_MS),
       response: null,
       omitted: null,
+      committed: false,
+      opaque: false,
+      leaseUntil: later(LEASE_MS),
     });
     await completeKey(db, id, answer(201, 'b', { x: 'y' }), 42);
     expect(await findKey(db, scope())).toMatchObject({
@@ -353,6 +359,9 @@ describe('the quota', () => {
         ...scope(`k${i}`),
         fingerprint: 'p',
         status: null,
+        committedAt: null,
+        opaque: false,
+        leaseUntil: createdAt,
         headers: null,
         body: null,
         bytes: 0,
@@ -568,6 +577,8 @@ describe('idempotent', () => {
     // The defaults: two minutes make a request dead; a duplicate waits a while first.
     expect(await idempotent(db, scope('k2'), 'p', execute, keepAll)).toMatchObject({ kind: 'fresh' });
     await claimKey(db, scope('old'), 'p', new Date(NOW.getTime() - 120_001));
+    // Opaque: it ran a write that could not mark the key (src/idempotency/claim.ts), so it is never taken over.
+    await db.idempotencyKey.updateMany({ where: { key: 'old' }, data: { opaque: true } });
     expect(await idempotent(db, scope('old'), 'p', execute, keepAll)).toEqual({ kind: 'unknown' });
   });
 

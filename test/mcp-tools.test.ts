@@ -366,6 +366,11 @@ describe('retries of a create (idempotency_key)', () => {
     ).structuredContent as { id: string };
     expect(retry.id).toBe(first.id);
     expect(await t.app.db.prisma.issue.count({ where: { title: args.title } })).toBe(1);
+    // The create's transaction marked the key: a retry after a crash can tell it ran (src/idempotency/claim.ts).
+    expect(await t.app.db.prisma.idempotencyKey.findFirst({ where: { key } })).toMatchObject({
+      committedAt: expect.any(Date),
+      opaque: false,
+    });
 
     const reused = problemOf(
       await client.callTool({ name: 'create_issue', arguments: { ...args, title: 'Another issue' } }),

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Db } from '../db/client.js';
 import { transactionRowsOf } from '../db/sql-builder.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import type { Claim } from '../idempotency/claim.js';
 import { currentTraceparent } from '../ops/tracing.js';
 import { eventsCommitted } from './committed.js';
 import type { Change, FieldChange, FieldValue, RecordedEvent, Via } from './event.js';
@@ -20,6 +21,8 @@ export interface EventContext {
   principal: Principal;
   prisma: Db;
   liveUpdates?: { publish(events: RecordedEvent[]): void };
+  /** The Idempotency-Key claim the write runs under, which its transaction marks. */
+  idempotency?: Pick<Claim, 'db' | 'markCommitted'>;
 }
 
 export type Tx = Prisma.TransactionClient;
@@ -147,24 +150,39 @@ export function announceEvents(ctx: EventContext, { events, queued }: Recorded):
 }
 
 /**
- * Runs a write and the recording of its changes in one transaction; after the commit, announces
- * the events (the delivery worker wakes up; live updates publish from here too). `write` returns
- * its result and the changes it made.
+ * Runs `write` in a transaction that, under an Idempotency-Key, also marks the key's claim
+ * (src/idempotency/claim.ts): last, so its row stays locked only for the commit, and a claim
+ * taken over meanwhile rolls the write back. It runs on the claim's unguarded client: this
+ * transaction is the one kind of write that does not make the claim opaque.
+ */
+export async function claimedTransaction<T>(ctx: EventContext, write: (tx: Tx) => Promise<T>): Promise<T> {
+  const claim = ctx.idempotency;
+  return (claim?.db ?? ctx.prisma).$transaction(
+    async (tx) => {
+      const result = await write(tx);
+      await claim?.markCommitted(tx);
+      return result;
+    },
+    // Prisma's defaults (2 s to get a connection, 5 s in all) fail writes that merely queue: many
+    // concurrent creates in one project wait for its row lock in turn, and for the pool.
+    { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: TRANSACTION_TIMEOUT_MS },
+  );
+}
+
+/**
+ * Runs a write and the recording of its changes in one transaction (claimedTransaction); after
+ * the commit, announces the events (the delivery worker wakes up; live updates publish from here
+ * too). `write` returns its result and the changes it made.
  */
 export async function writeWithEvents<T>(
   ctx: EventContext,
   orgId: string,
   write: (tx: Tx) => Promise<{ result: T; changes: Change[] }>,
 ): Promise<{ result: T } & Recorded> {
-  const done = await ctx.prisma.$transaction(
-    async (tx) => {
-      const { result, changes } = await write(tx);
-      return { result, ...(await recordEvents(tx, ctx, orgId, changes)) };
-    },
-    // Prisma's defaults (2 s to get a connection, 5 s in all) fail writes that merely queue: many
-    // concurrent creates in one project wait for its row lock in turn, and for the pool.
-    { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: TRANSACTION_TIMEOUT_MS },
-  );
+  const done = await claimedTransaction(ctx, async (tx) => {
+    const { result, changes } = await write(tx);
+    return { result, ...(await recordEvents(tx, ctx, orgId, changes)) };
+  });
   announceEvents(ctx, done);
   return done;
 }

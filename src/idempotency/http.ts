@@ -6,6 +6,7 @@ import { parseIdempotencyKey } from './key.js';
 import { isGraphqlQuery } from './graphql-reads.js';
 import { MAX_ANSWER_BYTES } from './quota.js';
 import { fingerprint, idempotent, keyScope, type IdempotencyOptions } from './run.js';
+import type { Claim } from './claim.js';
 import type { StoredResponse } from './store.js';
 import { Response } from '../http/fetch-api.js';
 import { surfaceOf } from '../http/surfaces.js';
@@ -24,6 +25,11 @@ export const idempotencyProblems = {
     new AppError(
       'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
       'IDEMPOTENCY_KEY_IN_USE',
+    ),
+  applied: () =>
+    new AppError(
+      'The first request with this Idempotency-Key took effect, but the server stopped before it answered, so its answer was not kept. Read the resource to see its state; do not send the request again.',
+      'IDEMPOTENCY_REQUEST_APPLIED',
     ),
   unknown: () =>
     new AppError(
@@ -86,7 +92,7 @@ export async function idempotentRequest(
   db: Db,
   principal: Principal,
   request: Request,
-  handle: (request: Request) => Promise<Response>,
+  handle: (request: Request, claim?: Claim) => Promise<Response>,
   options?: IdempotencyOptions,
 ): Promise<Response> {
   if (request.method !== 'POST') return handle(request);
@@ -104,8 +110,8 @@ export async function idempotentRequest(
     db,
     scope,
     print,
-    async () => {
-      const response = await handle(request);
+    async (claim) => {
+      const response = await handle(request, claim);
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         headers[name] = value;
@@ -124,6 +130,8 @@ export async function idempotentRequest(
       return problemResponse(idempotencyProblems.mismatch());
     case 'in_progress':
       return problemResponse(idempotencyProblems.inProgress());
+    case 'applied':
+      return problemResponse(idempotencyProblems.applied());
     case 'unknown':
       return problemResponse(idempotencyProblems.unknown());
     case 'answer_too_large':

@@ -44,3 +44,11 @@ export function parseIdempotencyKey(headers: Headers): ParsedKey {
     return { error: `Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} characters.` };
   return { key };
 }
+
+/**
+ * How long a running request holds its key without renewing it (it renews every third of it): a
+ * retry finding the key past its lease takes the owner's process for gone (src/idempotency/run.ts).
+ * Long enough for a renewal to wait out a busy pool; short enough that a retry after a crash
+ * runs within a client's usual retries.
+ */
+export const LEASE_MS = 10_000;

@@ -23,6 +23,34 @@ export interface LiveEvent {
 
 type Topics = { org: [orgId: string, event: LiveEvent] };
 
+/** Attempts at publishing one event, and the wait before the first retry (doubled each time): about 3 s in all. */
+const PUBLISH_ATTEMPTS = 5;
+const PUBLISH_RETRY_MS = 200;
+
+/**
+ * The publishing side the Redis event target needs, whose PUBLISH is retried: one sent while a
+ * cluster node fails over (its connection lost with the command on it) fails, and a retry goes
+ * to a node still up. The event target drops the command's promise: a failure unhandled there
+ * would be an unhandled rejection, which ends the process, so the last one is logged here and
+ * the event is lost.
+ */
+function retriedPublisher(client: RedisClient, logger: Logger): RedisClient {
+  const publish = async (channel: string, message: string): Promise<number> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await client.publish(channel, message);
+      } catch (err) {
+        if (attempt >= PUBLISH_ATTEMPTS) {
+          logger.warn({ err, channel }, 'live updates: an event could not be published');
+          return 0;
+        }
+        await new Promise((resolve) => setTimeout(resolve, PUBLISH_RETRY_MS * 2 ** (attempt - 1)));
+      }
+    }
+  };
+  return { publish } as unknown as RedisClient;
+}
+
 /** What a subscriber listens for, and whether it still may. */
 export type LiveGuard = Pick<StreamGuard<LiveEvent>, 'accept' | 'check'>;
 
@@ -57,7 +85,10 @@ export class LiveUpdates {
     for (const connection of [publishClient, subscribeClient]) {
       connection.on('error', (err) => logger.warn({ err }, 'live updates: Redis connection error'));
     }
-    const eventTarget = createRedisEventTarget({ publishClient, subscribeClient });
+    const eventTarget = createRedisEventTarget({
+      publishClient: retriedPublisher(publishClient, logger),
+      subscribeClient,
+    });
     return new LiveUpdates(createPubSub<Topics>({ eventTarget }), [publishClient, subscribeClient], limits);
   }
 

@@ -290,8 +290,9 @@ export async function callTool(
     ctx.prisma,
     scope,
     print,
-    async () => {
-      const result = await runTool(tool, ctx, args, request);
+    async (claim) => {
+      // The tool's writes mark the claim, or make it opaque (src/idempotency/claim.ts).
+      const result = await runTool(tool, { ...ctx, prisma: claim.guarded, idempotency: claim }, args, request);
       return { status: result.isError ? problemStatus(result) : 200, headers: {}, body: JSON.stringify(result) };
     },
     // As over HTTP: a rate limit or a server error is worth retrying, so it is not kept.
@@ -305,6 +306,8 @@ export async function callTool(
       return errorResult(idempotencyProblems.mismatch(), ctx);
     case 'in_progress':
       return errorResult(idempotencyProblems.inProgress(), ctx);
+    case 'applied':
+      return errorResult(idempotencyProblems.applied(), ctx);
     case 'unknown':
       return errorResult(idempotencyProblems.unknown(), ctx);
     case 'answer_too_large':

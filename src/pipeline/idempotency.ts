@@ -19,8 +19,10 @@ export function idempotency(config: Config): Step {
     if (!surface.idempotent) return next();
     // A subscription's stream never ends: there is no answer to keep for a retry.
     if (surface.name === 'graphql' && wantsEventStream(request)) return next();
-    return idempotentRequest(context.services.prisma, context.principal, request, async () =>
-      withRequestId(withResourceMetadata(config, await next()), context.scope),
-    );
+    return idempotentRequest(context.services.prisma, context.principal, request, async (_, claim) => {
+      // The operations' context carries it (operationContext): their writes mark it.
+      context.claim = claim;
+      return withRequestId(withResourceMetadata(config, await next()), context.scope);
+    });
   };
 }

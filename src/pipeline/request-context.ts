@@ -3,6 +3,7 @@ import type { CredentialEpoch } from '../auth/credential-epoch.js';
 import type { SigningKeys } from '../auth/oauth/signing-keys.js';
 import { verifyAccessToken } from '../auth/oauth/tokens.js';
 import type { PatCache } from '../auth/pat-cache.js';
+import type { Claim } from '../idempotency/claim.js';
 import { hashToken, PAT_PREFIX } from '../auth/pat-token.js';
 import { anonymous, type Principal } from '../auth/principal.js';
 import type { Config } from '../config.js';
@@ -66,6 +67,8 @@ export interface RequestContext {
   drawRequest?: (count?: number) => Promise<string | null>;
   /** Per-operation rate-limit decisions, appended by the operations this request runs (`Context.rateLimits`). */
   readonly operationDecisions: PolicyDecision[];
+  /** The Idempotency-Key claim the request runs under: written by the idempotency step. */
+  claim?: Claim;
 }
 
 /** The request context of a request that has just arrived, for `surface`. */
@@ -124,7 +127,8 @@ export function operationContext(request: RequestContext, extra: Pick<Context, '
   const { services } = request;
   return {
     principal: request.principal,
-    prisma: services.prisma,
+    prisma: request.claim?.guarded ?? services.prisma,
+    idempotency: request.claim,
     config: services.config,
     clientIp: request.ip,
     limiter: services.limiter,

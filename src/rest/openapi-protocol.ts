@@ -535,14 +535,23 @@ const responses: Record<string, Response> = {
   ),
   IdempotencyConflict: problemResponse(
     409,
-    'The `Idempotency-Key` is taken: the first request with it is still running (`idempotency_key_in_use`, retry after `Retry-After`), ' +
-      'or it never finished and its effect is unknown (`idempotency_outcome_unknown`).',
+    'The `Idempotency-Key` is taken: the first request with it is still running (`idempotency_key_in_use`, retry after `Retry-After`); ' +
+      'or its server stopped after its write took effect, so its answer was lost (`idempotency_request_applied`: read the resource, do not send it again); ' +
+      'or it never finished after a write that cannot tell whether it ran, so its effect is unknown (`idempotency_outcome_unknown`). ' +
+      'A first request whose server stopped before its write is run again by a retry once its lease (10 s) has run out.',
     {
       idempotency_key_in_use: {
         value: problem(
           409,
           'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
           'idempotency_key_in_use',
+        ),
+      },
+      idempotency_request_applied: {
+        value: problem(
+          409,
+          'The first request with this Idempotency-Key took effect, but the server stopped before it answered, so its answer was not kept. Read the resource to see its state; do not send the request again.',
+          'idempotency_request_applied',
         ),
       },
     },

@@ -101,7 +101,7 @@ function idempotencyResponses(documented: Record<string, ResponseConfig | Refere
   if (!own) documented['409'] = responseRef('IdempotencyConflict');
   else if (!('$ref' in own))
     own.description +=
-      ' Or the `Idempotency-Key` is taken (`idempotency_key_in_use`, with `Retry-After`; `idempotency_outcome_unknown`).';
+      ' Or the `Idempotency-Key` is taken (`idempotency_key_in_use`, with `Retry-After`; `idempotency_request_applied`; `idempotency_outcome_unknown`).';
 }
 
 // OpenAPI 3.1 has info.summary; openapi3-ts' InfoObject does not declare it.

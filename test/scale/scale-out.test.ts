@@ -30,6 +30,8 @@ const PASSWORD = 'scale-out suite password';
 const SECRET_KEY = 'scale-out suite key for sealing webhook secrets';
 const proxy = `http://127.0.0.1:${PROXY_PORT}`;
 const direct = (i: number) => `http://127.0.0.1:${INSTANCE_PORTS[i]}`;
+/** Creates held in flight on the instance killed with -9. */
+const IN_FLIGHT = 3;
 
 const cleanups: (() => Promise<void> | void)[] = [];
 let database = '';
@@ -38,6 +40,8 @@ let redis: RedisCluster;
 const instances: ServerProcess[] = [];
 let overrides: Record<string, string> = {};
 let projectId = '';
+/** Another project of acme's: the creates held in flight wait for its lock, not the load's. */
+let heldProjectId = '';
 let loadTokens: string[] = [];
 /** Tokens of their own for the single-purpose tests (a fresh bucket, a key to revoke), and the key's id. */
 let bucketToken = '';
@@ -116,6 +120,7 @@ beforeAll(async () => {
     const seed = await seedDemo(db.prisma, { password: PASSWORD });
     const acme = seed.orgs.find((o) => o.slug === 'acme')!;
     projectId = acme.projects[0]!.id;
+    heldProjectId = acme.projects[1]!.id;
     const mark = seed.users.find((u) => u.username === 'mark' && u.org_id === acme.id)!;
     const mint = (name: string) => mintApiKey(db.prisma, { userId: mark.id, orgId: acme.id, name });
     loadTokens = await Promise.all([1, 2, 3, 4].map(async (n) => (await mint(`load ${n}`)).token));
@@ -145,12 +150,25 @@ interface Tally {
   retried: number;
   /** Idempotency-Key -> issue id, for every create answered 201. */
   acknowledged: Map<string, string>;
-  /** Keys whose create never got an answer that says whether it ran (its instance died mid-way). */
+  /** Keys whose create was retried after a failure (their first attempt died with its instance). */
+  retriedKeys: Set<string>;
+  /** Keys a retry was told were applied (committed, answer lost: 409 idempotency_request_applied). */
+  applied: string[];
+  /** Keys whose create never got an answer that says whether it ran. */
   unknown: string[];
   failures: string[];
 }
 
-const newTally = (): Tally => ({ sent: 0, failed: 0, retried: 0, acknowledged: new Map(), unknown: [], failures: [] });
+const newTally = (): Tally => ({
+  sent: 0,
+  failed: 0,
+  retried: 0,
+  acknowledged: new Map(),
+  retriedKeys: new Set(),
+  applied: [],
+  unknown: [],
+  failures: [],
+});
 
 async function send(url: string, init: RequestInit): Promise<{ status: number; body: any } | { error: string }> {
   try {
@@ -162,11 +180,46 @@ async function send(url: string, init: RequestInit): Promise<{ status: number; b
   }
 }
 
-const createInit = (token: string, key: string): RequestInit => ({
+const createInit = (token: string, key: string, project = projectId): RequestInit => ({
   method: 'POST',
   headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
-  body: JSON.stringify({ project_id: projectId, title: `scale ${key}` }),
+  body: JSON.stringify({ project_id: project, title: `scale ${key}` }),
 });
+
+type Answer = Awaited<ReturnType<typeof send>>;
+
+/**
+ * Sends one request (`attempt`), and on failure, with `retry`, sends it again (a create with the
+ * same Idempotency-Key), tallying the outcome. `first`: the first attempt's answer, when it was
+ * sent elsewhere (straight to an instance).
+ */
+async function settle(
+  tally: Tally,
+  request: { write: boolean; key: string; attempt: () => Promise<Answer>; retry: boolean; first?: Promise<Answer> },
+): Promise<void> {
+  const { write, key, attempt, retry } = request;
+  tally.sent++;
+  let answer = await (request.first ?? attempt());
+  const ok = (a: Answer) => 'status' in a && (write ? a.status === 201 : a.status === 200);
+  if (!ok(answer)) {
+    tally.failed++;
+    tally.failures.push(`${write ? 'POST' : 'GET'} ${'status' in answer ? answer.status : answer.error}`);
+    if (retry && write) tally.retriedKeys.add(key);
+    // A retry finding the dead instance's key still leased waits (5 s), then is told it is in use
+    // (409 idempotency_key_in_use): it retries until the lease (10 s) runs out and it runs the
+    // create itself, or learns that it was applied.
+    for (let n = 0; retry && n < 8 && !ok(answer); n++) {
+      tally.retried++;
+      await new Promise((r) => setTimeout(r, 300));
+      answer = await attempt();
+      if ('status' in answer && answer.status === 409 && answer.body?.code !== 'idempotency_key_in_use') break;
+    }
+  }
+  const code = 'status' in answer && answer.status === 409 ? answer.body?.code : undefined;
+  if (write && ok(answer)) tally.acknowledged.set(key, (answer as { body: { id: string } }).body.id);
+  else if (write && retry && code === 'idempotency_request_applied') tally.applied.push(key);
+  else if (write && retry) tally.unknown.push(key);
+}
 
 /**
  * Mixed reads and writes (one create in three) through HAProxy, one request at a time per token,
@@ -184,33 +237,18 @@ async function load(token: string, tally: Tally, stop: () => boolean, retry: boo
         : send(`${proxy}/api/issues?project_id=${projectId}&limit=20`, {
             headers: { authorization: `Bearer ${token}` },
           });
-    tally.sent++;
-    let answer = await attempt();
-    const ok = (a: typeof answer) => 'status' in a && (write ? a.status === 201 : a.status === 200);
-    if (!ok(answer)) {
-      tally.failed++;
-      tally.failures.push(`${write ? 'POST' : 'GET'} ${'status' in answer ? answer.status : answer.error}`);
-      for (let n = 0; retry && n < 5 && !ok(answer); n++) {
-        tally.retried++;
-        await new Promise((r) => setTimeout(r, 300));
-        answer = await attempt();
-        // 409: the first attempt with this key died with its instance; the key stays taken, never run twice.
-        if ('status' in answer && answer.status === 409) break;
-      }
-    }
-    if (write && ok(answer)) tally.acknowledged.set(key, (answer as { body: { id: string } }).body.id);
-    else if (write && retry && !ok(answer)) tally.unknown.push(key);
+    await settle(tally, { write, key, attempt, retry });
     await new Promise((r) => setTimeout(r, Math.max(0, 150 - (Date.now() - started))));
   }
 }
 
 /** Runs the load on every load token while `during` runs; the tally once all have stopped. */
-async function underLoad(during: () => Promise<void>, retry: boolean): Promise<Tally> {
+async function underLoad(during: (tally: Tally) => Promise<void>, retry: boolean): Promise<Tally> {
   const tally = newTally();
   let stopped = false;
   const workers = loadTokens.map((token) => load(token, tally, () => stopped, retry));
   try {
-    await during();
+    await during(tally);
   } finally {
     stopped = true;
     await Promise.all(workers);
@@ -225,6 +263,43 @@ async function landed(keys: string[]): Promise<Map<string, number>> {
     directDatabaseUrl(),
   );
   return new Map(rows.map((r) => [r.title.slice('scale '.length), r.n]));
+}
+
+/**
+ * Resolves once `count` connections of all running Redis nodes are subscribed to `channel`: an
+ * SSE stream's headers come before its instance's SUBSCRIBE reaches Redis (the stream subscribes
+ * when it is first read), and a change published before then is not the subscriber's to miss.
+ * Bounded: a subscription that never comes back after a failover fails the test here.
+ */
+async function listening(channel: string, count: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let subscribed = 0;
+    for (const port of REDIS_PORTS) {
+      const reply = await redis
+        .command(port, (c) => c.call('PUBSUB', 'NUMSUB', channel) as Promise<[string, number]>)
+        .catch(() => [channel, 0] as [string, number]);
+      subscribed += Number(reply[1]);
+    }
+    if (subscribed >= count) return;
+    if (Date.now() > deadline)
+      throw new Error(`${subscribed} of ${count} subscribers of ${channel} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** `promise`, or a failure naming `what` and the instances' warnings after `ms`. */
+function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const warnings = instances.flatMap((server, i) =>
+        server.logs.filter((line) => Number(line.level) >= 40).map((line) => `instance ${i}: ${line.msg}`),
+      );
+      reject(new Error(`${what}: no event within ${ms} ms; warnings: ${JSON.stringify(warnings.slice(-20))}`));
+    }, ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 const figures: Record<string, unknown> = {};
@@ -258,20 +333,60 @@ describe.runIf(process.env.TEST_POSTGRES_URL)('the deploy/ recipe with three ins
 
   test('kill -9 of one instance under load: only requests in flight fail; retried with their key they land once; webhooks arrive once', async () => {
     const before = receiver.received.length;
-    const tally = await underLoad(async () => {
+    const tally = await underLoad(async (running) => {
       await new Promise((r) => setTimeout(r, 3000));
+      // Creates surely in flight on instance 1 when it dies: each has claimed its key and waits,
+      // inside its transaction, for the row lock of a project held here. (The load's own requests
+      // are seldom in flight at the instant of the kill.)
+      const lock = new pg.Client({ connectionString: directDatabaseUrl().href });
+      lock.on('error', () => {});
+      await lock.connect();
+      await lock.query('BEGIN');
+      await lock.query('SELECT id FROM projects WHERE id = $1 FOR UPDATE', [heldProjectId]);
+      const [{ pid }] = (await lock.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+      // Backends waiting for that lock: the first for this transaction, the next ones for the
+      // first. Asked on another connection: a transaction sees one snapshot of pg_stat_activity.
+      const waiting = async () =>
+        (
+          await adminQuery<{ n: number }>(
+            `WITH first AS (SELECT pid FROM pg_stat_activity WHERE ${pid} = ANY(pg_blocking_pids(pid)))
+             SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE ${pid} = ANY(pg_blocking_pids(pid)) OR pg_blocking_pids(pid) && ARRAY(SELECT pid FROM first)`,
+          )
+        )[0]!.n;
+      const token = loadTokens[0]!;
+      const inFlight = Array.from({ length: IN_FLIGHT }, () => {
+        const key = randomUUID();
+        const init = () => createInit(token, key, heldProjectId);
+        const first = send(`${direct(1)}/api/issues`, init());
+        return settle(running, {
+          write: true,
+          key,
+          retry: true,
+          first,
+          attempt: () => send(`${proxy}/api/issues`, init()),
+        });
+      });
+      while ((await waiting()) < IN_FLIGHT) await new Promise((r) => setTimeout(r, 20));
       instances[1]!.child.kill('SIGKILL');
       await instances[1]!.exited;
-      await new Promise((r) => setTimeout(r, 4000));
+      await lock.query('ROLLBACK');
+      await lock.end();
+      await Promise.all(inFlight);
+      await new Promise((r) => setTimeout(r, 1000));
     }, true);
     await startAt(1);
     await allUp();
-    const keys = [...tally.acknowledged.keys(), ...tally.unknown];
+    const keys = [...tally.acknowledged.keys(), ...tally.applied, ...tally.unknown];
     const present = await landed(keys);
-    // One request in flight per load worker at most: those are all that may fail.
-    expect(tally.failed).toBeLessThanOrEqual(loadTokens.length);
+    // One request in flight per load worker at most, and the creates held in flight: those are all that may fail.
+    expect(tally.failed).toBeGreaterThanOrEqual(IN_FLIGHT);
+    expect(tally.failed).toBeLessThanOrEqual(loadTokens.length + IN_FLIGHT);
+    // Every create has an answer saying it ran: retried ones too (src/idempotency/claim.ts), none unknown.
+    expect(tally.unknown).toEqual([]);
     for (const key of tally.acknowledged.keys()) expect(present.get(key)).toBe(1);
-    for (const key of tally.unknown) expect(present.get(key) ?? 0).toBeLessThanOrEqual(1);
+    for (const key of tally.retriedKeys) expect(present.get(key)).toBe(1);
+    for (const key of tally.applied) expect(present.get(key)).toBe(1);
 
     // Every issue created in this test, acknowledged or not, is announced to the webhook exactly once.
     const created = [...present.values()].reduce((a, b) => a + b, 0);
@@ -298,7 +413,10 @@ describe.runIf(process.env.TEST_POSTGRES_URL)('the deploy/ recipe with three ins
       sent: tally.sent,
       failed: tally.failed,
       retried: tally.retried,
+      retriedCreates: tally.retriedKeys.size,
+      retriedCreatesAcknowledged: [...tally.retriedKeys].filter((key) => tally.acknowledged.has(key)).length,
       acknowledged: tally.acknowledged.size,
+      appliedWithoutAnswer: tally.applied.length,
       unknownOutcome: tally.unknown.length,
       present: created,
       webhookEvents: perIssue.size,
@@ -360,6 +478,7 @@ describe.runIf(process.env.TEST_POSTGRES_URL)('the deploy/ recipe with three ins
     );
     expect(live.status).toBe(200);
     try {
+      await listening(`org:${revokable.orgId}`, 1);
       const key = randomUUID();
       const created = await send(`${direct(2)}/api/issues`, createInit(subscriberToken, key));
       expect((created as any).status).toBe(201);
@@ -380,6 +499,37 @@ describe.runIf(process.env.TEST_POSTGRES_URL)('the deploy/ recipe with three ins
       });
     } finally {
       live.close();
+    }
+  });
+
+  test("SSE subscriptions opened before and after a failover of the live channel's master receive a change written through another instance", async () => {
+    const channel = `org:${revokable.orgId}`;
+    const master = await redis.masterOf(channel);
+    const auth = { authorization: `Bearer ${subscriberToken}` };
+    const query = 'subscription($p: ID) { issueChanged(projectId: $p) { kind issueId } }';
+    const before = await subscribe(`${direct(0)}/api/graphql`, auth, query, { p: projectId });
+    let after: Awaited<ReturnType<typeof subscribe>> | undefined;
+    try {
+      expect(before.status).toBe(200);
+      await listening(channel, 1);
+      await redis.kill(master);
+      await redis.settled();
+      after = await subscribe(`${direct(1)}/api/graphql`, auth, query, { p: projectId });
+      expect(after.status).toBe(200);
+      // Instance 0 subscribed again on a node still up (its own had died, or not); instance 1 subscribed.
+      await listening(channel, 2);
+      const created = await send(`${direct(2)}/api/issues`, createInit(subscriberToken, randomUUID()));
+      expect((created as any).status).toBe(201);
+      const expected = { data: { issueChanged: { kind: 'CREATED', issueId: (created as any).body.id } } };
+      expect(await within(30_000, before.next(), 'the subscription opened before the failover')).toEqual(expected);
+      expect(await within(30_000, after.next(), 'the subscription opened after the failover')).toEqual(expected);
+      figures.sseAcrossFailover = { killedMaster: master };
+    } finally {
+      before.close();
+      after?.close();
+      // The killed node rejoins as a replica: the next test fails over a shard that has one.
+      await redis.restart(master);
+      await redis.settled();
     }
   });
 

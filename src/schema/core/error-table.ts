@@ -123,10 +123,15 @@ export const ERROR_TABLE = {
     when: 'A retry while the first request with its `Idempotency-Key` still runs.',
     headers: { 'retry-after': '1' },
   },
+  IDEMPOTENCY_REQUEST_APPLIED: {
+    status: 409,
+    surface: 'problem',
+    when: 'The first request with this `Idempotency-Key` took effect, but its server stopped before answering.',
+  },
   IDEMPOTENCY_OUTCOME_UNKNOWN: {
     status: 409,
     surface: 'problem',
-    when: 'The first request with this `Idempotency-Key` did not finish.',
+    when: 'The first request with this `Idempotency-Key` did not finish, after a write that cannot tell whether it ran.',
   },
   IDEMPOTENCY_ANSWER_TOO_LARGE: {
     status: 409,

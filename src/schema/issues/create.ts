@@ -3,10 +3,16 @@ import type { z } from 'zod';
 import type { Context } from '../../context.js';
 import { type AliasableExpression, type ColumnDataType, type CompiledQuery, type Expression, sql } from 'kysely';
 import { directSql, type SqlValue } from '../../db/direct-sql.js';
-import { builder, prepared, rowsOf } from '../../db/sql-builder.js';
+import { builder, prepared, rowsOf, transactionRowsOf } from '../../db/sql-builder.js';
 import { typedValue } from '../../db/sql-conditions.js';
 import { type EventRow, eventRows, eventWriter, eventWrites } from '../../events/outbox.js';
-import { announceEvents, prepareEvents, type Recorded, type RecordedEvent } from '../../events/record.js';
+import {
+  announceEvents,
+  claimedTransaction,
+  prepareEvents,
+  type Recorded,
+  type RecordedEvent,
+} from '../../events/record.js';
 import { issueChange, issueData } from '../../events/subjects.js';
 import type { Issue } from '../../generated/prisma/client.js';
 import { type FieldError, NotFoundError, ValidationError } from '../core/errors.js';
@@ -293,7 +299,11 @@ export async function insertIssue(
   if (errors.length) return refuseCreate(ctx, orgId, input.assigneeId, errors);
   const create = issueCreate(ctx, orgId, input, labels);
   // One statement, its own transaction: sent without Prisma's client (src/db/direct-sql.ts).
-  const row = (await rowsOf(directSql(ctx.prisma), create.statement))[0];
+  // Under an Idempotency-Key it runs in a transaction with the claim's mark instead (a few round
+  // trips more, for keyed creates only), so a retry after a crash can know whether it ran.
+  const row = ctx.idempotency
+    ? (await claimedTransaction(ctx, (tx) => transactionRowsOf(tx, create.statement)))[0]
+    : (await rowsOf(directSql(ctx.prisma), create.statement))[0];
   // Nothing written: say why, the field errors first, else the project.
   if (!row) return refuseCreate(ctx, orgId, input.assigneeId, (await newIssueLabels(ctx, orgId, input.labels)).errors);
   const { issue, ...recorded } = create.done(row);

@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "idempotency_keys" ADD COLUMN     "committed_at" TIMESTAMPTZ(3),
+ADD COLUMN     "lease_until" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+ADD COLUMN     "opaque" BOOLEAN NOT NULL DEFAULT true;
