@@ -79,22 +79,25 @@ export async function pageLabels<Row extends { labels: string | null }>(
   const ids = new Set<string>();
   for (const row of rows) if (row.labels) for (const id of row.labels.split(',')) ids.add(id);
   const found = ids.size ? await rowsOf(db, labelsNamed.with(orgId, [...ids])) : [];
-  // Each label once, with its place in the organization's order of names.
-  const byId = new Map(found.map((label, place) => [label.id, { place, entry: { label } }]));
+  // Each label's entry once, and its place in the organization's order of names. Plain loops:
+  // this runs for every row of every page.
+  const entries = found.map((label) => ({ label }));
+  const places = new Map(found.map((label, place) => [label.id, place]));
   const out = rows as unknown as { labels: string | null | IssueLabels }[];
   for (const row of out) {
     const text = row.labels as string | null;
-    if (!text) {
-      row.labels = [];
-      continue;
+    const carried: number[] = [];
+    if (text) {
+      for (const id of text.split(',')) {
+        const place = places.get(id);
+        // A label deleted between the two statements is gone.
+        if (place !== undefined) carried.push(place);
+      }
+      if (carried.length > 1) carried.sort((a, b) => a - b);
     }
-    const labels = text
-      .split(',')
-      .map((id) => byId.get(id))
-      // A label deleted between the two statements is gone.
-      .filter((label) => label !== undefined)
-      .sort((a, b) => a.place - b.place);
-    row.labels = labels.map((label) => label.entry);
+    const labels: IssueLabels = new Array(carried.length);
+    for (let i = 0; i < carried.length; i++) labels[i] = entries[carried[i]!]!;
+    row.labels = labels;
   }
   return out as (Omit<Row, 'labels'> & { labels: IssueLabels })[];
 }
