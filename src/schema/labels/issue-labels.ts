@@ -51,7 +51,7 @@ export function issueLabelIdsText(alias: string): RawBuilder<string | null> {
 }
 
 /** The labels of the organization among `ids`, by name. */
-const labelsNamed = prepared(
+const labelsByIds = prepared(
   (orgId: string, ids: readonly string[]) =>
     builder
       .selectFrom('labels')
@@ -63,7 +63,7 @@ const labelsNamed = prepared(
 );
 
 /** Its text, for the raw baseline of the benchmarks (bench/lib/baseline-sql.ts). $1 = org, $2 = the label ids. */
-export const PAGE_LABELS_SQL = labelsNamed.text;
+export const PAGE_LABELS_SQL = labelsByIds.text;
 
 /**
  * Gives each row of a page of issues of organization `orgId` its labels, in Prisma's shape and
@@ -78,7 +78,7 @@ export async function pageLabels<Row extends { labels: string | null }>(
 ): Promise<(Omit<Row, 'labels'> & { labels: IssueLabels })[]> {
   const ids = new Set<string>();
   for (const row of rows) if (row.labels) for (const id of row.labels.split(',')) ids.add(id);
-  const found = ids.size ? await rowsOf(db, labelsNamed.with(orgId, [...ids])) : [];
+  const found = ids.size ? await rowsOf(db, labelsByIds.with(orgId, [...ids])) : [];
   // Each label's entry once, and its place in the organization's order of names. Plain loops:
   // this runs for every row of every page.
   const entries = found.map((label) => ({ label }));
