@@ -103,6 +103,15 @@ describe('webhook delivery is fair across organizations and endpoints', { timeou
     );
     expect(opened.circuitOpenUntil!.getTime()).toBeGreaterThan(Date.now());
     expect(opened.consecutiveFailures).toBeGreaterThanOrEqual(CIRCUIT_OPEN_AFTER_FAILURES);
+    // Sends already in flight when the circuit opened still arrive and are recorded: wait until none holds a
+    // lease (on a slow machine the sixth could reach the receiver after the fifth failure opened the circuit).
+    await until(
+      () =>
+        t.app.db.prisma.webhookDelivery.count({
+          where: { webhookId: hook.id, state: 'pending', leaseUntil: { gt: new Date() } },
+        }),
+      (inFlight) => inFlight === 0,
+    );
     // Two polls later nothing more came: the open circuit takes no slot and makes no attempt.
     const sent = failing.receiver.received.length;
     await sleep(2500);
