@@ -10,6 +10,7 @@ import { StartupError } from '../ops/startup-error.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DataDirInUseError, lockDataDir as lockDir } from './data-dir-lock.js';
 import { countQueries, type QueryCounter } from './query-counter.js';
+import { nodePostgresTypes, pgliteParsers } from './timestamps.js';
 import { DirectSql, registerDirectSql, type RunStatement } from './direct-sql.js';
 
 export type Db = PrismaClient;
@@ -61,7 +62,7 @@ export async function openDatabase(url: string): Promise<Database> {
     return wrap(
       new PrismaPg(pool),
       'postgres',
-      (text, values) => pool.query(text, values),
+      (text, values) => pool.query({ text, values, types: nodePostgresTypes }),
       () => pool.end(),
     );
   }
@@ -70,7 +71,7 @@ export async function openDatabase(url: string): Promise<Database> {
     return wrap(
       new PrismaPGlite(pg),
       'pglite',
-      (text, values) => pg.query(text, values),
+      (text, values) => pg.query(text, values, { parsers: pgliteParsers }),
       () => pg.close(),
     );
   }
@@ -83,7 +84,7 @@ export async function openDatabase(url: string): Promise<Database> {
       return wrap(
         new PrismaPGlite(pg),
         'pglite',
-        (text, values) => pg.query(text, values),
+        (text, values) => pg.query(text, values, { parsers: pgliteParsers }),
         async () => {
           await pg.close();
           await release();
