@@ -11,11 +11,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { crc32 } from 'node:zlib';
 import pg from 'pg';
+import { nodePostgresTypes, pgliteParsers } from '../src/db/timestamps.js';
 import {
   CREATE_ISSUE_SQL,
   createIssueArgs,
   ISSUES_PAGE_SQL,
-  PAGE_LABELS_SQL,
+  ORG_LABELS_SQL,
   MEMBER_EXISTS_SQL,
   NESTED_TREE_SQL,
   PAT_LOOKUP_SQL,
@@ -42,7 +43,7 @@ async function openSql(url: string): Promise<Sql> {
     return {
       query: async (text, params) => {
         statements++;
-        return (await db.query<Row>(text, params)).rows;
+        return (await db.query<Row>(text, params, { parsers: pgliteParsers })).rows;
       },
       transaction: (fn) =>
         db.transaction(async (tx) => {
@@ -60,7 +61,7 @@ async function openSql(url: string): Promise<Sql> {
   return {
     query: async (text, params) => {
       statements++;
-      return (await pool.query(text, params)).rows as Row[];
+      return (await pool.query({ text, values: params, types: nodePostgresTypes })).rows as Row[];
     },
     async transaction(fn) {
       const client = await pool.connect();
@@ -242,6 +243,9 @@ async function getMe(res: ServerResponse, caller: Caller) {
   send(res, 200, { id: user.id, email: user.email, name: user.name, username: user.username, locale: user.locale });
 }
 
+/** Each organization's labels as last read, with their version. */
+const orgLabels = new Map<string, { version: number; list: Row[]; place: Map<string, number> }>();
+
 async function listIssues(res: ServerResponse, caller: Caller, url: URL) {
   requireRole(caller, 'viewer');
   const one = (name: string) => {
@@ -264,19 +268,31 @@ async function listIssues(res: ServerResponse, caller: Caller, url: URL) {
     if (!project) throw new Problem(404, 'not_found', 'project not found');
   }
   const page = rows.slice(0, limit);
-  // The labels the page carries, by the ids each row read, with one statement (as the app's pageLabels).
-  const ids = new Set<string>();
-  for (const r of page) if (r.labels) for (const id of (r.labels as string).split(',')) ids.add(id);
-  const labels = ids.size ? await sql.query(PAGE_LABELS_SQL, [caller.orgId, [...ids]]) : [];
-  const place = new Map(labels.map((label, i) => [label.id as string, i]));
+  // The labels the page carries, from the organization's labels kept at the version the page read, or read
+  // again with one statement (as the app's pageLabels, src/schema/labels/issue-labels.ts).
+  const sets = new Map<string, unknown[]>();
   for (const r of page) {
-    r.labels = r.labels
-      ? (r.labels as string)
-          .split(',')
-          .filter((id) => place.has(id))
-          .sort((a, b) => place.get(a)! - place.get(b)!)
-          .map((id) => labels[place.get(id)!])
-      : [];
+    const text = r.labels as string;
+    let labels = sets.get(text);
+    if (!labels) {
+      const colon = text.indexOf(':');
+      const version = Number(text.slice(0, colon));
+      let org = orgLabels.get(caller.orgId);
+      if (org?.version !== version) {
+        const read = await sql.query(ORG_LABELS_SQL, [caller.orgId]);
+        const list = read.filter((l) => l.id !== null).map(({ id, name, color }) => ({ id, name, color }));
+        org = { version: read[0]!.version as number, list, place: new Map(list.map((l, i) => [l.id as string, i])) };
+        orgLabels.set(caller.orgId, org);
+      }
+      const { list, place } = org;
+      labels = (colon + 1 === text.length ? [] : text.slice(colon + 1).split(','))
+        .filter((id) => place.has(id))
+        .map((id) => place.get(id)!)
+        .sort((a, b) => a - b)
+        .map((i) => list[i]);
+      sets.set(text, labels);
+    }
+    r.labels = labels;
   }
   const headers: Record<string, string> = {};
   if (rows.length > limit) {

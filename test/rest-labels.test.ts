@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { changeIssueLabels, ISSUE_LABELS_MAX } from '../src/schema/labels/issue-labels.js';
+import { KeptOrgLabels } from '../src/schema/labels/org-labels.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { expectProblem, fieldErrors } from './support/problem.js';
 
@@ -361,5 +362,97 @@ describe('the label filter', () => {
       { name: blue.name },
       { name: red.name },
     ]);
+  });
+});
+
+describe('the labels a page of issues shows: kept in memory only while they are current', () => {
+  const acmeId = () => t.org('acme').id;
+  const version = async () =>
+    (await t.app.db.prisma.organization.findUniqueOrThrow({ where: { id: acmeId() } })).labelsVersion;
+  /** The labels the list shows on `issue`, read through REST and through GraphQL. */
+  async function shown(issue: string) {
+    const projectId = t.org('acme').projects.find((p) => p.key === 'WEB')!.id;
+    const rest = (await (
+      await t.call('GET', `/api/issues?project_id=${projectId}&limit=100`, { token: viewer })
+    ).json()) as { id: string; labels: unknown[] }[];
+    const graphql = await (
+      await t.call('POST', '/api/graphql', {
+        token: viewer,
+        body: { query: '{ issues(first: 100) { edges { node { id labels { id name color } } } } }' },
+      })
+    ).json();
+    const node = graphql.data.issues.edges.find((e: { node: { id: string } }) => e.node.id === issue)?.node;
+    const fromRest = rest.find((row) => row.id === issue)?.labels;
+    expect(node?.labels, 'GraphQL and REST show the same labels').toEqual(fromRest);
+    return fromRest;
+  }
+
+  test('writes by another instance (straight to the database) show on the next page: rename, recolor, new, deleted', async () => {
+    const issue = await newIssue();
+    const label = await newLabel(unique('kept'));
+    await t.call('POST', `/api/issues/${issue.id}/labels`, { token: member, body: { labels: [label.id] } });
+    expect(await shown(issue.id)).toEqual([{ id: label.id, name: label.name, color: '#aabbcc' }]);
+    // Read again: the kept labels answer, and they are the same.
+    expect(await shown(issue.id)).toEqual([{ id: label.id, name: label.name, color: '#aabbcc' }]);
+
+    const db = t.app.db.prisma;
+    const renamed = unique('Renamed');
+    let before = await version();
+    await db.$executeRaw`UPDATE labels SET name = ${renamed}, name_key = lower(${renamed}), color = '#010203' WHERE id = ${label.id}::uuid`;
+    expect(await version()).toBeGreaterThan(before);
+    expect(await shown(issue.id)).toEqual([{ id: label.id, name: renamed, color: '#010203' }]);
+
+    // A label created and attached by someone else, sorted by name before the first.
+    before = await version();
+    const added = await db.label.create({
+      data: { orgId: acmeId(), name: 'A-first', nameKey: unique('a-first'), color: '#0000ff' },
+    });
+    await db.issueLabel.create({ data: { orgId: acmeId(), issueId: issue.id, labelId: added.id } });
+    expect(await version()).toBeGreaterThan(before);
+    expect(await shown(issue.id)).toEqual([
+      { id: added.id, name: 'A-first', color: '#0000ff' },
+      { id: label.id, name: renamed, color: '#010203' },
+    ]);
+
+    before = await version();
+    await db.$executeRaw`DELETE FROM labels WHERE id = ${added.id}::uuid`;
+    expect(await version()).toBeGreaterThan(before);
+    expect(await shown(issue.id)).toEqual([{ id: label.id, name: renamed, color: '#010203' }]);
+
+    // Through the API too.
+    await t.call('PATCH', `/api/labels/${label.id}`, { token: manager, body: { color: '#445566' } });
+    expect(await shown(issue.id)).toEqual([{ id: label.id, name: renamed, color: '#445566' }]);
+  });
+
+  test("an organization's labels do not stop its deletion (the version's trigger finds the row gone)", async () => {
+    const db = t.app.db.prisma;
+    const org = await db.organization.create({ data: { name: 'Brief', slug: unique('brief') } });
+    await db.label.createMany({
+      data: [1, 2].map((n) => ({ orgId: org.id, name: `l${n}`, nameKey: `l${n}`, color: '#000000' })),
+    });
+    expect((await db.organization.findUniqueOrThrow({ where: { id: org.id } })).labelsVersion).toBe(1);
+    await db.organization.delete({ where: { id: org.id } });
+    expect(await db.label.count({ where: { orgId: org.id } })).toBe(0);
+  });
+
+  test('what is kept is bounded by labels over all organizations; the one read longest ago goes first', () => {
+    const labels = (n: number, version = 1) => {
+      const entries = Array.from({ length: n }, (_, i) => ({
+        label: { id: `l${i}`, name: `l${i}`, color: '#000000' },
+      }));
+      return { version, entries, places: new Map(entries.map((e, i) => [e.label.id, i])) };
+    };
+    const kept = new KeptOrgLabels(10);
+    kept.set('a', labels(4));
+    kept.set('b', labels(4));
+    expect(kept.get('a', 1)).toBeDefined(); // a is now the most recent
+    expect(kept.get('a', 2)).toBeUndefined(); // another version: not an answer
+    kept.set('c', labels(4)); // 12 > 10: b goes
+    expect(kept.get('b', 1)).toBeUndefined();
+    expect(kept.size).toEqual({ organizations: 2, labels: 8 });
+    kept.set('c', labels(2, 2)); // replaced, not added
+    expect(kept.size).toEqual({ organizations: 2, labels: 6 });
+    kept.set('d', labels(30)); // larger than the bound: kept alone
+    expect(kept.size).toEqual({ organizations: 1, labels: 30 });
   });
 });

@@ -35,8 +35,8 @@ export const ISSUES_PAGE_SQL = compiled(
   }),
 ).text;
 
-/** The labels the page's issues carry (their ids are the page's `labels`): the app's own statement (src/schema/labels/issue-labels.ts). */
-export { PAGE_LABELS_SQL } from '../../src/schema/labels/issue-labels.js';
+/** An organization's labels and their version, when the page's `labels` (`version:id,id`) name another version: the app's own statement (src/schema/labels/org-labels.ts). */
+export { ORG_LABELS_SQL } from '../../src/schema/labels/org-labels.js';
 
 /** The create: the app's own statement (src/schema/issues/create.ts), imported rather than copied. */
 export { CREATE_ISSUE_SQL } from '../../src/schema/issues/create.js';

@@ -6,7 +6,7 @@ import type { IssueFilterShape } from './filter.js';
 import { issueFilterConditions } from './filter-sql.js';
 import type { SeekKey } from './order.js';
 import { issueColumn, issueSelection, sqlColumn } from './select.js';
-import { issueLabelIdsText } from '../labels/issue-labels.js';
+import { issueLabelIdsText } from '../labels/page-labels.js';
 
 /**
  * The issue list as one hand-written statement, for DirectSql (src/db/direct-sql.ts): the
@@ -91,7 +91,12 @@ function selectAndJoins(
         q.select(sql<{ key: string }>`json_build_object('key', ${sql.ref('p.key')})`.as('project')),
       )
       // Their ids, which pageLabels (src/schema/labels/issue-labels.ts) turns into Prisma's shape of the relation.
-      .$if(labels, (q) => q.select(issueLabelIdsText('i').as('labels')))
+      .$if(labels, (q) =>
+        q
+          // One row (the organization every issue of the page belongs to), read once.
+          .innerJoin('organizations as lo', 'lo.id', 'i.org_id')
+          .select(issueLabelIdsText('i', 'lo').as('labels')),
+      )
   );
 }
 

@@ -5,7 +5,8 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { ISSUE_COLUMNS } from './columns.js';
 import { issueListStatement, type IssueListQuery } from './list-sql.js';
 import { selectionCovered } from '../core/selection.js';
-import { issueLabelsCovered, pageLabels } from '../labels/issue-labels.js';
+import { issueLabelsCovered } from '../labels/issue-labels.js';
+import { pageLabels } from '../labels/page-labels.js';
 
 /** What the hand-written list statement can give each issue: its columns, the description and the project's key (and the labels). */
 const SQL_ROW_SHAPE = { ...ISSUE_COLUMNS, description: true, project: { key: true } };

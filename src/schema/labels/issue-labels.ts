@@ -1,6 +1,5 @@
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { DirectSql } from '../../db/direct-sql.js';
-import { builder, prepared, rowsOf, transactionRowsOf } from '../../db/sql-builder.js';
+import { sql, type RawBuilder } from 'kysely';
+import { builder, transactionRowsOf } from '../../db/sql-builder.js';
 import type { Tx } from '../../events/record.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
@@ -37,69 +36,6 @@ export const ISSUE_LABELS_SELECT = {
  */
 export function issueLabelsJson(alias: string): RawBuilder<IssueLabels> {
   return sql<IssueLabels>`coalesce((select json_agg(json_build_object('label', json_build_object('id', l.id, 'name', l.name, 'color', l.color)) order by l.name_key) from issue_labels il join labels l on l.id = il.label_id where il.issue_id = ${sql.ref(`${alias}.id`)}), '[]'::json)`;
-}
-
-/**
- * The label ids of the issue of the table aliased `alias`, for a page of issues: its column
- * issues.label_ids (a copy of its issue_labels rows that triggers keep) as text, `id,id` ('' or
- * null for none), which pageLabels turns into labels. A subquery per row as issueLabelsJson does
- * cost a 100-issue page more than the rest of its statement; a column read costs nothing, and text
- * splits faster than the drivers parse an array.
- */
-export function issueLabelIdsText(alias: string): RawBuilder<string | null> {
-  return sql<string | null>`array_to_string(${sql.ref(`${alias}.label_ids`)}, ',')`;
-}
-
-/** The labels of the organization among `ids`, by name. */
-const labelsByIds = prepared(
-  (orgId: string, ids: readonly string[]) =>
-    builder
-      .selectFrom('labels')
-      .select(['id', 'name', 'color'])
-      .where('org_id', '=', orgId)
-      .where(sql<SqlBool>`id = any(${ids}::uuid[])`)
-      .orderBy('name_key'),
-  2,
-);
-
-/** Its text, for the raw baseline of the benchmarks (bench/lib/baseline-sql.ts). $1 = org, $2 = the label ids. */
-export const PAGE_LABELS_SQL = labelsByIds.text;
-
-/**
- * Gives each row of a page of issues of organization `orgId` its labels, in Prisma's shape and
- * order (by name), from the ids its statement read (issueLabelIdsText, in the row's `labels`),
- * with one statement for the whole page, and only when a row carries a label. The rows are
- * changed in place: a page is a hundred rows, and copying each would cost more than the rest.
- */
-export async function pageLabels<Row extends { labels: string | null }>(
-  db: DirectSql,
-  orgId: string,
-  rows: Row[],
-): Promise<(Omit<Row, 'labels'> & { labels: IssueLabels })[]> {
-  const ids = new Set<string>();
-  for (const row of rows) if (row.labels) for (const id of row.labels.split(',')) ids.add(id);
-  const found = ids.size ? await rowsOf(db, labelsByIds.with(orgId, [...ids])) : [];
-  // Each label's entry once, and its place in the organization's order of names. Plain loops:
-  // this runs for every row of every page.
-  const entries = found.map((label) => ({ label }));
-  const places = new Map(found.map((label, place) => [label.id, place]));
-  const out = rows as unknown as { labels: string | null | IssueLabels }[];
-  for (const row of out) {
-    const text = row.labels as string | null;
-    const carried: number[] = [];
-    if (text) {
-      for (const id of text.split(',')) {
-        const place = places.get(id);
-        // A label deleted between the two statements is gone.
-        if (place !== undefined) carried.push(place);
-      }
-      if (carried.length > 1) carried.sort((a, b) => a - b);
-    }
-    const labels: IssueLabels = new Array(carried.length);
-    for (let i = 0; i < carried.length; i++) labels[i] = entries[carried[i]!]!;
-    row.labels = labels;
-  }
-  return out as (Omit<Row, 'labels'> & { labels: IssueLabels })[];
 }
 
 /** The summaries of loaded labels. */
