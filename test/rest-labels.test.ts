@@ -424,6 +424,35 @@ describe('the labels a page of issues shows: kept in memory only while they are 
     expect(await shown(issue.id)).toEqual([{ id: label.id, name: renamed, color: '#445566' }]);
   });
 
+  test('a page reads the labels once per change of them, and not at all when its issues carry none', async () => {
+    const issue = await newIssue();
+    const label = await newLabel(unique('counted'));
+    await t.call('POST', `/api/issues/${issue.id}/labels`, { token: member, body: { labels: [label.id] } });
+    const projectId = t.org('acme').projects.find((p) => p.key === 'WEB')!.id;
+    const statements = async (path: string) => {
+      const before = t.app.db.queries.count;
+      expect((await t.call('GET', path, { token: viewer })).status).toBe(200);
+      return t.app.db.queries.count - before;
+    };
+    const page = `/api/issues?project_id=${projectId}&limit=100`;
+    await statements(page);
+    const warm = await statements(page);
+    await t.app.db.prisma.$executeRaw`UPDATE labels SET color = '#0a0b0c' WHERE id = ${label.id}::uuid`;
+    expect(await statements(page)).toBe(warm + 1);
+    expect(await statements(page)).toBe(warm);
+    // A project whose one issue carries no label: its page needs no label statement, even after a change.
+    const created = await t.call('POST', '/api/projects', { token: manager, body: { name: 'Bare', key: 'BARE' } });
+    expect(created.status).toBe(201);
+    const bare = (await created.json()) as { id: string };
+    const issueCreated = await t.call('POST', '/api/issues', {
+      token: member,
+      body: { project_id: bare.id, title: 'no labels' },
+    });
+    expect(issueCreated.status).toBe(201);
+    await t.app.db.prisma.$executeRaw`UPDATE labels SET color = '#0d0e0f' WHERE id = ${label.id}::uuid`;
+    expect(await statements(`/api/issues?project_id=${bare.id}&limit=100`)).toBe(warm);
+  });
+
   test("an organization's labels do not stop its deletion (the version's trigger finds the row gone)", async () => {
     const db = t.app.db.prisma;
     const org = await db.organization.create({ data: { name: 'Brief', slug: unique('brief') } });

@@ -13,7 +13,11 @@ import type { IssueLabels } from './issue-labels.js';
  * labels rarely and read them on every page.
  */
 
-/** An organization's labels: each one's entry (Prisma's shape of the relation) by its id, and its place in the order of names. */
+/**
+ * An organization's labels at a version: their entries (Prisma's shape of the relation) in the
+ * order of names, and each one's place in that order by its id. Every page that reads them
+ * shares them: nothing may change them.
+ */
 export interface OrgLabels {
   version: number;
   entries: IssueLabels;

@@ -38,20 +38,21 @@ export async function pageLabels<Row extends { labels: string }>(
   // carry it share its array. Plain loops: this runs for every row of every page.
   const sets = new Map<string, string[]>();
   let version = -1;
+  let carried = false;
   for (const row of rows) {
     if (sets.has(row.labels)) continue;
     const colon = row.labels.indexOf(':');
     version = Number(row.labels.slice(0, colon));
-    sets.set(row.labels, colon + 1 === row.labels.length ? [] : row.labels.slice(colon + 1).split(','));
+    const ids = colon + 1 === row.labels.length ? [] : row.labels.slice(colon + 1).split(',');
+    carried ||= ids.length > 0;
+    sets.set(row.labels, ids);
   }
-  let org = keptOrgLabels(orgId, version);
-  if (!org || !knowsAll(org, sets.values())) org = await readOrgLabels(db, orgId);
   const labelsOf = new Map<string, IssueLabels>();
+  // A page without labels (or without issues) needs none of the organization's.
+  let org = carried ? keptOrgLabels(orgId, version) : undefined;
+  if (carried && (!org || !knowsAll(org, sets.values()))) org = await readOrgLabels(db, orgId);
   for (const [text, ids] of sets)
-    labelsOf.set(
-      text,
-      placesInOrder(ids, org.places).map((place) => org.entries[place]!),
-    );
+    labelsOf.set(text, org ? placesInOrder(ids, org.places).map((place) => org.entries[place]!) : []);
   const out = rows as unknown as { labels: string | IssueLabels }[];
   for (const row of out) row.labels = labelsOf.get(row.labels as string)!;
   return out as (Omit<Row, 'labels'> & { labels: IssueLabels })[];
@@ -64,9 +65,9 @@ function knowsAll(org: OrgLabels, sets: Iterable<string[]>): boolean {
 }
 
 /**
- * The places of the ids that `places` knows (a label deleted after the page's
- * statement is gone), ascending. By insertion: a row holds at most ISSUE_LABELS_MAX, and Array.prototype.sort
- * with a comparator cost more for these few than the rest of pageLabels.
+ * The places of the ids that `places` knows (a label deleted after the page's statement is
+ * gone), ascending. By insertion: a row holds at most ISSUE_LABELS_MAX, and
+ * Array.prototype.sort with a comparator cost more for these few than the rest of pageLabels.
  */
 function placesInOrder(ids: string[], places: ReadonlyMap<string, number>): number[] {
   const sorted: number[] = [];
