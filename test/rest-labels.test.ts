@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { changeIssueLabels, ISSUE_LABELS_MAX } from '../src/schema/labels/issue-labels.js';
 import { KeptOrgLabels } from '../src/schema/labels/org-labels.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { dbKind } from './support/database.js';
 import { expectProblem, fieldErrors } from './support/problem.js';
 
 /**
@@ -483,5 +484,40 @@ describe('the labels a page of issues shows: kept in memory only while they are 
     expect(kept.size).toEqual({ organizations: 2, labels: 6 });
     kept.set('d', labels(30)); // larger than the bound: kept alone
     expect(kept.size).toEqual({ organizations: 1, labels: 30 });
+  });
+});
+
+describe.runIf(dbKind === 'postgres')('a label deleted while it is being added', () => {
+  test('the addition waits for the delete and answers 404, not a foreign-key 500', async () => {
+    const label = await newLabel(unique('doomed'));
+    const issue = await newIssue();
+    const db = t.app.db.prisma;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let deleted!: () => void;
+    const isDeleted = new Promise<void>((resolve) => (deleted = resolve));
+    // Another transaction deletes the label and has not committed yet.
+    const deleting = db.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`DELETE FROM labels WHERE id = ${label.id}::uuid`;
+        deleted();
+        await released;
+      },
+      { timeout: 30_000 },
+    );
+    await isDeleted;
+    const adding = t.call('POST', `/api/issues/${issue.id}/labels`, { token: member, body: { labels: [label.id] } });
+    // The addition reached the deleted row and waits for its lock.
+    for (;;) {
+      const [row] = await db.$queryRaw<{ waiting: number }[]>`
+        SELECT count(*)::int AS waiting FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      if (row!.waiting > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    release();
+    await deleting;
+    await expectProblem(await adding, 404, 'not_found');
+    expect(await labelsOf(issue.id)).toEqual([]);
   });
 });

@@ -96,8 +96,20 @@ export async function changeIssueLabels(
       .forUpdate(),
   );
   if (locked.length !== ids.length) throw new NotFoundError('issue');
-  if (add.length && (await tx.label.count({ where: { orgId, id: { in: add } } })) !== add.length)
-    throw new NotFoundError('label');
+  // Every label to add still the organization's, each held (FOR KEY SHARE) until the transaction
+  // ends: a label deleted meanwhile is a 404 here, not a foreign-key error at the insert below.
+  if (add.length) {
+    const held = await transactionRowsOf(
+      tx,
+      builder
+        .selectFrom('labels')
+        .select(sql<string>`id::text`.as('id'))
+        .where('org_id', '=', orgId)
+        .where('id', 'in', add)
+        .forKeyShare(),
+    );
+    if (held.length !== add.length) throw new NotFoundError('label');
+  }
 
   const current = await tx.issueLabel.findMany({
     where: { orgId, issueId: { in: ids } },
