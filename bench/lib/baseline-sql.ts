@@ -142,7 +142,7 @@ export { USER_SQL } from '../../src/schema/people/user.js';
 /**
  * memberships > organization > projects > issues(first: 50) > assignee, hand-written: one
  * statement, only the columns the answer needs, newest 50 issues per project through the
- * (project_id, created_at DESC, id DESC) index. $1 = user, $2 = org (a PAT sees its own org).
+ * (org_id, project_id, created_at DESC, id DESC) index. $1 = user, $2 = org (a PAT sees its own org).
  */
 export const NESTED_TREE_SQL = `
 SELECT m.id AS membership_id, p.id AS project_id, i.id AS issue_id, i.title, u.id AS assignee_id, u.name AS assignee_name
