@@ -90,7 +90,7 @@ function selectAndJoins(
       .$if(projectKey, (q) =>
         q.select(sql<{ key: string }>`json_build_object('key', ${sql.ref('p.key')})`.as('project')),
       )
-      // Their ids, which pageLabels (src/schema/labels/issue-labels.ts) turns into Prisma's shape of the relation.
+      // The labels version and their ids, which pageLabels (src/schema/labels/page-labels.ts) turns into Prisma's shape of the relation.
       .$if(labels, (q) =>
         q
           // One row (the organization every issue of the page belongs to), read once.

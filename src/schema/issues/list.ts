@@ -37,7 +37,5 @@ export async function listBySql(
   });
   const db = directSql(ctx.prisma);
   const rows = await rowsOf(db, statement);
-  return select?.labels
-    ? pageLabels(db, query.orgId, rows as ((typeof rows)[number] & { labels: string | null })[])
-    : rows;
+  return select?.labels ? pageLabels(db, query.orgId, rows as ((typeof rows)[number] & { labels: string })[]) : rows;
 }
