@@ -85,31 +85,11 @@ export async function changeIssueLabels(
   const remove = new Set(change.remove ?? []);
   const updatedAt = new Date();
   if (ids.length === 0) return { labels: new Map(), changed: new Set(), updatedAt };
-  const locked = await transactionRowsOf(
-    tx,
-    builder
-      .selectFrom('issues')
-      .select(sql<string>`id::text`.as('id'))
-      .where('org_id', '=', orgId)
-      .where('id', 'in', ids)
-      .orderBy('id')
-      .forUpdate(),
-  );
-  if (locked.length !== ids.length) throw new NotFoundError('issue');
-  // Every label to add still the organization's, each held (FOR KEY SHARE) until the transaction
-  // ends: a label deleted meanwhile is a 404 here, not a foreign-key error at the insert below.
-  if (add.length) {
-    const held = await transactionRowsOf(
-      tx,
-      builder
-        .selectFrom('labels')
-        .select(sql<string>`id::text`.as('id'))
-        .where('org_id', '=', orgId)
-        .where('id', 'in', add)
-        .forKeyShare(),
-    );
-    if (held.length !== add.length) throw new NotFoundError('label');
-  }
+  if ((await lockOwn(tx, 'issues', orgId, ids, 'update')) !== ids.length) throw new NotFoundError('issue');
+  // Every label to add held until the transaction ends: a label deleted meanwhile is a 404 here,
+  // not a foreign-key error at the insert below.
+  if (add.length && (await lockOwn(tx, 'labels', orgId, add, 'key share')) !== add.length)
+    throw new NotFoundError('label');
 
   const current = await tx.issueLabel.findMany({
     where: { orgId, issueId: { in: ids } },
@@ -153,6 +133,31 @@ export async function changeIssueLabels(
   const labels = new Map<string, IssueLabels>(ids.map((id) => [id, []]));
   for (const row of rows) labels.get(row.issueId)!.push({ label: row.label });
   return { labels, changed, updatedAt };
+}
+
+/**
+ * How many of `ids` are rows of `table` of organization `orgId`, each locked until `tx` ends:
+ * FOR UPDATE (the issues a change writes) or FOR KEY SHARE (the labels it refers to, which then
+ * cannot be deleted under it). In id order, so concurrent changes take turns without deadlock.
+ */
+async function lockOwn(
+  tx: Tx,
+  table: 'issues' | 'labels',
+  orgId: string,
+  ids: readonly string[],
+  lock: 'update' | 'key share',
+): Promise<number> {
+  const rows = await transactionRowsOf(
+    tx,
+    builder
+      .selectFrom(table)
+      .select(sql<string>`id::text`.as('id'))
+      .where('org_id', '=', orgId)
+      .where('id', 'in', ids)
+      .orderBy('id')
+      .$call((q) => (lock === 'update' ? q.forUpdate() : q.forKeyShare())),
+  );
+  return rows.length;
 }
 
 /**
