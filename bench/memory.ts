@@ -21,6 +21,7 @@ import { drive } from './lib/load.js';
 import { DEFAULT_POSTGRES_URL, redactUrl } from './lib/pg-admin.js';
 import { freePort, startChild, waitForHttp } from './lib/proc.js';
 import { workloads } from './lib/workloads.js';
+import { npmStartArgs, npmStartFlags } from '../scripts/npm-start-args.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const ISSUES = Number(process.env.BENCH_ISSUES ?? 5000);
@@ -69,11 +70,7 @@ async function seeded(url: string): Promise<Plan> {
 /** The command `npm start` runs (package.json), or the sources through tsx. */
 function serverArgs(): string[] {
   if (FROM_SOURCES) return ['--import', 'tsx', join(ROOT, 'src/server.ts')];
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts
-    .start;
-  const [node, ...args] = start.split(' ');
-  if (node !== 'node') throw new Error(`npm start is not a node command: ${start}`);
-  return args.map((a) => (a.endsWith('.mjs') || a.endsWith('.js') || a.endsWith('.ts') ? join(ROOT, a) : a));
+  return npmStartArgs({ absolute: true });
 }
 
 interface Row {
@@ -124,8 +121,8 @@ interface Reading {
 function phases(url: string): Reading[] {
   const args = FROM_SOURCES
     ? ['--expose-gc', '--import', 'tsx', 'bench/memory-phases.mjs', 'src']
-    : // As scripts/start.mjs runs it: V8's baseline WebAssembly compiler only.
-      ['--expose-gc', '--liftoff-only', 'bench/memory-phases.mjs', 'dist'];
+    : // With npm start's V8 flags (V8's baseline WebAssembly compiler only).
+      ['--expose-gc', ...npmStartFlags(), 'bench/memory-phases.mjs', 'dist'];
   const out = spawnSync(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: url },

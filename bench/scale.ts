@@ -1,7 +1,8 @@
 // npm run bench:scale: throughput of one instance against two behind HAProxy, on the deploy/
-// recipe (HAProxy with deploy/haproxy.cfg, PgBouncer with deploy/pgbouncer.ini), for the REST
-// read and create, each beside the same number of raw baseline processes (bench/baseline-server.ts)
-// behind the same HAProxy and PgBouncer in the same run. Besides req/s it reads the CPU seconds
+// recipe (HAProxy with deploy/haproxy.cfg, PgBouncer with deploy/pgbouncer.ini, instances started
+// as npm start and the systemd unit start them), for the REST read and create, each beside the
+// same number of raw baseline processes (bench/baseline-server.ts) behind the same HAProxy and
+// PgBouncer in the same run. Besides req/s it reads the CPU seconds
 // each part used (the instances, HAProxy, PgBouncer, PostgreSQL's processes, this load generator)
 // from /proc, which says what limits the throughput. docs/benchmarks.md ("Scaling out") has
 // the figures and what more cores or a second machine would change.
@@ -23,6 +24,7 @@ import { drive, type LoadResult } from './lib/load.js';
 import { createBenchDatabase, DEFAULT_POSTGRES_URL } from './lib/pg-admin.js';
 import { cpuSeconds, freePort, machineBusySeconds, startChild, waitForHttp, type Child } from './lib/proc.js';
 import { noAuthUser, workloads, type WorkloadId } from './lib/workloads.js';
+import { npmStartArgs } from '../scripts/npm-start-args.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -161,7 +163,7 @@ try {
 
   const kinds = {
     app: (port: number) =>
-      startChild(`app:${port}`, ['--import', 'tsx', join(ROOT, 'src/server.ts')], {
+      startChild(`app:${port}`, npmStartArgs({ absolute: true }), {
         env: {
           PORT: String(port),
           HOST: '127.0.0.1',

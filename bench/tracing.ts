@@ -22,6 +22,7 @@ import { drive } from './lib/load.js';
 import { createBenchDatabase, DEFAULT_POSTGRES_URL } from './lib/pg-admin.js';
 import { cpuSeconds, freePort, pinSelf, startChild, waitForHttp, type Child } from './lib/proc.js';
 import { workloads, type WorkloadId } from './lib/workloads.js';
+import { npmStartArgs, npmStartFlags } from '../scripts/npm-start-args.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -56,10 +57,11 @@ await db.prisma.$executeRawUnsafe('ANALYZE');
 await db.close();
 
 type Mode = 'none' | 'off' | 'on';
-const entries: Record<Mode, string> = {
-  none: join(ROOT, 'bench/start-untraced.mjs'),
-  off: join(ROOT, 'scripts/start.mjs'),
-  on: join(ROOT, 'scripts/start.mjs'),
+/** As npm start runs it; `none` with its flags, through bench/start-untraced.mjs instead of its script. */
+const entries: Record<Mode, string[]> = {
+  none: [...npmStartFlags(), join(ROOT, 'bench/start-untraced.mjs')],
+  off: npmStartArgs({ absolute: true }),
+  on: npmStartArgs({ absolute: true }),
 };
 // Whatever this shell says, only `on` asks for traces.
 const noTracing = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_TRACES_EXPORTER: '' };
@@ -71,7 +73,7 @@ const tracingEnv: Record<Mode, Record<string, string>> = {
 
 async function start(mode: Mode): Promise<Child> {
   const port = await freePort();
-  const child = startChild(mode, [entries[mode]], {
+  const child = startChild(mode, entries[mode], {
     env: {
       PORT: String(port),
       HOST: '127.0.0.1',

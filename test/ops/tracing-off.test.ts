@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrations.js';
 import { dbKind } from '../support/database.js';
 import { root, run, startServer } from '../support/server-process.js';
+import { npmStartArgs, npmStartFlags } from '../../scripts/npm-start-args.js';
 
 // What would run OpenTelemetry code in the service: the SDK, the exporters, the instrumentations and
 // the loader hooks that wrap modules for them. The API is not among them: prom-client requires it
@@ -40,7 +41,7 @@ describe.runIf(dbKind === 'pglite')('tracing off (the service as npm start runs 
    * The modules a service started by `entry` loaded (module-recorder.mjs) by the time it has
    * answered a REST read, a REST write, a GraphQL query and an MCP call; the service is stopped.
    */
-  async function modulesAfterCalls(name: string, entry: string): Promise<string[]> {
+  async function modulesAfterCalls(name: string, entry: string[]): Promise<string[]> {
     const moduleLog = join(dir, `${name}.txt`);
     const server = startServer(
       {
@@ -51,7 +52,7 @@ describe.runIf(dbKind === 'pglite')('tracing off (the service as npm start runs 
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
         OTEL_TRACES_EXPORTER: '',
       },
-      { args: ['--import', './test/support/module-recorder.mjs', entry] },
+      { args: ['--import', './test/support/module-recorder.mjs', ...entry] },
     );
     try {
       const base = `http://127.0.0.1:${await server.port}`;
@@ -99,7 +100,7 @@ describe.runIf(dbKind === 'pglite')('tracing off (the service as npm start runs 
   }
 
   test('the process holds no OpenTelemetry SDK, instrumentation or loader hook, and the same modules as without the tracing preload', async () => {
-    const off = await modulesAfterCalls('off', 'scripts/start.mjs');
+    const off = await modulesAfterCalls('off', npmStartArgs());
     // The recorder saw the service's own dependencies, so an empty answer below means something.
     expect(off.some((path) => path.startsWith('node_modules/@prisma/client/'))).toBe(true);
     expect(off.some((path) => path.startsWith('node_modules/graphql/'))).toBe(true);
@@ -108,7 +109,7 @@ describe.runIf(dbKind === 'pglite')('tracing off (the service as npm start runs 
     // The service without the preload (what bench:tracing measures as `none`): tracing off adds
     // the preload and its switch, and `npm start`'s own scripts, nothing else; so per request it
     // runs the same code.
-    const none = await modulesAfterCalls('none', 'bench/start-untraced.mjs');
+    const none = await modulesAfterCalls('none', [...npmStartFlags(), 'bench/start-untraced.mjs']);
     expect(off.filter((path) => !none.includes(path)).sort()).toEqual([
       'dist/ops/tracing-start.js',
       'dist/ops/tracing-switch.js',

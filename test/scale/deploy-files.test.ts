@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { npmStartArgs } from '../../scripts/npm-start-args.js';
 import { root } from '../support/server-process.js';
 
 // The deploy/ files as their own tools read them; the scale-out suite (scale-out.test.ts) runs them.
@@ -38,4 +39,12 @@ test('HAProxy accepts its configuration with the addresses deploy/README.md sets
   });
   expect(`${out.stdout}${out.stderr}`).toContain('Configuration file is valid');
   expect(out.stderr).not.toMatch(/WARNING|ALERT/);
+});
+
+test("the unit starts an instance with npm start's node arguments (its V8 flags too)", () => {
+  const unit = readFileSync(join(root, 'deploy', 'workmgmt@.service'), 'utf8');
+  const execStart = /^ExecStart=(\S+) (.*)$/m.exec(unit);
+  expect(execStart?.[1]).toBe('/usr/bin/node');
+  expect(execStart?.[2]?.split(/\s+/)).toEqual(npmStartArgs());
+  expect(npmStartArgs()).toContain('--liftoff-only');
 });

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { npmStartArgs } from '../../scripts/npm-start-args.js';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,8 +44,8 @@ export interface ServerProcess {
 
 /**
  * The service from its sources (`node --import tsx src/server.ts` with the tracing preload, what
- * `npm run dev` runs), or with `built`, as `npm start` runs it (`node scripts/start.mjs`: compiled
- * to dist/ first), or with `args`, node's arguments instead (a systemd unit's ExecStart, say);
+ * `npm run dev` runs), or with `built`, as `npm start` runs it (`node --liftoff-only
+ * scripts/start.mjs`, from package.json: compiled to dist/ first), or with `args`, node's arguments instead (a systemd unit's ExecStart, say);
  * PORT=0 unless `env` says otherwise.
  */
 export function startServer(
@@ -52,7 +53,7 @@ export function startServer(
   options: { built?: boolean; args?: string[] } = {},
 ): ServerProcess {
   const fromSources = ['--import', 'tsx', '--import', './src/ops/tracing-start.ts', 'src/server.ts'];
-  const args = options.args ?? (options.built ? ['scripts/start.mjs'] : fromSources);
+  const args = options.args ?? (options.built ? npmStartArgs() : fromSources);
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: childEnv({ PORT: '0', ...env }),
