@@ -2,9 +2,9 @@
 // recipe (HAProxy with deploy/haproxy.cfg, PgBouncer with deploy/pgbouncer.ini, instances started
 // as npm start and the systemd unit start them), for the REST read and create, each beside the
 // same number of raw baseline processes (bench/baseline-server.ts) behind the same HAProxy and
-// PgBouncer in the same run. Besides req/s it reads the CPU seconds
-// each part used (the instances, HAProxy, PgBouncer, PostgreSQL's processes, this load generator)
-// from /proc, which says what limits the throughput. docs/benchmarks.md ("Scaling out") has
+// PgBouncer in the same run. Besides req/s it reads the CPU seconds each part used (the
+// instances, HAProxy, PgBouncer, PostgreSQL's processes, this load generator) from /proc, which
+// says what limits the throughput. docs/benchmarks.md ("Scaling out") has
 // the figures and what more cores or a second machine would change.
 //
 // BENCH_ISSUES (default 5000), BENCH_DURATION (8 s), BENCH_CONNECTIONS (32), BENCH_POSTGRES_URL

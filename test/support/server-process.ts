@@ -44,9 +44,9 @@ export interface ServerProcess {
 
 /**
  * The service from its sources (`node --import tsx src/server.ts` with the tracing preload, what
- * `npm run dev` runs), or with `built`, as `npm start` runs it (`node --liftoff-only
- * scripts/start.mjs`, from package.json: compiled to dist/ first), or with `args`, node's arguments instead (a systemd unit's ExecStart, say);
- * PORT=0 unless `env` says otherwise.
+ * `npm run dev` runs), or with `built`, as `npm start` runs it (its node arguments from
+ * package.json, `--liftoff-only scripts/start.mjs`: compiled to dist/ first), or with `args`,
+ * node's arguments instead (a systemd unit's ExecStart, say); PORT=0 unless `env` says otherwise.
  */
 export function startServer(
   env: Record<string, string>,
