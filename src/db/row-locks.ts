@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { builder, type RawQueries, transactionRowsOf } from './sql-builder.js';
 
 // Row locks that serialise a kind of write inside an interactive transaction: a later
@@ -20,4 +21,30 @@ export async function lockMembership(tx: RawQueries, orgId: string, userId: stri
       .where('user_id', '=', userId)
       .forUpdate(),
   );
+}
+
+/**
+ * How many of `ids` are rows of `table` of organization `orgId`, each locked until `tx` ends:
+ * FOR UPDATE (rows a change writes) or FOR KEY SHARE (rows it refers to, which then cannot be
+ * deleted under it). In id order, so concurrent changes take turns without deadlock. Reads the
+ * ids only: lockIssues (src/events/subjects.ts) locks issues with the snapshot a write records.
+ */
+export async function lockOrgRows(
+  tx: RawQueries,
+  table: 'issues' | 'labels',
+  orgId: string,
+  ids: readonly string[],
+  lock: 'update' | 'key share',
+): Promise<number> {
+  const rows = await transactionRowsOf(
+    tx,
+    builder
+      .selectFrom(table)
+      .select(sql<string>`id::text`.as('id'))
+      .where('org_id', '=', orgId)
+      .where('id', 'in', ids)
+      .orderBy('id')
+      .$call((q) => (lock === 'update' ? q.forUpdate() : q.forKeyShare())),
+  );
+  return rows.length;
 }

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { builder, transactionRowsOf } from '../../db/sql-builder.js';
+import { lockOrgRows } from '../../db/row-locks.js';
 import type { Tx } from '../../events/record.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
@@ -85,10 +85,10 @@ export async function changeIssueLabels(
   const remove = new Set(change.remove ?? []);
   const updatedAt = new Date();
   if (ids.length === 0) return { labels: new Map(), changed: new Set(), updatedAt };
-  if ((await lockOwn(tx, 'issues', orgId, ids, 'update')) !== ids.length) throw new NotFoundError('issue');
+  if ((await lockOrgRows(tx, 'issues', orgId, ids, 'update')) !== ids.length) throw new NotFoundError('issue');
   // Every label to add held until the transaction ends: a label deleted meanwhile is a 404 here,
   // not a foreign-key error at the insert below.
-  if (add.length && (await lockOwn(tx, 'labels', orgId, add, 'key share')) !== add.length)
+  if (add.length && (await lockOrgRows(tx, 'labels', orgId, add, 'key share')) !== add.length)
     throw new NotFoundError('label');
 
   const current = await tx.issueLabel.findMany({
@@ -133,31 +133,6 @@ export async function changeIssueLabels(
   const labels = new Map<string, IssueLabels>(ids.map((id) => [id, []]));
   for (const row of rows) labels.get(row.issueId)!.push({ label: row.label });
   return { labels, changed, updatedAt };
-}
-
-/**
- * How many of `ids` are rows of `table` of organization `orgId`, each locked until `tx` ends:
- * FOR UPDATE (the issues a change writes) or FOR KEY SHARE (the labels it refers to, which then
- * cannot be deleted under it). In id order, so concurrent changes take turns without deadlock.
- */
-async function lockOwn(
-  tx: Tx,
-  table: 'issues' | 'labels',
-  orgId: string,
-  ids: readonly string[],
-  lock: 'update' | 'key share',
-): Promise<number> {
-  const rows = await transactionRowsOf(
-    tx,
-    builder
-      .selectFrom(table)
-      .select(sql<string>`id::text`.as('id'))
-      .where('org_id', '=', orgId)
-      .where('id', 'in', ids)
-      .orderBy('id')
-      .$call((q) => (lock === 'update' ? q.forUpdate() : q.forKeyShare())),
-  );
-  return rows.length;
 }
 
 /**
